@@ -1,0 +1,88 @@
+"""sagent: a coding agent for the terminal and a typed Python library.
+
+    from sagent import Agent, tool
+    from sagent.providers.anthropic import AnthropicModel  # noqa: F401
+
+    agent = Agent(AnthropicModel(), tools=builtin_tools())
+    answer = await agent.ask("what does this repository do?")
+
+Names are imported lazily, so `import sagent` (and `sagent --version`) stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Agent": "sagent.agent.agent",
+    "AgentError": "sagent.agent.agent",
+    "SessionLog": "sagent.agent.session",
+    "CostTracker": "sagent.agent.cost",
+    "tool": "sagent.tools.base",
+    "Tool": "sagent.tools.base",
+    "ToolContext": "sagent.tools.base",
+    "ToolError": "sagent.tools.base",
+    "builtin_tools": "sagent.tools",
+    "Model": "sagent.providers.base",
+    "RetryPolicy": "sagent.providers.base",
+    "ProviderError": "sagent.providers.base",
+    "ScriptedModel": "sagent.providers.scripted",
+    "resolve_model": "sagent.providers.registry",
+}
+_TYPES = (
+    "TextPart",
+    "ImagePart",
+    "ThinkingPart",
+    "ToolCall",
+    "Usage",
+    "Cost",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolResult",
+    "PeerMessage",
+    "Message",
+    "ToolSpec",
+    "ModelRequest",
+)
+_EVENTS = (
+    "Event",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "Retrying",
+    "SessionStarted",
+    "MessageAdded",
+    "ToolStarted",
+    "ToolFinished",
+    "TurnFinished",
+    "ErrorEvent",
+    "Result",
+)
+_EXPORTS.update({name: "sagent.types" for name in _TYPES})
+_EXPORTS.update({name: "sagent.events" for name in _EVENTS})
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time names load on first use
+    from sagent.agent.agent import Agent, AgentError  # noqa: F401
+    from sagent.agent.cost import CostTracker  # noqa: F401
+    from sagent.agent.session import SessionLog  # noqa: F401
+    from sagent.events import *  # noqa: F403
+    from sagent.providers.base import Model, ProviderError, RetryPolicy  # noqa: F401
+    from sagent.providers.registry import resolve_model  # noqa: F401
+    from sagent.providers.scripted import ScriptedModel  # noqa: F401
+    from sagent.tools import builtin_tools  # noqa: F401
+    from sagent.tools.base import Tool, ToolContext, ToolError, tool  # noqa: F401
+    from sagent.types import *  # noqa: F403
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sagent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,171 @@
+"""The event vocabulary: everything an agent (and a model stream) reports, as one typed stream.
+
+A `Model.stream()` yields the stream events (`TextDelta`, `ThinkingDelta`, `ToolCallDelta`) and ends with
+exactly one `ResponseComplete`. The agent forwards the deltas and adds its own events. Surfaces render
+this stream, the session log appends it, the cost tracker counts it; no surface has a loop of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sagent.types import AssistantMessage, Cost, Message, ToolCall, ToolResult, Usage
+
+# --------------------------------------------------------------------------- model stream (and forwarded)
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    text: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of a tool call being streamed: `name` and `id` arrive first, then argument JSON text."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments_delta: str = ""
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseComplete:
+    """The last event of a model stream: the whole assistant message with its usage."""
+
+    message: AssistantMessage
+    type: Literal["response_complete"] = "response_complete"
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """A transient provider error; the request is sent again after `delay` seconds.
+
+    Any partial output streamed since the last request was discarded and will be streamed again.
+    """
+
+    attempt: int
+    delay: float
+    error: str
+    type: Literal["retrying"] = "retrying"
+
+
+ModelEvent = TextDelta | ThinkingDelta | ToolCallDelta | ResponseComplete
+
+# ------------------------------------------------------------------------------------------ agent events
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStarted:
+    session_id: str
+    cwd: str
+    provider: str
+    model: str
+    tools: tuple[str, ...]
+    resumed: bool = False
+    type: Literal["session_started"] = "session_started"
+
+
+@dataclass(frozen=True, slots=True)
+class MessageAdded:
+    """A user, peer or tool-result message entered the history (assistant ones come as TurnFinished)."""
+
+    message: Message
+    type: Literal["message_added"] = "message_added"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    call: ToolCall
+    type: Literal["tool_started"] = "tool_started"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    result: ToolResult
+    duration_ms: float
+    type: Literal["tool_finished"] = "tool_finished"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """One model response is complete. `cost` is this response's; `total_cost_usd` the session's so far."""
+
+    message: AssistantMessage
+    usage: Usage
+    cost: Cost
+    total_cost_usd: float
+    duration_ms: float
+    type: Literal["turn_finished"] = "turn_finished"
+
+
+ErrorKind = Literal[
+    "rate_limited",
+    "overloaded",
+    "context_too_long",
+    "authentication",
+    "bad_request",
+    "server",
+    "connection",
+    "provider",
+    "internal",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    message: str
+    kind: ErrorKind = "internal"
+    type: Literal["error"] = "error"
+
+
+ResultSubtype = Literal[
+    "success",
+    "error_max_turns",
+    "error_max_budget_usd",
+    "error_during_execution",
+    "interrupted",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The end of a run: what the agent answered, or why it stopped."""
+
+    subtype: ResultSubtype
+    text: str
+    num_turns: int
+    usage: Usage
+    total_cost_usd: float
+    duration_ms: float
+    duration_api_ms: float
+    session_id: str
+    type: Literal["result"] = "result"
+
+    @property
+    def is_error(self) -> bool:
+        return self.subtype != "success"
+
+
+Event = (
+    TextDelta
+    | ThinkingDelta
+    | ToolCallDelta
+    | Retrying
+    | SessionStarted
+    | MessageAdded
+    | ToolStarted
+    | ToolFinished
+    | TurnFinished
+    | ErrorEvent
+    | Result
+)

@@ -1,0 +1,146 @@
+"""The model protocol every provider implements, its typed errors, and retry for transient failures."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from sagent.events import ModelEvent, ResponseComplete, Retrying
+from sagent.types import ModelRequest
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Streams one assistant response for a provider-neutral request.
+
+    `stream()` yields `TextDelta`, `ThinkingDelta` and `ToolCallDelta` events as they arrive and ends with
+    exactly one `ResponseComplete`. Failures raise a `ProviderError` subclass.
+    """
+
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+
+
+# ------------------------------------------------------------------------------------------------ errors
+
+
+class ProviderError(Exception):
+    """A failed model request. `transient` errors are worth retrying; the rest are not."""
+
+    kind = "provider"
+    transient = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.status = status
+        self.retry_after = retry_after
+
+
+class RateLimitError(ProviderError):
+    kind = "rate_limited"
+    transient = True
+
+
+class OverloadedError(ProviderError):
+    kind = "overloaded"
+    transient = True
+
+
+class ServerError(ProviderError):
+    """A 5xx from the provider."""
+
+    kind = "server"
+    transient = True
+
+
+class ProviderConnectionError(ProviderError):
+    """The connection failed or the stream was cut before the response was complete."""
+
+    kind = "connection"
+    transient = True
+
+
+class ContextTooLongError(ProviderError):
+    kind = "context_too_long"
+
+
+class AuthenticationError(ProviderError):
+    kind = "authentication"
+
+
+class BadRequestError(ProviderError):
+    kind = "bad_request"
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a `retry-after` (or `retry-after-ms`-converted) header value; None when absent."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: rare from model APIs; fall back to backoff
+
+
+# ------------------------------------------------------------------------------------------------- retry
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter for transient errors; `retry-after` wins when given."""
+
+    max_retries: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+
+    def delay(self, attempt: int, error: ProviderError, rand: Callable[[], float] = random.random) -> float:
+        """Seconds to wait before retry number `attempt` (1-based)."""
+        if error.retry_after is not None:
+            return min(error.retry_after, self.max_delay)
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return ceiling / 2 + rand() * ceiling / 2
+
+
+async def stream_with_retry(
+    model: Model,
+    request: ModelRequest,
+    policy: RetryPolicy,
+    sleep: Callable[[float], object] = asyncio.sleep,
+) -> AsyncIterator[ModelEvent | Retrying]:
+    """`model.stream(request)`, sent again after transient errors.
+
+    When a retry happens after some deltas were already yielded, a `Retrying` event tells the consumer to
+    discard them: the whole response streams again from the start.
+    """
+    attempt = 0
+    while True:
+        try:
+            async for event in model.stream(request):
+                yield event
+                if isinstance(event, ResponseComplete):
+                    return
+            raise ProviderConnectionError("the model stream ended without a complete response")
+        except ProviderError as error:
+            attempt += 1
+            if not error.transient or attempt > policy.max_retries:
+                raise
+            delay = policy.delay(attempt, error)
+            yield Retrying(attempt, delay, f"{error.kind}: {error.message}")
+            await sleep(delay)  # type: ignore[misc]

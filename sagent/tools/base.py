@@ -1,0 +1,256 @@
+"""The tool protocol, the context a tool runs in, and `@tool`, which makes a tool from a typed function."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from sagent.types import ImagePart, TextPart, ToolSpec, UserContent
+
+
+class ToolError(Exception):
+    """A failure the model should read and can act on (missing file, no match, bad argument)."""
+
+
+@dataclass(slots=True)
+class FileStamp:
+    mtime_ns: int
+    size: int
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool may use: the working directory, the session folder, what it has read."""
+
+    cwd: Path
+    # Where large outputs are spilled; None for ephemeral sessions (a temporary folder is used then).
+    session_dir: Path | None = None
+    # Files read in this session and how they looked on disk then, for Write's stale-file check.
+    read_files: dict[Path, FileStamp] = field(default_factory=dict)
+
+    def resolve(self, path: str) -> Path:
+        """An absolute path for `path`, relative to the working directory."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else (self.cwd / p)
+
+    def spill_dir(self) -> Path:
+        """A folder for full outputs too large for the context."""
+        if self.session_dir is None:
+            import tempfile
+
+            self.session_dir = Path(tempfile.mkdtemp(prefix="sagent-"))
+        out = self.session_dir / "outputs"
+        out.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return out
+
+
+ToolOutput = str | tuple[UserContent, ...]
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A capability the model can call. `run` returns text (or content parts) or raises `ToolError`."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """A key (a file path) that calls must not touch concurrently; None when any order is fine."""
+        ...
+
+
+def tool_spec(t: Tool) -> ToolSpec:
+    return ToolSpec(t.name, t.description, t.input_schema)
+
+
+def output_content(output: ToolOutput) -> tuple[UserContent, ...]:
+    if isinstance(output, str):
+        return (TextPart(output),)
+    return tuple(p for p in output if isinstance(p, TextPart | ImagePart))
+
+
+# --------------------------------------------------------------------------------------------- @tool
+
+
+def _json_schema(annotation: Any) -> dict[str, Any]:
+    """A JSON schema for a Python type annotation (the common cases a tool signature uses)."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if annotation is str:
+        return {"type": "string"}
+    if annotation is bool:
+        return {"type": "boolean"}
+    if annotation is int:
+        return {"type": "integer"}
+    if annotation is float:
+        return {"type": "number"}
+    if annotation is Any or annotation is inspect.Parameter.empty:
+        return {}
+    if origin is Literal:
+        return {"type": _json_type(args[0]), "enum": list(args)}
+    if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
+        item = args[0] if args else Any
+        return {"type": "array", "items": _json_schema(item)}
+    if origin is dict or annotation is dict:
+        return {"type": "object"}
+    if origin in (typing.Union, types.UnionType):
+        non_null = [a for a in args if a is not type(None)]
+        if len(non_null) == 1:
+            return _json_schema(non_null[0])
+        return {"anyOf": [_json_schema(a) for a in non_null]}
+    raise TypeError(f"@tool cannot describe the type {annotation!r} as JSON schema")
+
+
+def _json_type(value: Any) -> str:
+    return {str: "string", bool: "boolean", int: "integer", float: "number"}[type(value)]
+
+
+_ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The description and the per-argument descriptions of a Google-style docstring."""
+    doc = inspect.cleandoc(doc or "")
+    head, _, rest = doc.partition("\nArgs:\n")
+    params: dict[str, str] = {}
+    current: str | None = None
+    for line in rest.splitlines():
+        if line and not line.startswith(" "):
+            break  # the next section (Returns:, Raises:)
+        m = _ARG_LINE.match(line)
+        if m and len(line) - len(line.lstrip()) <= 4:
+            current = m.group(1)
+            params[current] = m.group(2).strip()
+        elif current and line.strip():
+            params[current] += " " + line.strip()
+    return head.strip(), params
+
+
+class FunctionTool:
+    """A tool made from a function by `@tool`. The function may be sync or async and may take
+    `ctx: ToolContext`, which is passed in and left out of the schema."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        description: str | None = None,
+        resource_arg: str | None = None,
+    ) -> None:
+        self.fn = fn
+        self.name = name or fn.__name__
+        doc_description, arg_docs = _parse_docstring(fn.__doc__ or "")
+        self.description = description or doc_description or self.name
+        hints = typing.get_type_hints(fn)
+        self._takes_ctx = False
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for param in inspect.signature(fn).parameters.values():
+            if param.name == "ctx" or hints.get(param.name) is ToolContext:
+                self._takes_ctx = True
+                self._ctx_name = param.name
+                continue
+            schema = _json_schema(hints.get(param.name, Any))
+            if param.name in arg_docs:
+                schema["description"] = arg_docs[param.name]
+            if param.default is inspect.Parameter.empty:
+                required.append(param.name)
+            elif param.default is not None:
+                schema["default"] = param.default
+            properties[param.name] = schema
+        self.input_schema: dict[str, Any] = {"type": "object", "properties": properties}
+        if required:
+            self.input_schema["required"] = required
+        self._resource_arg = resource_arg
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        # The agent has checked `arguments` against `input_schema` before calling.
+        kwargs = dict(arguments)
+        if self._takes_ctx:
+            kwargs[self._ctx_name] = ctx
+        result = self.fn(**kwargs)
+        if inspect.isawaitable(result):
+            result = await typing.cast(Awaitable[Any], result)
+        if isinstance(result, tuple):
+            return result
+        return result if isinstance(result, str) else str(result)
+
+    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        if self._resource_arg and isinstance(arguments.get(self._resource_arg), str):
+            return str(ctx.resolve(arguments[self._resource_arg]).resolve())
+        return None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tool {self.name}>"
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    resource_arg: str | None = None,
+) -> Any:
+    """Make a tool from a typed function: the schema comes from its type hints, the description and the
+    argument descriptions from its docstring (Google style, an `Args:` section).
+
+        @tool
+        def add(a: int, b: int) -> str:
+            '''Add two numbers.
+
+            Args:
+                a: the first number
+                b: the second number
+            '''
+            return str(a + b)
+    """
+
+    def wrap(f: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(f, name=name, description=description, resource_arg=resource_arg)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Raise `ToolError` naming what is wrong when arguments miss a required field, add an unknown one,
+    or give a top-level value of the wrong type. Models read the message and correct the call."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    missing = [k for k in schema.get("required", []) if k not in arguments]
+    if missing:
+        raise ToolError(f"missing required argument(s): {', '.join(missing)}")
+    unknown = [k for k in arguments if k not in properties]
+    if unknown:
+        raise ToolError(
+            f"unknown argument(s): {', '.join(unknown)}; this tool takes: {', '.join(properties) or 'none'}"
+        )
+    for key, value in arguments.items():
+        prop = properties[key]
+        expected = prop.get("type")
+        if value is None and key not in schema.get("required", []):
+            continue
+        if expected and not _TYPE_CHECKS.get(expected, lambda v: True)(value):
+            raise ToolError(f"argument {key!r} must be of type {expected}, got {type(value).__name__}")
+        if "enum" in prop and value not in prop["enum"]:
+            raise ToolError(f"argument {key!r} must be one of {prop['enum']}, got {value!r}")

@@ -1,0 +1,257 @@
+"""Provider-neutral conversation data: messages, content parts, tool calls, usage and cost.
+
+Everything here is a frozen, slotted dataclass. Provider adapters convert these to and from their wire
+formats; the session log serializes them with `to_dict`/`from_dict`. Provider-specific data that must
+survive a round trip (thinking signatures, encrypted reasoning) rides along opaquely in `signature`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# ---------------------------------------------------------------------------------------------- content
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image as base64 data."""
+
+    data: str
+    media_type: str = "image/png"
+    type: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingPart:
+    """Model reasoning. `signature` is opaque provider data that only `provider` can accept back.
+
+    `redacted` marks reasoning the provider returned encrypted: `signature` then holds the payload and
+    `text` is empty.
+    """
+
+    text: str
+    signature: str | None = None
+    provider: str | None = None
+    redacted: bool = False
+    type: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A request by the model to run a tool.
+
+    `arguments` is the parsed JSON object. When the model sent arguments that are not a JSON object,
+    `arguments` is empty and `invalid_arguments` holds the raw text, so the loop can tell the model.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    invalid_arguments: str | None = None
+    type: Literal["tool_call"] = "tool_call"
+
+
+UserContent = TextPart | ImagePart
+AssistantContent = TextPart | ThinkingPart | ToolCall
+ContentPart = TextPart | ImagePart | ThinkingPart | ToolCall
+
+# --------------------------------------------------------------------------------------- usage and cost
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one response. `input_tokens` excludes the cached ones."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+    @property
+    def total_input_tokens(self) -> int:
+        """Every token of the prompt, cached or not: the context size of the request."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """USD cost of some usage, by kind of token. `priced` is False when the model has no known price."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    priced: bool = True
+
+    @property
+    def total(self) -> float:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.priced and other.priced,
+        )
+
+
+# --------------------------------------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: tuple[UserContent, ...]
+    role: Literal["user"] = "user"
+
+    @classmethod
+    def of(cls, text: str) -> UserMessage:
+        return cls((TextPart(text),))
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "interrupted", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    content: tuple[AssistantContent, ...]
+    provider: str = ""
+    model: str = ""
+    usage: Usage = Usage()
+    stop_reason: StopReason = "end_turn"
+    # Opaque provider response id, kept for providers that can chain on it.
+    response_id: str | None = None
+    role: Literal["assistant"] = "assistant"
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return tuple(p for p in self.content if isinstance(p, ToolCall))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The outcome of one tool call, sent back to the model."""
+
+    call_id: str
+    name: str
+    content: tuple[UserContent, ...]
+    is_error: bool = False
+    role: Literal["tool_result"] = "tool_result"
+
+    @classmethod
+    def of(cls, call: ToolCall, text: str, *, is_error: bool = False) -> ToolResult:
+        return cls(call.id, call.name, (TextPart(text),), is_error)
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+@dataclass(frozen=True, slots=True)
+class PeerMessage:
+    """A message from another agent (AgentSend), shown to the model as user input naming its sender."""
+
+    sender: str
+    text: str
+    role: Literal["peer"] = "peer"
+
+
+Message = UserMessage | AssistantMessage | ToolResult | PeerMessage
+
+# ------------------------------------------------------------------------------------- model requests
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model is told about a tool: its name, description and JSON schema of its arguments."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+Effort = Literal["minimal", "low", "medium", "high"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """A provider-neutral request: everything a `Model` needs to produce the next assistant message."""
+
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int | None = None
+    # Token budget for extended thinking; None leaves thinking off (or the provider's default).
+    thinking_budget: int | None = None
+    effort: Effort | None = None
+    temperature: float | None = None
+    # A stable key for the conversation, for providers with server-side prompt caching keyed on it.
+    cache_key: str | None = None
+
+
+# -------------------------------------------------------------------------------------- serialization
+
+_PART_TYPES: dict[str, type] = {
+    "text": TextPart,
+    "image": ImagePart,
+    "thinking": ThinkingPart,
+    "tool_call": ToolCall,
+}
+_MESSAGE_TYPES: dict[str, type] = {
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "tool_result": ToolResult,
+    "peer": PeerMessage,
+}
+
+
+def to_dict(obj: Any) -> Any:
+    """A JSON-ready form of any value built from the dataclasses above (tuples become lists)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, list | tuple):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: to_dict(v) for k, v in obj.items()}
+    return obj
+
+
+def part_from_dict(data: dict[str, Any]) -> ContentPart:
+    cls = _PART_TYPES[data["type"]]
+    return cls(**data)
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    """Rebuild a message written by `to_dict`."""
+    data = dict(data)
+    cls = _MESSAGE_TYPES[data["role"]]
+    if "content" in data:
+        data["content"] = tuple(part_from_dict(p) for p in data["content"])
+    if "usage" in data:
+        data["usage"] = Usage(**data["usage"])
+    return cls(**data)
