@@ -110,9 +110,7 @@ class Agent:
         self.session = session or SessionLog.ephemeral()
         self.history: list[Message] = list(history)
         self.cost = CostTracker(max_budget_usd)
-        self.context = ToolContext(
-            cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir
-        )
+        self.context = ToolContext(cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir)
         self._resumed = bool(history)
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self._queued: list[UserMessage | PeerMessage] = []
@@ -246,9 +244,7 @@ class Agent:
                 continue
             if self.cost.over_budget():
                 for call in calls:
-                    yield self._add_tool_result(
-                        ToolFinished(ToolResult.of(call, NOT_RUN_BUDGET, is_error=True), 0)
-                    )
+                    yield self._add_tool_result(ToolFinished(ToolResult.of(call, NOT_RUN_BUDGET, is_error=True), 0))
                 run.stop("error_max_budget_usd", self._budget_reason())
                 break
             async for event in self._run_tools(calls, run):
@@ -398,9 +394,7 @@ class Agent:
                         task.cancel()
                     await asyncio.gather(*tasks, return_exceptions=True)
                     for call in pending.values():
-                        yield self._add_tool_result(
-                            ToolFinished(ToolResult.of(call, INTERRUPTED, is_error=True), 0)
-                        )
+                        yield self._add_tool_result(ToolFinished(ToolResult.of(call, INTERRUPTED, is_error=True), 0))
                     return
         finally:
             for task in tasks:

@@ -55,6 +55,8 @@ CATALOG: tuple[ModelInfo, ...] = (
     _claude("claude-opus-4-5", 200_000, 64_000, 5.0, 25.0),
     _claude("claude-opus-4-1", 200_000, 32_000, 15.0, 75.0),
     _claude("claude-opus-4", 200_000, 32_000, 15.0, 75.0),
+    _claude("claude-sonnet-5-5", 200_000, 64_000, 2.0, 10.0, read_mult=0.05),
+    _claude("claude-sonnet-5", 200_000, 64_000, 2.0, 10.0),
     _claude("claude-sonnet-4-6", 200_000, 64_000, 3.0, 15.0),
     _claude("claude-sonnet-4-5", 200_000, 64_000, 3.0, 15.0),
     _claude("claude-sonnet-4", 200_000, 64_000, 3.0, 15.0),

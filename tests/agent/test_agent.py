@@ -104,7 +104,9 @@ async def test_tool_calls_of_one_response_run_concurrently() -> None:
         await asyncio.wait_for(both_started.wait(), timeout=2)
         return name
 
-    model = ScriptedModel([tool_turn(("wait_for_peer", {"name": "a"}), ("wait_for_peer", {"name": "b"})), text_turn("ok")])
+    model = ScriptedModel(
+        [tool_turn(("wait_for_peer", {"name": "a"}), ("wait_for_peer", {"name": "b"})), text_turn("ok")]
+    )
     events = await collect(Agent(model, tools=[wait_for_peer]), "go")
     assert not any(isinstance(e, ToolFinished) and e.result.is_error for e in events)
 
@@ -151,9 +153,7 @@ async def test_failing_tools_become_error_results_not_crashes() -> None:
         """Fails with a message for the model."""
         raise ToolError("file not found: x.py")
 
-    bad_json = AssistantMessage(
-        (ToolCall("c9", "echo", {}, invalid_arguments='{"text": '),), stop_reason="tool_use"
-    )
+    bad_json = AssistantMessage((ToolCall("c9", "echo", {}, invalid_arguments='{"text": '),), stop_reason="tool_use")
     model = ScriptedModel(
         [
             tool_turn(("boom", {}), ("refuse", {}), ("nope", {}), ("echo", {"txt": 1})),

@@ -86,7 +86,7 @@ def test_a_torn_last_record_is_dropped_and_the_chain_stays_whole(tmp_path) -> No
     assert log.path is not None
     with open(log.path, "ab") as f:
         f.write(b'{"seq": 2, "prev": "abc", "kind": "ev')  # killed mid-write
-    reopened, state = SessionLog.open(log.path)
+    reopened, _ = SessionLog.open(log.path)
     reopened.record(ToolFinished(ToolResult("c2", "note", ()), 1.0))
     reopened.close()
     assert verify_chain(log.path)

@@ -1,0 +1,106 @@
+"""sagent's speed and memory targets, each measured and printed next to its target.
+
+    uv run python benchmarks/run.py
+
+These are measurements, not tests: the machines are noisy, so nothing here fails the test suite. A
+figure over its target prints `MISSED` and the command exits 1, so a regression is hard to overlook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sagent.agent.agent import Agent  # noqa: E402
+from sagent.agent.session import SessionLog  # noqa: E402
+from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn  # noqa: E402
+from sagent.tools.base import tool  # noqa: E402
+
+ROUNDS = 50
+
+
+def report(name: str, value: float, unit: str, target: float) -> bool:
+    ok = value < target
+    print(f"{name:<52} {value:>9.2f} {unit:<3} target < {target:g} {unit:<3} {'ok' if ok else 'MISSED'}")
+    return ok
+
+
+def cold_start(runs: int = 15) -> float:
+    """Median wall time of `sagent --version` in a fresh process."""
+    exe = shutil.which("sagent", path=str(Path(sys.executable).parent)) or shutil.which("sagent")
+    command = [exe, "--version"] if exe else [sys.executable, "-m", "sagent.cli.main", "--version"]
+    subprocess.run(command, check=True, capture_output=True)  # warm the file cache
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+@tool
+def echo(text: str) -> str:
+    """Echo the text.
+
+    Args:
+        text: what to echo
+    """
+    return text
+
+
+def session_script(rounds: int) -> list:
+    steps = [tool_turn(("echo", {"text": f"step {i} " + "x" * 200})) for i in range(rounds)]
+    return [*steps, text_turn("done")]
+
+
+async def one_session(folder: Path, rounds: int) -> float:
+    """Seconds for a session of `rounds` tool rounds on a zero-latency model, with a real session log."""
+    log = SessionLog.create(folder, {"model": "scripted"})
+    agent = Agent(ScriptedModel(session_script(rounds)), tools=[echo], session=log, cwd=folder)
+    start = time.perf_counter()
+    async for _ in agent.run("go"):
+        pass
+    elapsed = time.perf_counter() - start
+    log.close()
+    return elapsed
+
+
+def loop_overhead(folder: Path, repeats: int = 7) -> tuple[float, float]:
+    """(ms per tool round, MiB allocated at peak) for a 50-round session."""
+    asyncio.run(one_session(folder, ROUNDS))  # warm imports and caches
+    per_round = [asyncio.run(one_session(folder, ROUNDS)) * 1000 / ROUNDS for _ in range(repeats)]
+    gc.collect()
+    tracemalloc.start()
+    asyncio.run(one_session(folder, ROUNDS))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return statistics.median(per_round), peak / 2**20
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_DATA_HOME"] = tmp  # keep benchmark sessions out of the user's data
+        print(f"sagent benchmarks ({sys.platform}, Python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+        results = [
+            report("cold start: sagent --version", cold_start(), "ms", 150),
+        ]
+        ms, mib = loop_overhead(Path(tmp))
+        results.append(report(f"agent overhead per tool round ({ROUNDS}-round session)", ms, "ms", 5))
+        results.append(report(f"extra memory for a {ROUNDS}-round session (peak)", mib, "MiB", 20))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Headless mode: a task in (argument, stdin, or stream-json lines), the answer or JSON records out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator
+from typing import IO, Any
+
+from sagent.agent.agent import Agent
+from sagent.cli.records import InputError, event_record, parse_input_line, result_record
+from sagent.events import ErrorEvent, Event, Result, Retrying, ToolFinished, ToolStarted
+from sagent.types import UserMessage
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_MAX_ROUNDS = 3
+EXIT_BUDGET = 4
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES = {
+    "success": EXIT_OK,
+    "error_during_execution": EXIT_ERROR,
+    "error_max_turns": EXIT_MAX_ROUNDS,
+    "error_max_budget_usd": EXIT_BUDGET,
+    "interrupted": EXIT_INTERRUPTED,
+}
+
+
+class Output:
+    """Writes one output format. Text: the final answer on stdout, progress on stderr when it is a
+    terminal. json: one result object at the end. stream-json: one record per line as events happen."""
+
+    def __init__(self, fmt: str, partial: bool, stdout: IO[str], stderr: IO[str]) -> None:
+        self.fmt = fmt
+        self.partial = partial
+        self.stdout = stdout
+        self.stderr = stderr
+        self.progress = fmt == "text" and stderr.isatty()
+        self.last_result: dict[str, Any] | None = None
+
+    def _line(self, record: dict[str, Any]) -> None:
+        self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.stdout.flush()
+
+    def event(self, event: Event, agent: Agent) -> None:
+        if isinstance(event, Result):
+            self.result(event, agent)
+            return
+        if self.fmt == "stream-json":
+            record = event_record(event, agent.session_id, partial=self.partial)
+            if record is not None:
+                self._line(record)
+        elif isinstance(event, ErrorEvent):
+            self.stderr.write(f"sagent: {event.message}\n")
+        elif self.progress:
+            self._progress(event)
+
+    def _progress(self, event: Event) -> None:
+        if isinstance(event, ToolStarted):
+            args = json.dumps(event.call.arguments, ensure_ascii=False)
+            self.stderr.write(f"· {event.call.name} {args[:100]}\n")
+        elif isinstance(event, ToolFinished) and event.result.is_error:
+            self.stderr.write(f"  ✗ {event.result.text.splitlines()[0][:120] if event.result.text else ''}\n")
+        elif isinstance(event, Retrying):
+            self.stderr.write(f"· retrying in {event.delay:.1f}s ({event.error})\n")
+
+    def result(self, result: Result, agent: Agent) -> None:
+        record = result_record(result, agent.cost)
+        self.last_result = record
+        if self.fmt == "stream-json":
+            self._line(record)
+        elif self.fmt == "text":
+            if result.is_error:
+                self.stderr.write(f"sagent: {result.text}\n")
+            else:
+                self.stdout.write(result.text + ("" if result.text.endswith("\n") else "\n"))
+                self.stdout.flush()
+
+    def finish(self) -> None:
+        if self.fmt == "json" and self.last_result is not None:
+            self._line(self.last_result)
+
+
+async def read_stream_json(stdin: IO[str]) -> AsyncIterator[UserMessage]:
+    """User messages from stream-json lines on stdin, as they arrive."""
+    while True:
+        line = await asyncio.to_thread(stdin.readline)
+        if not line:
+            return
+        message = parse_input_line(line)
+        if message is not None:
+            yield message
+
+
+async def run_headless(
+    agent: Agent,
+    prompt: UserMessage | None,
+    incoming: AsyncIterator[UserMessage] | None,
+    output: Output,
+) -> int:
+    """Run until the prompt and every incoming message are answered; the exit code of the last result.
+
+    Messages that arrive while the agent works are delivered at its next safe point."""
+    if prompt is not None:
+        agent.send(prompt)
+    arrived = asyncio.Event()
+    bad_input: list[str] = []
+
+    async def feed() -> None:
+        if incoming is None:
+            return
+        try:
+            async for message in incoming:
+                agent.send(message)
+                arrived.set()
+        except InputError as error:
+            bad_input.append(str(error))
+            arrived.set()
+
+    feeder = asyncio.create_task(feed())
+    _install_signals(agent)
+    code = EXIT_OK
+    try:
+        while not bad_input:
+            if not agent.has_pending_input:
+                if feeder.done():
+                    break
+                arrived.clear()
+                waiter = asyncio.create_task(arrived.wait())
+                await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                continue
+            async for event in agent.run():
+                output.event(event, agent)
+                if isinstance(event, Result):
+                    code = EXIT_CODES[event.subtype]
+            if code == EXIT_INTERRUPTED:
+                break
+    finally:
+        feeder.cancel()
+        _remove_signals()
+    output.finish()
+    if bad_input:
+        output.stderr.write(f"sagent: bad input: {bad_input[0]}\n")
+        return EXIT_USAGE
+    return code
+
+
+def _install_signals(agent: Agent) -> None:
+    """Ctrl+C or SIGTERM interrupt the agent (its work so far is kept); a second Ctrl+C exits at once."""
+    loop = asyncio.get_running_loop()
+    presses = [0]
+
+    def on_signal() -> None:
+        presses[0] += 1
+        if presses[0] > 1 or not agent.running:
+            sys.stderr.write("sagent: interrupted; exiting\n")
+            raise SystemExit(EXIT_INTERRUPTED)
+        agent.interrupt()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        # Not possible outside the main thread or without signal support: then the default applies.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, on_signal)
+
+
+def _remove_signals() -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(sig)

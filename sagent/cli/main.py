@@ -1,0 +1,146 @@
+"""The `sagent` command: argument parsing and dispatch to a mode.
+
+Only the standard library is imported at module level, so `--version`, `--help`, `sagent models` and
+`sagent sessions` stay fast; the agent, the tools and a provider's SDK load when a task runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from sagent import __version__
+
+EXIT_USAGE = 2
+
+DESCRIPTION = """\
+sagent: a coding agent for the terminal.
+
+  sagent -p "fix the failing test"          run a task and print the answer
+  echo "explain main.py" | sagent          the task on standard input
+  sagent -p "..." --output-format stream-json   JSON records as events happen
+  sagent models                            the model catalog with prices
+  sagent sessions                          this directory's sessions
+
+With no provider named and no API key set, sagent runs offline on the embedded local model.
+"""
+
+EPILOG = """\
+exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input,
+3 stopped at --max-tool-rounds, 4 stopped at --max-budget-usd, 130 interrupted.
+
+environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; XDG_DATA_HOME (sessions live in
+$XDG_DATA_HOME/sagent/sessions, default ~/.local/share/sagent/sessions).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="sagent",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"sagent {__version__}")
+    p.add_argument("-p", "--prompt", metavar="TASK", help="the task; standard input is appended when piped")
+    out = p.add_argument_group("input and output")
+    out.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="text: the answer; json: one result object; stream-json: a JSON record per event (default text)",
+    )
+    out.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="stream-json: read user messages as JSON lines on stdin, answering each as it arrives",
+    )
+    out.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with stream-json output, also write text and tool-argument deltas as stream_event records",
+    )
+    model = p.add_argument_group("model")
+    model.add_argument("--provider", help="anthropic, openai-compat or local (default: from --model or the keys set)")
+    model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6) or a .gguf path")
+    model.add_argument("--base-url", help="the provider's API base URL (for openai-compat, or a proxy)")
+    model.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    model.add_argument("--max-tokens", type=int, metavar="N", help="the most output tokens per response")
+    model.add_argument(
+        "--thinking-budget", type=int, metavar="N", help="enable extended thinking with this many tokens"
+    )
+    agent = p.add_argument_group("agent")
+    agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
+    agent.add_argument("--append-system", metavar="TEXT", help="append to the system prompt")
+    agent.add_argument(
+        "--tools", metavar="NAMES", help="comma-separated tool names, or 'none' (default: all built-in tools)"
+    )
+    agent.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N rounds of tool calls")
+    agent.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop before spending more than this")
+    agent.add_argument("--cwd", metavar="DIR", help="the working directory for tools and sessions")
+    sessions = p.add_argument_group("sessions")
+    sessions.add_argument(
+        "-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here"
+    )
+    sessions.add_argument("--session", metavar="ID|PATH", help="continue a given session")
+    sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["models"]:
+        from sagent.cli.commands import list_models
+
+        return list_models(argv[1:])
+    if argv[:1] == ["sessions"]:
+        from sagent.cli.commands import list_session_files
+
+        return list_session_files(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    problem = _check(args)
+    if problem:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"sagent: error: {problem}\n")
+        return EXIT_USAGE
+    piped = not sys.stdin.isatty()
+    if args.prompt is None and not piped:
+        sys.stderr.write(
+            "sagent: the interactive REPL is not available yet; give a task with -p TASK or on standard "
+            "input (echo TASK | sagent). See sagent --help.\n"
+        )
+        return EXIT_USAGE
+    from sagent.cli.run import run_task
+
+    return run_task(args, piped)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    """A message for arguments that cannot work together, or None."""
+    if args.cwd and not Path(args.cwd).is_dir():
+        return f"--cwd {args.cwd}: not a directory"
+    if args.continue_ and args.session:
+        return "--continue and --session cannot be used together"
+    if args.ephemeral and (args.continue_ or args.session):
+        return "--ephemeral cannot continue a session"
+    if args.input_format == "stream-json" and sys.stdin.isatty():
+        return "--input-format stream-json reads JSON lines from standard input, which is a terminal"
+    if args.include_partial_messages and args.output_format != "stream-json":
+        return "--include-partial-messages needs --output-format stream-json"
+    for name in ("max_tool_rounds", "max_tokens", "thinking_budget"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            return f"--{name.replace('_', '-')} must be at least 1"
+    if args.max_budget_usd is not None and args.max_budget_usd <= 0:
+        return "--max-budget-usd must be more than 0"
+    if args.api_key_env and not os.environ.get(args.api_key_env):
+        return f"--api-key-env {args.api_key_env}: that variable is not set"
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

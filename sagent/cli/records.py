@@ -1,0 +1,209 @@
+"""JSON records for `--output-format json|stream-json`, and parsing of `--input-format stream-json`.
+
+The shapes follow Claude Code's headless records (`type: system|assistant|user|result|stream_event`, the
+same field names), so programs written to read those can read sagent's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from sagent.agent.cost import CostTracker
+from sagent.events import (
+    ErrorEvent,
+    Event,
+    Result,
+    Retrying,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolFinished,
+    TurnFinished,
+)
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserContent,
+    UserMessage,
+)
+
+
+def usage_record(usage: Usage) -> dict[str, int]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_input_tokens": usage.cache_read_tokens,
+        "cache_creation_input_tokens": usage.cache_write_tokens,
+    }
+
+
+def _assistant_content(message: AssistantMessage) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ThinkingPart):
+            blocks.append({"type": "thinking", "thinking": part.text})
+        elif isinstance(part, ToolCall):
+            blocks.append({"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments})
+    return blocks
+
+
+def _tool_result(result: ToolResult) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": result.call_id,
+        "content": result.text,
+        "is_error": result.is_error,
+    }
+
+
+def model_usage(costs: CostTracker) -> dict[str, dict[str, Any]]:
+    return {
+        model: {
+            "inputTokens": spend.usage.input_tokens,
+            "outputTokens": spend.usage.output_tokens,
+            "cacheReadInputTokens": spend.usage.cache_read_tokens,
+            "cacheCreationInputTokens": spend.usage.cache_write_tokens,
+            "costUSD": spend.cost.total,
+            "priced": spend.cost.priced,
+            "responses": spend.responses,
+        }
+        for model, spend in costs.by_model.items()
+    }
+
+
+def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "type": "result",
+        "subtype": result.subtype,
+        "is_error": result.is_error,
+        "duration_ms": round(result.duration_ms),
+        "duration_api_ms": round(result.duration_api_ms),
+        "num_turns": result.num_turns,
+        "result": result.text,
+        "session_id": result.session_id,
+        "total_cost_usd": result.total_cost_usd,
+        "usage": usage_record(result.usage),
+        "modelUsage": model_usage(costs),
+        "permission_denials": [],
+    }
+    if costs.unpriced_models:
+        record["unpriced_models"] = costs.unpriced_models
+    return record
+
+
+def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, Any] | None:
+    """The stream-json record for an event, or None when the event has none (a delta without
+    `--include-partial-messages`, a result, which the caller writes with the cost table)."""
+    base = {"session_id": session_id}
+    if isinstance(event, SessionStarted):
+        return {
+            "type": "system",
+            "subtype": "init",
+            "cwd": event.cwd,
+            "model": event.model,
+            "provider": event.provider,
+            "tools": list(event.tools),
+            "resumed": event.resumed,
+            **base,
+        }
+    if isinstance(event, TurnFinished):
+        message = event.message
+        return {
+            "type": "assistant",
+            "message": {
+                "id": message.response_id,
+                "type": "message",
+                "role": "assistant",
+                "model": message.model,
+                "content": _assistant_content(message),
+                "stop_reason": message.stop_reason,
+                "usage": usage_record(message.usage),
+            },
+            "parent_tool_use_id": None,
+            **base,
+        }
+    if isinstance(event, ToolFinished):
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [_tool_result(event.result)]},
+            "parent_tool_use_id": None,
+            **base,
+        }
+    if isinstance(event, Retrying):
+        return {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": event.attempt,
+            "retry_delay_ms": round(event.delay * 1000),
+            "error": event.error,
+            **base,
+        }
+    if isinstance(event, ErrorEvent):
+        return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
+    if partial and isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
+        return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
+    return None
+
+
+def _delta(event: TextDelta | ThinkingDelta | ToolCallDelta) -> dict[str, Any]:
+    if isinstance(event, TextDelta):
+        return {"type": "content_block_delta", "delta": {"type": "text_delta", "text": event.text}}
+    if isinstance(event, ThinkingDelta):
+        return {"type": "content_block_delta", "delta": {"type": "thinking_delta", "thinking": event.text}}
+    return {
+        "type": "content_block_delta",
+        "index": event.index,
+        "delta": {"type": "input_json_delta", "partial_json": event.arguments_delta},
+        "tool_use": {"id": event.id, "name": event.name},
+    }
+
+
+class InputError(ValueError):
+    """A line of `--input-format stream-json` input that is not a user message."""
+
+
+def parse_input_line(line: str) -> UserMessage | None:
+    """A user message from one stream-json input line; None for a blank line."""
+    import json
+
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"input is not JSON ({error.msg}): {line[:120]!r}") from None
+    if not isinstance(record, dict) or record.get("type") != "user":
+        raise InputError(f'expected a {{"type": "user", "message": ...}} record, got: {line[:120]!r}')
+    message = record.get("message") or {}
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return UserMessage.of(content)
+    if isinstance(content, list):
+        parts = [_input_part(block) for block in content]
+        if parts:
+            return UserMessage(tuple(parts))
+    raise InputError(f"the user message has no content: {line[:120]!r}")
+
+
+def _input_part(block: Any) -> UserContent:
+    if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+        return TextPart(block["text"])
+    if isinstance(block, dict) and block.get("type") == "image":
+        source = block.get("source") or {}
+        data = source.get("data", "")
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise InputError("an image block's source.data is not base64") from None
+        return ImagePart(data, source.get("media_type", "image/png"))
+    raise InputError(f"unsupported content block: {str(block)[:120]}")

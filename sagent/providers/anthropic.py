@@ -1,0 +1,323 @@
+"""Anthropic Messages API through the official `anthropic` SDK (imported only when a request is made).
+
+Streaming, tool use, extended thinking with signatures kept for the next turn, usage with cache tokens,
+and prompt caching: `cache_control` breakpoints on the system prompt, the last tool and the last two user
+turns, so a long session re-reads its whole prefix from cache. Retries are sagent's (`stream_with_retry`),
+so the SDK's own are off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers.base import (
+    AuthenticationError,
+    BadRequestError,
+    ContextTooLongError,
+    OverloadedError,
+    ProviderConnectionError,
+    ProviderError,
+    RateLimitError,
+    ServerError,
+    parse_retry_after,
+)
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelRequest,
+    PeerMessage,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+
+PROVIDER = "anthropic"
+CACHE = {"type": "ephemeral"}
+_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_STOP: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+    "pause_turn": "end_turn",
+}
+
+
+def tool_id(call_id: str) -> str:
+    """An id Anthropic accepts; ids from other providers are mapped the same way every time."""
+    if _VALID_ID.match(call_id):
+        return call_id
+    return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:24]
+
+
+class AnthropicModel:
+    def __init__(
+        self,
+        model: str = "claude-sonnet-4-6",
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 600.0,
+    ) -> None:
+        self._name = model
+        self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        self._base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        self._max_tokens = max_tokens
+        self._timeout = timeout
+        self._client: Any = None
+
+    @property
+    def provider(self) -> str:
+        return PROVIDER
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            if not self._api_key:
+                raise AuthenticationError(
+                    "ANTHROPIC_API_KEY is not set: export it, or pick another provider with --provider",
+                    provider=PROVIDER,
+                )
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=self._timeout
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+    def build_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The Messages API request body for a provider-neutral request."""
+        max_tokens = request.max_tokens or self._max_tokens or 16_000
+        params: dict[str, Any] = {"model": self._name, "messages": convert_history(request.messages)}
+        if request.system:
+            params["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
+        if request.tools:
+            tools = [
+                {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
+            ]
+            tools[-1]["cache_control"] = CACHE
+            params["tools"] = tools
+        if request.thinking_budget:
+            params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+            max_tokens = max(max_tokens, request.thinking_budget + 1024)
+        elif request.temperature is not None:
+            params["temperature"] = request.temperature
+        params["max_tokens"] = max_tokens
+        return params
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        client = self._sdk()
+        try:
+            stream = await client.messages.create(**self.build_params(request), stream=True)
+            async for event in _Assembler(self._name).feed(stream):
+                yield event
+        except ProviderError:
+            raise
+        except Exception as error:
+            raise map_error(error) from error
+
+
+class _Assembler:
+    """Turns the raw SSE events of one response into sagent's deltas and the final message."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.usage: dict[str, int] = {}
+        self.stop = "end_turn"
+        self.response_id: str | None = None
+
+    async def feed(self, stream: Any) -> AsyncIterator[ModelEvent]:
+        done = False
+        async for event in stream:
+            kind = event.type
+            if kind == "message_start":
+                self.response_id = event.message.id
+                self._usage(event.message.usage)
+            elif kind == "content_block_start":
+                block = event.content_block.model_dump()
+                self.blocks[event.index] = {**block, "text": block.get("text", ""), "json": ""}
+                if block["type"] == "tool_use":
+                    yield ToolCallDelta(event.index, block["id"], block["name"])
+            elif kind == "content_block_delta":
+                block, delta = self.blocks[event.index], event.delta
+                if delta.type == "text_delta":
+                    block["text"] += delta.text
+                    yield TextDelta(delta.text)
+                elif delta.type == "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta.thinking
+                    yield ThinkingDelta(delta.thinking)
+                elif delta.type == "signature_delta":
+                    block["signature"] = block.get("signature", "") + delta.signature
+                elif delta.type == "input_json_delta":
+                    block["json"] += delta.partial_json
+                    yield ToolCallDelta(event.index, arguments_delta=delta.partial_json)
+            elif kind == "message_delta":
+                self.stop = event.delta.stop_reason or self.stop
+                self._usage(event.usage)
+            elif kind == "message_stop":
+                done = True
+        if not done:
+            raise ProviderConnectionError("the stream ended before message_stop", provider=PROVIDER)
+        yield ResponseComplete(self._message())
+
+    def _usage(self, usage: Any) -> None:
+        for key in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ):
+            value = getattr(usage, key, None)
+            if value is not None:
+                self.usage[key] = value
+
+    def _message(self) -> AssistantMessage:
+        parts: list[Any] = []
+        for _, block in sorted(self.blocks.items()):
+            if block["type"] == "text":
+                parts.append(TextPart(block["text"]))
+            elif block["type"] == "thinking":
+                parts.append(ThinkingPart(block.get("thinking", ""), block.get("signature"), PROVIDER))
+            elif block["type"] == "redacted_thinking":
+                parts.append(ThinkingPart("", block.get("data"), PROVIDER, redacted=True))
+            elif block["type"] == "tool_use":
+                parts.append(_tool_call(block))
+        u = self.usage
+        usage = Usage(
+            u.get("input_tokens", 0),
+            u.get("output_tokens", 0),
+            u.get("cache_read_input_tokens", 0),
+            u.get("cache_creation_input_tokens", 0),
+        )
+        return AssistantMessage(
+            tuple(parts), PROVIDER, self.model, usage, _STOP.get(self.stop, "end_turn"), self.response_id
+        )
+
+
+def _tool_call(block: dict[str, Any]) -> ToolCall:
+    raw = block["json"]
+    if not raw.strip():
+        return ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
+    try:
+        arguments = json.loads(raw)
+    except json.JSONDecodeError:
+        return ToolCall(block["id"], block["name"], {}, invalid_arguments=raw)
+    if not isinstance(arguments, dict):
+        return ToolCall(block["id"], block["name"], {}, invalid_arguments=raw)
+    return ToolCall(block["id"], block["name"], arguments)
+
+
+# ------------------------------------------------------------------------------------------- history
+
+
+def _user_blocks(message: UserMessage | PeerMessage | ToolResult) -> list[dict[str, Any]]:
+    if isinstance(message, PeerMessage):
+        return [{"type": "text", "text": f"[message from {message.sender}]\n{message.text}"}]
+    content = [_content_block(p) for p in message.content]
+    if isinstance(message, ToolResult):
+        return [
+            {
+                "type": "tool_result",
+                "tool_use_id": tool_id(message.call_id),
+                "content": content or [{"type": "text", "text": "(no output)"}],
+                "is_error": message.is_error,
+            }
+        ]
+    return content
+
+
+def _content_block(part: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(part, ImagePart):
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": part.media_type, "data": part.data},
+        }
+    return {"type": "text", "text": part.text or " "}
+
+
+def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ThinkingPart):
+            if part.provider == PROVIDER and part.redacted:
+                blocks.append({"type": "redacted_thinking", "data": part.signature})
+            elif part.provider == PROVIDER and part.signature:
+                blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
+            elif part.text:  # another provider's reasoning: Anthropic cannot verify it, so it becomes text
+                blocks.append({"type": "text", "text": f"<thinking>{part.text}</thinking>"})
+        elif isinstance(part, TextPart):
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ToolCall):
+            blocks.append({"type": "tool_use", "id": tool_id(part.id), "name": part.name, "input": part.arguments})
+    return blocks or [{"type": "text", "text": "(no content)"}]
+
+
+def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Messages API turns: consecutive user-side messages (tool results, user and peer text) merge into one
+    user turn, as the API requires alternation. The last two user turns get cache breakpoints."""
+    turns: list[dict[str, Any]] = []
+    for message in history:
+        role = "assistant" if isinstance(message, AssistantMessage) else "user"
+        blocks = _assistant_blocks(message) if isinstance(message, AssistantMessage) else _user_blocks(message)
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": list(blocks)})
+    user_turns = [t for t in turns if t["role"] == "user"]
+    for turn in user_turns[-2:]:
+        turn["content"][-1] = {**turn["content"][-1], "cache_control": CACHE}
+    return turns
+
+
+# -------------------------------------------------------------------------------------------- errors
+
+
+def map_error(error: Exception) -> ProviderError:
+    import anthropic
+
+    if isinstance(error, anthropic.APIConnectionError):
+        return ProviderConnectionError(str(error) or "connection failed", provider=PROVIDER)
+    if not isinstance(error, anthropic.APIStatusError):
+        if isinstance(error, anthropic.AnthropicError | ValueError):
+            return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=PROVIDER)
+        raise error
+    status = error.status_code
+    body = error.body if isinstance(error.body, dict) else {}
+    detail = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    kind = detail.get("type", "")
+    message = detail.get("message") or str(error)
+    retry_after = parse_retry_after(error.response.headers.get("retry-after")) if error.response else None
+    args = {"provider": PROVIDER, "status": status, "retry_after": retry_after}
+    if status == 429 or kind == "rate_limit_error":
+        return RateLimitError(message, **args)
+    if status == 529 or kind == "overloaded_error":
+        return OverloadedError(message, **args)
+    if status in (401, 403) or kind in ("authentication_error", "permission_error"):
+        return AuthenticationError(message, **args)
+    if "prompt is too long" in message.lower():
+        return ContextTooLongError(message, **args)
+    if status >= 500 or kind == "api_error":
+        return ServerError(message, **args)
+    return BadRequestError(message, **args)

@@ -1,0 +1,199 @@
+"""A fake Anthropic Messages server on 127.0.0.1 that streams the real SSE event sequence.
+
+    with FakeAnthropic([tool_use_response([("Read", {"path": "a.py"})]), text_response("done")]) as fake:
+        AnthropicModel(base_url=fake.url, api_key="test")...
+        fake.requests[0]["body"]   # what the client sent
+
+Each scripted step answers one POST /v1/messages: a streamed message (`Reply`) or a fault (`Fault`). With
+no step left, the server answers 500 with a clear message, so a test that runs out fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    blocks: list[dict[str, Any]]
+    stop_reason: str = "end_turn"
+    usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 100, "output_tokens": 20})
+    # Close the connection after this many SSE events (a stream cut mid-way), or None.
+    cut_after: int | None = None
+
+
+@dataclass
+class Fault:
+    status: int
+    error_type: str
+    message: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Step = Reply | Fault
+
+
+def text_response(text: str, **usage: int) -> Reply:
+    return Reply([{"type": "text", "text": text}], usage={"input_tokens": 100, "output_tokens": 20, **usage})
+
+
+def tool_use_response(calls: list[tuple[str, dict[str, Any]]], text: str = "", **usage: int) -> Reply:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    for i, (name, args) in enumerate(calls):
+        blocks.append(
+            {"type": "tool_use", "id": f"toolu_{i:02d}{abs(hash(name)) % 10**6}", "name": name, "input": args}
+        )
+    return Reply(blocks, "tool_use", {"input_tokens": 100, "output_tokens": 20, **usage})
+
+
+def thinking_response(thinking: str, signature: str, text: str) -> Reply:
+    return Reply([{"type": "thinking", "thinking": thinking, "signature": signature}, {"type": "text", "text": text}])
+
+
+def raw_tool_json_response(name: str, raw_json: str) -> Reply:
+    """A tool_use whose streamed argument JSON is `raw_json` as given (malformed on purpose)."""
+    return Reply([{"type": "tool_use", "id": "toolu_bad01", "name": name, "raw": raw_json}], "tool_use")
+
+
+def fault_429(retry_after: float = 0) -> Fault:
+    return Fault(429, "rate_limit_error", "rate limited", {"retry-after": str(retry_after)})
+
+
+def fault_529() -> Fault:
+    return Fault(529, "overloaded_error", "Overloaded")
+
+
+def _chunks(text: str, size: int = 7) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
+    """The event sequence the real API streams for `reply`."""
+    usage = reply.usage
+    start_usage = {k: v for k, v in usage.items() if k != "output_tokens"} | {"output_tokens": 1}
+    events: list[tuple[str, dict[str, Any]]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_fake01",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": start_usage,
+                },
+            },
+        ),
+        ("ping", {"type": "ping"}),
+    ]
+    for index, block in enumerate(reply.blocks):
+        kind = block["type"]
+        if kind == "text":
+            start: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
+        elif kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block["thinking"])]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        else:
+            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            raw = block.get("raw", json.dumps(block.get("input", {})))
+            deltas = [{"type": "input_json_delta", "partial_json": c} for c in _chunks(raw, 5)]
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": usage.get("output_tokens", 0)},
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+class FakeAnthropic:
+    def __init__(self, steps: list[Step] | None = None) -> None:
+        self.steps: list[Step] = list(steps or [])
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    step = (
+                        fake.steps.pop(0) if fake.steps else Fault(500, "api_error", "fake: no scripted response left")
+                    )
+                if isinstance(step, Fault):
+                    payload = json.dumps(
+                        {"type": "error", "error": {"type": step.error_type, "message": step.message}}
+                    ).encode()
+                    self.send_response(step.status)
+                    for k, v in {"content-type": "application/json", **step.headers}.items():
+                        self.send_header(k, v)
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for n, (name, data) in enumerate(sse_events(step, body.get("model", "claude"))):
+                    if step.cut_after is not None and n >= step.cut_after:
+                        break
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+                self.close_connection = True
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def add(self, *steps: Step) -> None:
+        with self._lock:
+            self.steps.extend(steps)
+
+    def __enter__(self) -> FakeAnthropic:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+if __name__ == "__main__":  # a standalone fake for trying the CLI by hand: python -m tests.fakes.anthropic_server
+    import sys
+    import time
+
+    with FakeAnthropic([text_response(" ".join(sys.argv[1:]) or "hello from the fake")]) as server:
+        print(server.url, flush=True)
+        time.sleep(3600)
