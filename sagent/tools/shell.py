@@ -48,8 +48,8 @@ class Bash:
         if not ctx.cwd.is_dir():
             raise ToolError(f"the working directory {ctx.cwd} no longer exists")
         cwd_file = Path(tempfile.gettempdir()) / f"sagent-cwd-{uuid.uuid4().hex}"
-        # The trailer records where the command ended up, without touching its output or exit code.
-        script = f'{arguments["command"]}\n__sagent_rc=$?\npwd -P > "{cwd_file}"\nexit $__sagent_rc\n'
+        # An EXIT trap records where the command ended up, even after `exit N`, without touching its output.
+        script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{arguments['command']}\n"
         proc = await asyncio.create_subprocess_exec(
             "bash",
             "-c",
@@ -78,7 +78,7 @@ class Bash:
         await _kill_group(proc, grace=0)
         text = out.decode("utf-8", errors="replace")
         if proc.returncode:
-            text += f"\nexit code {proc.returncode}"
+            text = text.rstrip("\n") + f"\nexit code {proc.returncode}"
         return _fit(text, ctx) or "(no output)"
 
 
