@@ -18,13 +18,9 @@ from typing import Any
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import (
     AuthenticationError,
-    BadRequestError,
-    ContextTooLongError,
-    OverloadedError,
     ProviderConnectionError,
     ProviderError,
-    RateLimitError,
-    ServerError,
+    error_for_status,
     parse_retry_after,
 )
 from sagent.types import (
@@ -294,6 +290,15 @@ def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
 # -------------------------------------------------------------------------------------------- errors
 
 
+_STATUS_OF_TYPE = {
+    "rate_limit_error": 429,
+    "overloaded_error": 529,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "api_error": 500,
+}
+
+
 def map_error(error: Exception) -> ProviderError:
     import anthropic
 
@@ -309,15 +314,6 @@ def map_error(error: Exception) -> ProviderError:
     kind = detail.get("type", "")
     message = detail.get("message") or str(error)
     retry_after = parse_retry_after(error.response.headers.get("retry-after")) if error.response else None
-    args = {"provider": PROVIDER, "status": status, "retry_after": retry_after}
-    if status == 429 or kind == "rate_limit_error":
-        return RateLimitError(message, **args)
-    if status == 529 or kind == "overloaded_error":
-        return OverloadedError(message, **args)
-    if status in (401, 403) or kind in ("authentication_error", "permission_error"):
-        return AuthenticationError(message, **args)
-    if "prompt is too long" in message.lower():
-        return ContextTooLongError(message, **args)
-    if status >= 500 or kind == "api_error":
-        return ServerError(message, **args)
-    return BadRequestError(message, **args)
+    # An `error` event inside a 200 stream carries its meaning in the type, not the status.
+    status = _STATUS_OF_TYPE.get(kind, status)
+    return error_for_status(status, message, provider=PROVIDER, retry_after=retry_after)

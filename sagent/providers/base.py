@@ -89,6 +89,26 @@ class BadRequestError(ProviderError):
     kind = "bad_request"
 
 
+_TOO_LONG = ("prompt is too long", "context_length_exceeded", "maximum context length", "context length")
+
+
+def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None) -> ProviderError:
+    """The typed error for an HTTP status and the provider's message, the same rules for every provider."""
+    args = {"provider": provider, "status": status, "retry_after": retry_after}
+    lowered = message.lower()
+    if status == 429:
+        return RateLimitError(message, **args)
+    if status in (503, 529) or "overloaded" in lowered:
+        return OverloadedError(message, **args)
+    if status in (401, 403):
+        return AuthenticationError(message, **args)
+    if any(words in lowered for words in _TOO_LONG):
+        return ContextTooLongError(message, **args)
+    if status >= 500:
+        return ServerError(message, **args)
+    return BadRequestError(message, **args)
+
+
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds from a `retry-after` (or `retry-after-ms`-converted) header value; None when absent."""
     if not value:

@@ -15,14 +15,9 @@ from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import (
-    AuthenticationError,
-    BadRequestError,
-    ContextTooLongError,
-    OverloadedError,
     ProviderConnectionError,
     ProviderError,
-    RateLimitError,
-    ServerError,
+    error_for_status,
     parse_retry_after,
 )
 from sagent.types import (
@@ -47,7 +42,6 @@ _STOP: dict[str, StopReason] = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
-_TOO_LONG = ("context_length_exceeded", "maximum context length", "context length", "too long")
 
 
 def call_id(original: str) -> str:
@@ -201,22 +195,10 @@ class OpenAICompatModel:
             if isinstance(error, openai.OpenAIError | ValueError | json.JSONDecodeError):
                 return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=p)
             raise error
-        status = error.status_code
         message = error.message or str(error)
         headers = error.response.headers if error.response is not None else {}
-        args = {"provider": p, "status": status, "retry_after": parse_retry_after(headers.get("retry-after"))}
-        lowered = message.lower()
-        if status == 429:
-            return RateLimitError(message, **args)
-        if status in (401, 403):
-            return AuthenticationError(message, **args)
-        if any(w in lowered for w in _TOO_LONG):
-            return ContextTooLongError(message, **args)
-        if status in (503, 529) or "overloaded" in lowered:
-            return OverloadedError(message, **args)
-        if status >= 500:
-            return ServerError(message, **args)
-        return BadRequestError(message, **args)
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        return error_for_status(error.status_code, message, provider=p, retry_after=retry_after)
 
 
 def _status(error: Exception) -> int | None:

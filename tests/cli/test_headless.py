@@ -117,22 +117,43 @@ def test_exit_codes_for_limits_and_errors(project: Path, tmp_path: Path) -> None
 
 
 def test_stream_json_input_answers_each_message_in_one_session(project: Path, tmp_path: Path) -> None:
-    lines = "\n".join(
-        json.dumps({"type": "user", "message": {"role": "user", "content": text}}) for text in ("first", "second")
-    )
+    def line(text: str) -> str:
+        return json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n"
+
     with FakeAnthropic([text_response("one"), text_response("two")]) as fake:
-        out = run_sagent(
-            ["--input-format", "stream-json", "--output-format", "stream-json", "--cwd", str(project)],
-            env_for(fake, tmp_path),
-            stdin=lines + "\n",
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sagent.cli.main",
+                *("--input-format", "stream-json"),
+                *("--output-format", "stream-json"),
+                "--cwd",
+                str(project),
+            ],
+            env=env_for(fake, tmp_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line("first"))
+        proc.stdin.flush()
+        seen = []
+        while not seen or seen[-1]["type"] != "result":  # the first message is answered while stdin stays open
+            seen.append(json.loads(proc.stdout.readline()))
+        proc.stdin.write(line("second"))
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        proc.wait(timeout=60)
+        err = proc.stderr.read() if proc.stderr else ""
         second = fake.requests[1]["body"]["messages"]
-    assert out.returncode == 0, out.stderr
-    recs = records(out.stdout)
+    assert proc.returncode == 0, err
+    recs = seen + records(rest)
     answers = [r["message"]["content"][0]["text"] for r in recs if r["type"] == "assistant"]
     assert answers == ["one", "two"]
-    # Messages that arrive while the agent works are answered in the same run, at its next safe point.
-    assert recs[-1]["type"] == "result" and recs[-1]["result"] == "two"
+    assert [r["result"] for r in recs if r["type"] == "result"] == ["one", "two"]
     assert len({r["session_id"] for r in recs}) == 1
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
     bad = run_sagent(["--input-format", "stream-json", "--cwd", str(project)], env_for(fake, tmp_path), stdin="nope\n")

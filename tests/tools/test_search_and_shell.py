@@ -88,16 +88,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
+async def _dies(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return not _alive(pid)
+
+
 async def test_bash_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     ctx = ToolContext(cwd=tmp_path)
     with pytest.raises(ToolError, match="timed out after 1 s"):
         await Bash().run({"command": f"sleep 100 & echo $! > {pids}; sleep 100", "timeout": 1}, ctx)
-    child = int(pids.read_text())
-    deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(child)
+    assert await _dies(int(pids.read_text()))
 
 
 async def test_bash_cancellation_kills_the_group(tmp_path: Path) -> None:
@@ -110,11 +113,7 @@ async def test_bash_cancellation_kills_the_group(tmp_path: Path) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    child = int(pids.read_text())
-    deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(child)
+    assert await _dies(int(pids.read_text()))
 
 
 async def test_long_output_keeps_head_and_tail_and_spills_the_rest(tmp_path: Path) -> None:
