@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from typing import Any
 
 from sagent.agent.cost import CostTracker
@@ -174,8 +175,6 @@ class InputError(ValueError):
 
 def parse_input_line(line: str) -> UserMessage | None:
     """A user message from one stream-json input line; None for a blank line."""
-    import json
-
     if not line.strip():
         return None
     try:

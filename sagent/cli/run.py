@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from sagent.agent.agent import Agent
@@ -14,6 +15,7 @@ from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json
 from sagent.providers.base import ProviderError
 from sagent.providers.registry import build_model, choose
 from sagent.tools import builtin_tools, tools_by_name
+from sagent.tools.base import Tool
 from sagent.types import UserMessage
 
 
@@ -65,7 +67,9 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         return EXIT_ERROR
 
 
-async def _run(agent: Agent, prompt: UserMessage | None, incoming, output: Output) -> int:  # type: ignore[no-untyped-def]
+async def _run(
+    agent: Agent, prompt: UserMessage | None, incoming: AsyncIterator[UserMessage] | None, output: Output
+) -> int:
     try:
         return await run_headless(agent, prompt, incoming, output)
     finally:
@@ -83,7 +87,7 @@ def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:
     return UserMessage.of(text) if text.strip() else None
 
 
-def _tools(spec: str | None):  # type: ignore[no-untyped-def]
+def _tools(spec: str | None) -> list[Tool]:
     if spec is None:
         return builtin_tools()
     if spec.strip().lower() == "none":
