@@ -34,13 +34,14 @@ class ThinkingPart:
     """Model reasoning. `signature` is opaque provider data that only `provider` can accept back.
 
     `redacted` marks reasoning the provider returned encrypted: `signature` then holds the payload and
-    `text` is empty.
+    `text` is empty. `item_id` is the provider's own id for the reasoning item, where it has one (OpenAI).
     """
 
     text: str
     signature: str | None = None
     provider: str | None = None
     redacted: bool = False
+    item_id: str | None = None
     type: Literal["thinking"] = "thinking"
 
 

@@ -89,7 +89,13 @@ class BadRequestError(ProviderError):
     kind = "bad_request"
 
 
-_TOO_LONG = ("prompt is too long", "context_length_exceeded", "maximum context length", "context length")
+_TOO_LONG = (
+    "prompt is too long",
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "exceeds the maximum number of tokens",  # Gemini
+)
 
 
 def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None) -> ProviderError:

@@ -1,13 +1,17 @@
 """The model catalog: context limits, capabilities and USD prices per million tokens, as data.
 
-Prices come from the providers' public price pages (Anthropic: platform.claude.com/docs pricing, read
-2026-11). A model id matches the longest catalog id it starts with, so dated ids
-(`claude-sonnet-4-5-20250929`) find their family. A model missing from the table is *unpriced*: its cost is
-reported with `priced=False`, never silently billed as $0.
+Prices are the standard (non-batch, short-context tier) rates from the providers' public price pages, read
+2026-11: Anthropic (platform.claude.com pricing), OpenAI (openai.com/api/pricing), Google
+(ai.google.dev/gemini-api/docs/pricing), Moonshot (platform.moonshot.ai), Alibaba Model Studio
+(international), MiniMax. Where a provider charges nothing extra to write its cache, `cache_write` equals
+the input price. A model id matches its catalog entry exactly (case-insensitively) or with a date or
+version suffix (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`, `-latest`). Any other id is *unpriced*:
+its cost is reported with `priced=False`, never silently billed as $0 or at a sibling model's price.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sagent.types import Cost, Usage
@@ -47,6 +51,47 @@ def _claude(id: str, window: int, max_out: int, inp: float, out: float, read_mul
     )
 
 
+def _priced(
+    provider: str,
+    id: str,
+    window: int,
+    max_out: int,
+    inp: float,
+    out: float,
+    cached: float | None,
+    *,
+    thinking: bool = True,
+    images: bool = True,
+    cache_write: float | None = None,
+) -> ModelInfo:
+    """An entry for a provider whose cache costs nothing extra to write (unless `cache_write` says so);
+    `cached=None` means the model has no cache discount."""
+    return ModelInfo(
+        id,
+        provider,
+        window,
+        max_out,
+        inp,
+        out,
+        cache_write if cache_write is not None else inp,
+        cached if cached is not None else inp,
+        thinking=thinking,
+        images=images,
+        caching=cached is not None,
+    )
+
+
+def _openai(id: str, window: int, max_out: int, inp: float, out: float, cached: float | None, **kw: bool) -> ModelInfo:
+    return _priced("openai", id, window, max_out, inp, out, cached, **kw)
+
+
+def _google(id: str, inp: float, out: float, cached: float) -> ModelInfo:
+    return _priced("google", id, 1_048_576, 65_536, inp, out, cached)
+
+
+_GPT5 = (400_000, 128_000)
+_GPT41 = (1_047_576, 32_768)
+
 CATALOG: tuple[ModelInfo, ...] = (
     _claude("claude-opus-5", 200_000, 64_000, 5.0, 25.0),
     _claude("claude-opus-4-8", 200_000, 64_000, 5.0, 25.0),
@@ -63,22 +108,56 @@ CATALOG: tuple[ModelInfo, ...] = (
     _claude("claude-3-7-sonnet", 200_000, 64_000, 3.0, 15.0),
     _claude("claude-haiku-4-5", 200_000, 64_000, 1.0, 5.0),
     _claude("claude-3-5-haiku", 200_000, 8_192, 0.8, 4.0),
+    _openai("gpt-5.4", *_GPT5, 2.50, 15.00, 0.25),
+    _openai("gpt-5.4-mini", *_GPT5, 0.75, 4.50, 0.075),
+    _openai("gpt-5.4-nano", *_GPT5, 0.20, 1.25, 0.02),
+    _openai("gpt-5.2", *_GPT5, 1.75, 14.00, 0.175),
+    _openai("gpt-5.2-pro", *_GPT5, 21.00, 168.00, None),
+    _openai("gpt-5.1", *_GPT5, 1.25, 10.00, 0.125),
+    _openai("gpt-5.1-codex", *_GPT5, 1.25, 10.00, 0.125),
+    _openai("gpt-5.1-codex-mini", *_GPT5, 0.25, 2.00, 0.025),
+    _openai("gpt-5", *_GPT5, 1.25, 10.00, 0.125),
+    _openai("gpt-5-codex", *_GPT5, 1.25, 10.00, 0.125),
+    _openai("gpt-5-pro", *_GPT5, 15.00, 120.00, None),
+    _openai("gpt-5-mini", *_GPT5, 0.25, 2.00, 0.025),
+    _openai("gpt-5-nano", *_GPT5, 0.05, 0.40, 0.005),
+    _openai("gpt-4.1", *_GPT41, 2.00, 8.00, 0.50, thinking=False),
+    _openai("gpt-4.1-mini", *_GPT41, 0.40, 1.60, 0.10, thinking=False),
+    _openai("gpt-4.1-nano", *_GPT41, 0.10, 0.40, 0.025, thinking=False),
+    _openai("gpt-4o", 128_000, 16_384, 2.50, 10.00, 1.25, thinking=False),
+    _openai("gpt-4o-mini", 128_000, 16_384, 0.15, 0.60, 0.075, thinking=False),
+    _openai("o3", 200_000, 100_000, 2.00, 8.00, 0.50),
+    _openai("o4-mini", 200_000, 100_000, 1.10, 4.40, 0.275),
+    _google("gemini-3.1-pro-preview", 2.00, 12.00, 0.20),
+    _google("gemini-3-flash-preview", 0.50, 3.00, 0.05),
+    _google("gemini-3.1-flash-lite", 0.25, 1.50, 0.025),
+    _priced("moonshot", "kimi-k2-thinking", 262_144, 32_768, 0.60, 2.50, 0.15, images=False),
+    _priced("moonshot", "kimi-k2-0905-preview", 262_144, 32_768, 0.60, 2.50, 0.15, thinking=False, images=False),
+    _priced("moonshot", "kimi-k2-turbo-preview", 262_144, 32_768, 1.15, 8.00, 0.15, thinking=False, images=False),
+    _priced("dashscope", "qwen3-coder-plus", 1_000_000, 65_536, 1.00, 5.00, 0.20, thinking=False, images=False),
+    _priced("dashscope", "qwen3-max", 262_144, 65_536, 1.20, 6.00, 0.24, thinking=False, images=False),
+    _priced("dashscope", "qwen-plus", 1_000_000, 32_768, 0.40, 1.20, 0.08, images=False),
+    _priced("dashscope", "qwen-flash", 1_000_000, 32_768, 0.05, 0.40, 0.01, images=False),
+    _priced("minimax", "minimax-m2", 204_800, 131_072, 0.30, 1.20, 0.03, cache_write=0.375, images=False),
+    _priced("minimax", "minimax-m2.1", 204_800, 131_072, 0.30, 1.20, 0.03, cache_write=0.375, images=False),
     # The embedded local model runs on this machine: free, and priced as such on purpose.
     ModelInfo("smollm2", "local", 8_192, 2_048, 0.0, 0.0, 0.0, 0.0),
 )
 
 _BY_ID = {m.id: m for m in CATALOG}
+# What may follow a catalog id in a model id of the same model: a date, a version number, or an alias.
+_SUFFIX = re.compile(r"^(-\d{8}|-\d{4}-\d{2}-\d{2}|-\d{3}|-latest|@\d{8})$")
 
 
 def lookup(model_id: str) -> ModelInfo | None:
-    """The catalog entry for `model_id`: an exact id, or the longest catalog id it starts with."""
-    if model_id in _BY_ID:
-        return _BY_ID[model_id]
-    best: ModelInfo | None = None
+    """The catalog entry for `model_id`: the same id (any case), or one with a date or version suffix."""
+    lowered = model_id.lower()
+    if lowered in _BY_ID:
+        return _BY_ID[lowered]
     for info in CATALOG:
-        if model_id.startswith(info.id) and (best is None or len(info.id) > len(best.id)):
-            best = info
-    return best
+        if lowered.startswith(info.id) and _SUFFIX.match(lowered[len(info.id) :]):
+            return info
+    return None
 
 
 def cost_of(model_id: str, usage: Usage) -> Cost:

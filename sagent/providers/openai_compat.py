@@ -141,7 +141,7 @@ class OpenAICompatModel:
         except ProviderError:
             raise
         except Exception as error:
-            raise self._map_error(error) from error
+            raise map_openai_error(error, self._provider) from error
 
     async def _assemble(self, chunks: Any) -> AsyncIterator[ModelEvent]:
         text, thinking = [], []
@@ -185,20 +185,21 @@ class OpenAICompatModel:
         stop = "tool_use" if calls else _STOP.get(finish, "end_turn")
         yield ResponseComplete(AssistantMessage(tuple(parts), self._provider, self._name, usage, stop, response_id))
 
-    def _map_error(self, error: Exception) -> ProviderError:
-        import openai
 
-        p = self._provider
-        if isinstance(error, openai.APIConnectionError):
-            return ProviderConnectionError(str(error) or "connection failed", provider=p)
-        if not isinstance(error, openai.APIStatusError):
-            if isinstance(error, openai.OpenAIError | ValueError | json.JSONDecodeError):
-                return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=p)
-            raise error
-        message = error.message or str(error)
-        headers = error.response.headers if error.response is not None else {}
-        retry_after = parse_retry_after(headers.get("retry-after"))
-        return error_for_status(error.status_code, message, provider=p, retry_after=retry_after)
+def map_openai_error(error: Exception, provider: str) -> ProviderError:
+    """The typed error for an exception raised by the `openai` SDK (shared by both OpenAI wire formats)."""
+    import openai
+
+    if isinstance(error, openai.APIConnectionError):
+        return ProviderConnectionError(str(error) or "connection failed", provider=provider)
+    if not isinstance(error, openai.APIStatusError):
+        if isinstance(error, openai.OpenAIError | ValueError | json.JSONDecodeError):
+            return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=provider)
+        raise error
+    message = error.message or str(error)
+    headers = error.response.headers if error.response is not None else {}
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    return error_for_status(error.status_code, message, provider=provider, retry_after=retry_after)
 
 
 def _status(error: Exception) -> int | None:
@@ -208,20 +209,26 @@ def _status(error: Exception) -> int | None:
 def _usage(u: Any) -> Usage:
     details = getattr(u, "prompt_tokens_details", None)
     cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+    # Some servers report cache hits beside the counts instead (Moonshot: cached_tokens; DeepSeek style:
+    # prompt_cache_hit_tokens).
+    cached = cached or getattr(u, "cached_tokens", 0) or getattr(u, "prompt_cache_hit_tokens", 0) or 0
     prompt = u.prompt_tokens or 0
     return Usage(input_tokens=prompt - cached, output_tokens=u.completion_tokens or 0, cache_read_tokens=cached)
 
 
 def _tool_call(call: dict[str, Any], index: int) -> ToolCall:
-    cid = call["id"] or f"call_{index}"
-    raw = call["args"]
+    return parse_tool_call(call["id"] or f"call_{index}", call["name"], call["args"])
+
+
+def parse_tool_call(cid: str, name: str, raw: str) -> ToolCall:
+    """A tool call from its streamed JSON argument text; text that is not a JSON object is kept as invalid."""
     try:
         arguments = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError:
-        return ToolCall(cid, call["name"], {}, invalid_arguments=raw)
+        return ToolCall(cid, name, {}, invalid_arguments=raw)
     if not isinstance(arguments, dict):
-        return ToolCall(cid, call["name"], {}, invalid_arguments=raw)
-    return ToolCall(cid, call["name"], arguments)
+        return ToolCall(cid, name, {}, invalid_arguments=raw)
+    return ToolCall(cid, name, arguments)
 
 
 def _user_content(parts: tuple[TextPart | ImagePart, ...]) -> str | list[dict[str, Any]]:

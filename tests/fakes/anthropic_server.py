@@ -11,10 +11,10 @@ no step left, the server answers 500 with a clear message, so a test that runs o
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.sse_server import FakeServer, JSONReply, Stream, pieces
 
 
 @dataclass
@@ -67,10 +67,6 @@ def fault_529() -> Fault:
     return Fault(529, "overloaded_error", "Overloaded")
 
 
-def _chunks(text: str, size: int = 7) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
-
-
 def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
     """The event sequence the real API streams for `reply`."""
     usage = reply.usage
@@ -98,15 +94,15 @@ def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
         kind = block["type"]
         if kind == "text":
             start: dict[str, Any] = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
+            deltas = [{"type": "text_delta", "text": c} for c in pieces(block["text"], 7)]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block["thinking"])]
+            deltas = [{"type": "thinking_delta", "thinking": c} for c in pieces(block["thinking"], 7)]
             deltas.append({"type": "signature_delta", "signature": block["signature"]})
         else:
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             raw = block.get("raw", json.dumps(block.get("input", {})))
-            deltas = [{"type": "input_json_delta", "partial_json": c} for c in _chunks(raw, 5)]
+            deltas = [{"type": "input_json_delta", "partial_json": c} for c in pieces(raw, 5)]
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
         events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
@@ -124,70 +120,20 @@ def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
     return events
 
 
-class FakeAnthropic:
+class FakeAnthropic(FakeServer):
     def __init__(self, steps: list[Step] | None = None) -> None:
-        self.steps: list[Step] = list(steps or [])
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        fake = self
+        empty = JSONReply(500, _error_body("api_error", "fake: no scripted response left"))
+        super().__init__(steps, self._render, empty)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    @staticmethod
+    def _render(step: Step, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, Fault):
+            return JSONReply(step.status, _error_body(step.error_type, step.message), step.headers)
+        return Stream(sse_events(step, request["body"].get("model", "claude")), step.cut_after)
 
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with fake._lock:
-                    fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                    step = (
-                        fake.steps.pop(0) if fake.steps else Fault(500, "api_error", "fake: no scripted response left")
-                    )
-                if isinstance(step, Fault):
-                    payload = json.dumps(
-                        {"type": "error", "error": {"type": step.error_type, "message": step.message}}
-                    ).encode()
-                    self.send_response(step.status)
-                    for k, v in {"content-type": "application/json", **step.headers}.items():
-                        self.send_header(k, v)
-                    self.send_header("content-length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                    return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-                for n, (name, data) in enumerate(sse_events(step, body.get("model", "claude"))):
-                    if step.cut_after is not None and n >= step.cut_after:
-                        break
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                    self.wfile.flush()
-                self.close_connection = True
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def add(self, *steps: Step) -> None:
-        with self._lock:
-            self.steps.extend(steps)
-
-    def __enter__(self) -> FakeAnthropic:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+def _error_body(error_type: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": error_type, "message": message}}
 
 
 if __name__ == "__main__":  # a standalone fake for trying the CLI by hand: python -m tests.fakes.anthropic_server

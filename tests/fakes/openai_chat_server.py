@@ -1,12 +1,12 @@
 """A fake Chat Completions server on 127.0.0.1 streaming the real chunk format (`data: {...}`, a final
-usage chunk with no choices, `data: [DONE]`). Steps are lists of chunk dicts, or `(status, body)` faults."""
+usage chunk with no choices, `data: [DONE]`). Steps are lists of chunk dicts, a `Stream` of them (to cut
+it), or `(status, body[, headers])` faults."""
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.sse_server import FakeServer, JSONReply, Stream
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: dict | None = None) -> dict[str, Any]:
@@ -58,51 +58,18 @@ def tool_chunks(calls: list[tuple[str, str]], usage: dict | None = None) -> list
     return out
 
 
-class FakeChat:
-    def __init__(self, steps: list[Any]) -> None:
-        self.steps = list(steps)
-        self.requests: list[dict[str, Any]] = []
-        fake = self
+class FakeChat(FakeServer):
+    def __init__(self, steps: list[Any] | None = None) -> None:
+        super().__init__(steps, self._render, JSONReply(500, {"error": {"message": "fake: no step left"}}))
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                fake.requests.append(body)
-                step = fake.steps.pop(0) if fake.steps else (500, {"error": {"message": "fake: no step left"}})
-                if isinstance(step, tuple):
-                    status, payload = step[0], json.dumps(step[1]).encode()
-                    self.send_response(status)
-                    for k, v in {"content-type": "application/json", **(step[2] if len(step) > 2 else {})}.items():
-                        self.send_header(k, v)
-                    self.send_header("content-length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                    return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("connection", "close")
-                self.end_headers()
-                for c in step:
-                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.close_connection = True
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    @staticmethod
+    def _render(step: Any, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, tuple):
+            return JSONReply(step[0], step[1], step[2] if len(step) > 2 else {})
+        if isinstance(step, Stream):
+            return Stream([*step.events, (None, "[DONE]")], step.cut_after)
+        return Stream([*((None, c) for c in step), (None, "[DONE]")])
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeChat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return f"{self.root}/v1"

@@ -34,7 +34,7 @@ async def test_text_with_cached_usage() -> None:
     }
     with FakeChat([text_chunks("hello world", usage)]) as fake:
         events, _ = await run(fake)
-        body = fake.requests[0]
+        body = fake.requests[0]["body"]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "hello world"
     message = events[-1].message
     assert isinstance(events[-1], ResponseComplete) and message.text == "hello world"
@@ -58,7 +58,7 @@ async def test_429_retry_after_and_tool_choice_refusal() -> None:
     with FakeChat([limited, refuse, text_chunks("ok")]) as fake:
         model = OpenAICompatModel("m", base_url=fake.url, api_key="k")
         events, sleeps = await run(fake, model, RetryPolicy(max_retries=1))
-        sent = fake.requests
+        sent = fake.bodies()
     assert sleeps == [3.0] and events[-1].message.text == "ok"
     assert "tool_choice" in sent[1] and "tool_choice" not in sent[2] and not model.supports_tool_choice
     with FakeChat([limited]) as fake, pytest.raises(RateLimitError):

@@ -1,0 +1,356 @@
+"""Google Gemini through the official `google-genai` SDK (imported lazily).
+
+Gemini attaches *thought signatures* to the parts of a response (a text part, a function call, or a
+thought summary). They must come back on the same parts in the next request or the model loses its
+reasoning across tool rounds. sagent keeps a signature found on a text or function-call part as an empty
+`ThinkingPart` (provider "google") placed right before that part, and a signature on a thought summary on
+the summary's own `ThinkingPart`; `convert_history` puts each back where it came from.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers.base import (
+    AuthenticationError,
+    ProviderConnectionError,
+    ProviderError,
+    error_for_status,
+    parse_retry_after,
+)
+from sagent.providers.catalog import lookup
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelRequest,
+    PeerMessage,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+
+PROVIDER = "google"
+KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+_STOP: dict[str, StopReason] = {
+    "STOP": "end_turn",
+    "MAX_TOKENS": "max_tokens",
+    "SAFETY": "refusal",
+    "RECITATION": "refusal",
+    "PROHIBITED_CONTENT": "refusal",
+    "BLOCKLIST": "refusal",
+    "SPII": "refusal",
+    "IMAGE_SAFETY": "refusal",
+}
+
+
+class GoogleModel:
+    def __init__(
+        self,
+        model: str = "gemini-3-flash-preview",
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 600.0,
+    ) -> None:
+        self._name = model
+        self._api_key = api_key
+        self._base_url = base_url
+        self._max_tokens = max_tokens
+        self._timeout = timeout
+        info = lookup(model)
+        self._thinks = bool(info and info.thinking)
+        self._client: Any = None
+
+    @property
+    def provider(self) -> str:
+        return PROVIDER
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            key = self._api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
+            if not key:
+                raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
+            options = types.HttpOptions(
+                base_url=self._base_url,
+                api_version="v1beta",
+                timeout=int(self._timeout * 1000),
+                # One attempt: sagent's own retry policy decides, the same for every provider.
+                retry_options=types.HttpRetryOptions(attempts=1),
+            )
+            self._client = genai.Client(api_key=key, http_options=options)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aio.aclose()
+            self._client = None
+
+    def build_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The `generate_content_stream` arguments for a provider-neutral request."""
+        from google.genai import types
+
+        config: dict[str, Any] = {}
+        if request.system:
+            config["system_instruction"] = request.system
+        if request.tools:
+            config["tools"] = [
+                types.Tool(
+                    function_declarations=[
+                        types.FunctionDeclaration(
+                            name=t.name, description=t.description, parameters_json_schema=t.input_schema
+                        )
+                        for t in request.tools
+                    ]
+                )
+            ]
+        max_tokens = request.max_tokens or self._max_tokens
+        if max_tokens:
+            config["max_output_tokens"] = max_tokens
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        if request.thinking_budget:
+            config["thinking_config"] = types.ThinkingConfig(
+                thinking_budget=request.thinking_budget, include_thoughts=True
+            )
+        elif request.effort:
+            config["thinking_config"] = types.ThinkingConfig(
+                thinking_level=request.effort.upper(), include_thoughts=True
+            )
+        elif self._thinks:
+            config["thinking_config"] = types.ThinkingConfig(include_thoughts=True)
+        return {
+            "model": self._name,
+            "contents": convert_history(request.messages),
+            "config": types.GenerateContentConfig(**config),
+        }
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        try:
+            client = self._sdk()
+            chunks = await client.aio.models.generate_content_stream(**self.build_params(request))
+            async for event in _Assembler(self._name).feed(chunks):
+                yield event
+        except ProviderError:
+            raise
+        except Exception as error:
+            raise map_error(error) from error
+
+
+@dataclass
+class _Segment:
+    kind: str  # "text", "thought" or "call"
+    text: list[str] = field(default_factory=list)
+    signature: str | None = None
+    call: ToolCall | None = None
+
+
+class _Assembler:
+    """Turns the response chunks of one stream into sagent's deltas and the final message."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.segments: list[_Segment] = []
+        self.calls = 0
+
+    def _segment(self, kind: str) -> _Segment:
+        if kind == "call" or not self.segments or self.segments[-1].kind != kind:
+            self.segments.append(_Segment(kind))
+        return self.segments[-1]
+
+    async def feed(self, chunks: Any) -> AsyncIterator[ModelEvent]:
+        usage = Usage()
+        finish: str | None = None
+        response_id = None
+        blocked = None
+        async for chunk in chunks:
+            response_id = response_id or chunk.response_id
+            if chunk.usage_metadata is not None:
+                usage = _usage(chunk.usage_metadata)
+            feedback = chunk.prompt_feedback
+            if feedback is not None and feedback.block_reason is not None:
+                blocked = _name(feedback.block_reason)
+            for candidate in chunk.candidates or []:
+                for part in (candidate.content.parts if candidate.content else None) or []:
+                    for event in self._part(part):
+                        yield event
+                if candidate.finish_reason is not None:
+                    finish = _name(candidate.finish_reason)
+        if finish is None and blocked is None:
+            raise ProviderConnectionError("the stream ended before a finish reason", provider=PROVIDER)
+        parts: list[Any] = []
+        for seg in self.segments:
+            if seg.kind == "thought":
+                parts.append(ThinkingPart("".join(seg.text), seg.signature, PROVIDER))
+                continue
+            if seg.signature:
+                parts.append(ThinkingPart("", seg.signature, PROVIDER))
+            if seg.kind == "call" and seg.call is not None:
+                parts.append(seg.call)
+            elif seg.text and "".join(seg.text):
+                parts.append(TextPart("".join(seg.text)))
+        if blocked is not None:
+            stop: StopReason = "refusal"
+        elif any(isinstance(p, ToolCall) for p in parts):
+            stop = "tool_use"
+        else:
+            stop = _STOP.get(finish or "STOP", "end_turn")
+        yield ResponseComplete(AssistantMessage(tuple(parts), PROVIDER, self.model, usage, stop, response_id))
+
+    def _part(self, part: Any) -> list[ModelEvent]:
+        signature = base64.b64encode(part.thought_signature).decode() if part.thought_signature else None
+        events: list[ModelEvent] = []
+        if part.function_call is not None:
+            fc = part.function_call
+            seg = self._segment("call")
+            cid = fc.id or f"gcall_{uuid.uuid4().hex[:16]}"
+            seg.call = ToolCall(cid, fc.name or "", dict(fc.args or {}))
+            events.append(ToolCallDelta(self.calls, cid, fc.name, json.dumps(seg.call.arguments)))
+            self.calls += 1
+        elif part.text is not None:
+            seg = self._segment("thought" if part.thought else "text")
+            seg.text.append(part.text)
+            if part.text:
+                events.append(ThinkingDelta(part.text) if part.thought else TextDelta(part.text))
+        else:
+            return events  # parts sagent does not use (inline data, code execution) are skipped
+        if signature:
+            seg.signature = signature
+        return events
+
+
+def _name(value: Any) -> str:
+    return getattr(value, "name", None) or str(value)
+
+
+def _usage(u: Any) -> Usage:
+    cached = u.cached_content_token_count or 0
+    output = (u.candidates_token_count or 0) + (u.thoughts_token_count or 0)  # thoughts bill as output
+    return Usage(input_tokens=(u.prompt_token_count or 0) - cached, output_tokens=output, cache_read_tokens=cached)
+
+
+_DELAY = re.compile(r"^([\d.]+)s$")
+
+
+def map_error(error: Exception) -> ProviderError:
+    from google.genai import errors
+
+    if isinstance(error, errors.APIError):
+        message = error.message or str(error)
+        return error_for_status(error.code or 500, message, provider=PROVIDER, retry_after=_retry_after(error))
+    module = type(error).__module__.split(".")[0]
+    if module in ("httpx", "httpx2", "httpcore", "aiohttp") or isinstance(error, OSError | TimeoutError | ValueError):
+        return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=PROVIDER)
+    raise error
+
+
+def _retry_after(error: Any) -> float | None:
+    """A `retry-after` header, or the `RetryInfo.retryDelay` Google puts in the error details."""
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is not None and headers.get("retry-after"):
+        return parse_retry_after(headers.get("retry-after"))
+    details = error.details.get("error", error.details) if isinstance(error.details, dict) else {}
+    for detail in details.get("details", []) if isinstance(details, dict) else []:
+        match = _DELAY.match(str(detail.get("retryDelay", ""))) if isinstance(detail, dict) else None
+        if match:
+            return float(match.group(1))
+    return None
+
+
+# ------------------------------------------------------------------------------------------- history
+
+
+def _parts_of_user(message: UserMessage | PeerMessage | ToolResult) -> list[Any]:
+    from google.genai import types
+
+    if isinstance(message, PeerMessage):
+        return [types.Part(text=f"[message from {message.sender}]\n{message.text}")]
+    images = [
+        types.Part(inline_data=types.Blob(mime_type=p.media_type, data=base64.b64decode(p.data)))
+        for p in message.content
+        if isinstance(p, ImagePart)
+    ]
+    if isinstance(message, ToolResult):
+        key = "error" if message.is_error else "output"
+        response = types.FunctionResponse(
+            id=message.call_id, name=message.name, response={key: message.text or "(no output)"}
+        )
+        return [types.Part(function_response=response), *images]
+    texts = [types.Part(text=p.text) for p in message.content if isinstance(p, TextPart)]
+    return texts + images
+
+
+def _parts_of_assistant(message: AssistantMessage) -> list[Any]:
+    from google.genai import types
+
+    out: list[Any] = []
+    pending: bytes | None = None  # a signature waiting for the part it belongs to
+    for part in message.content:
+        if isinstance(part, ThinkingPart):
+            if part.provider == PROVIDER and not part.text and part.signature:
+                pending = base64.b64decode(part.signature)
+            elif part.provider == PROVIDER:
+                signature = base64.b64decode(part.signature) if part.signature else None
+                out.append(types.Part(text=part.text, thought=True, thought_signature=signature))
+            elif part.text:  # another provider's reasoning: Gemini cannot use it, so it becomes text
+                out.append(types.Part(text=f"<thinking>{part.text}</thinking>"))
+            continue
+        if isinstance(part, TextPart):
+            if not part.text:
+                continue
+            new = types.Part(text=part.text, thought_signature=pending)
+        elif isinstance(part, ToolCall):
+            call = types.FunctionCall(id=part.id, name=part.name, args=part.arguments)
+            new = types.Part(function_call=call, thought_signature=pending)
+        else:
+            continue
+        out.append(new)
+        pending = None
+    if pending is not None:  # a signature that came last belongs with the last part
+        if out and out[-1].thought_signature is None:
+            out[-1].thought_signature = pending
+        else:
+            out.append(types.Part(text="", thought_signature=pending))
+    return out or [types.Part(text="(no content)")]
+
+
+def convert_history(history: tuple[Message, ...]) -> list[Any]:
+    """Gemini contents: consecutive user-side messages (tool results, user and peer text) merge into one
+    user turn, so each turn's function responses answer its calls together."""
+    from google.genai import types
+
+    contents: list[Any] = []
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            role, parts = "model", _parts_of_assistant(message)
+        else:
+            role, parts = "user", _parts_of_user(message)
+        if not parts:
+            continue
+        if contents and contents[-1].role == role:
+            contents[-1].parts.extend(parts)
+        else:
+            contents.append(types.Content(role=role, parts=parts))
+    return contents

@@ -1,0 +1,302 @@
+"""OpenAI through the official `openai` SDK's Responses API (imported lazily).
+
+Requests are stateless (`store=false`): the whole history is sent each turn, and reasoning comes back as
+encrypted items (`include=["reasoning.encrypted_content"]`) that are sent again on the next turn, so the
+model keeps its chain of thought across tool rounds without OpenAI storing anything. `prompt_cache_key`
+is the session id, which keeps one session's requests on the same prompt cache.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers.base import ProviderConnectionError, ProviderError, error_for_status
+from sagent.providers.catalog import lookup
+from sagent.providers.openai_compat import call_id, map_openai_error, parse_tool_call
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelRequest,
+    PeerMessage,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+PROVIDER = "openai"
+
+# Responses `error.code` values whose meaning the HTTP status of a 200 stream does not carry.
+_STATUS_OF_CODE = {
+    "rate_limit_exceeded": 429,
+    "server_error": 500,
+    "context_length_exceeded": 400,
+    "invalid_prompt": 400,
+}
+
+
+class OpenAIModel:
+    def __init__(
+        self,
+        model: str = "gpt-5.4",
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 600.0,
+        reasoning: bool | None = None,
+    ) -> None:
+        self._name = model
+        self._api_key = api_key
+        self._base_url = base_url  # None: the SDK reads OPENAI_BASE_URL, then its default
+        self._max_tokens = max_tokens
+        self._timeout = timeout
+        info = lookup(model)
+        # Reasoning parameters are refused by models that do not reason; unknown models get them only on request.
+        self._reasoning = reasoning if reasoning is not None else bool(info and info.thinking)
+        self._client: Any = None
+
+    @property
+    def provider(self) -> str:
+        return PROVIDER
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=self._timeout
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def build_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The Responses API request body for a provider-neutral request."""
+        params: dict[str, Any] = {
+            "model": self._name,
+            "input": convert_history(request.messages),
+            "stream": True,
+            "store": False,
+        }
+        if request.system:
+            params["instructions"] = request.system
+        if request.tools:
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.input_schema,
+                    "strict": False,
+                }
+                for t in request.tools
+            ]
+        if request.cache_key:
+            params["prompt_cache_key"] = request.cache_key
+        max_tokens = request.max_tokens or self._max_tokens
+        if max_tokens:
+            params["max_output_tokens"] = max_tokens
+        if self._reasoning or request.effort:
+            reasoning: dict[str, Any] = {"summary": "auto"}
+            if request.effort:
+                reasoning["effort"] = request.effort
+            params["reasoning"] = reasoning
+            params["include"] = ["reasoning.encrypted_content"]
+        elif request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        client = self._sdk()
+        try:
+            events = await client.responses.create(**self.build_params(request))
+            try:
+                async for event in _Assembler(self._name).feed(events):
+                    yield event
+            finally:
+                await events.close()
+        except ProviderError:
+            raise
+        except Exception as error:
+            raise map_openai_error(error, PROVIDER) from error
+
+
+class _Assembler:
+    """Turns the typed stream events of one response into sagent's deltas and the final message."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.items: dict[int, Any] = {}  # output_index -> the finished item (or the added one, as a fallback)
+        self.arguments: dict[int, list[str]] = {}
+        self.summaries: dict[int, list[str]] = {}
+        self.text: dict[int, list[str]] = {}
+
+    async def feed(self, events: Any) -> AsyncIterator[ModelEvent]:
+        async for event in events:
+            kind = event.type
+            if kind == "response.output_item.added":
+                self.items[event.output_index] = event.item
+                if event.item.type == "function_call":
+                    yield ToolCallDelta(event.output_index, event.item.call_id, event.item.name, "")
+            elif kind == "response.output_text.delta":
+                self.text.setdefault(event.output_index, []).append(event.delta)
+                yield TextDelta(event.delta)
+            elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+                self.summaries.setdefault(event.output_index, []).append(event.delta)
+                yield ThinkingDelta(event.delta)
+            elif kind == "response.reasoning_summary_part.added" and self.summaries.get(event.output_index):
+                self.summaries[event.output_index].append("\n\n")  # summary parts read as paragraphs
+            elif kind == "response.function_call_arguments.delta":
+                self.arguments.setdefault(event.output_index, []).append(event.delta)
+                yield ToolCallDelta(event.output_index, None, None, event.delta)
+            elif kind == "response.output_item.done":
+                self.items[event.output_index] = event.item
+            elif kind in ("response.completed", "response.incomplete"):
+                yield ResponseComplete(self._message(event.response))
+                return
+            elif kind == "response.failed":
+                raise _failure(event.response)
+        raise ProviderConnectionError("the stream ended before the response completed", provider=PROVIDER)
+
+    def _message(self, response: Any) -> AssistantMessage:
+        parts: list[Any] = []
+        for index in sorted(self.items):
+            item = self.items[index]
+            if item.type == "reasoning":
+                text = "".join(self.summaries.get(index, [])) or _summary_text(item)
+                signature = getattr(item, "encrypted_content", None)
+                if text or signature:
+                    parts.append(ThinkingPart(text, signature, PROVIDER, item_id=item.id))
+            elif item.type == "message":
+                text = _message_text(item) or "".join(self.text.get(index, []))
+                if text:
+                    parts.append(TextPart(text))
+            elif item.type == "function_call":
+                raw = getattr(item, "arguments", None) or "".join(self.arguments.get(index, []))
+                parts.append(parse_tool_call(item.call_id, item.name, raw))
+        stop = _stop_reason(response, any(isinstance(p, ToolCall) for p in parts))
+        return AssistantMessage(tuple(parts), PROVIDER, self.model, _usage(response.usage), stop, response.id)
+
+
+def _summary_text(item: Any) -> str:
+    return "\n\n".join(s.text for s in (getattr(item, "summary", None) or []))
+
+
+def _message_text(item: Any) -> str:
+    out = []
+    for part in getattr(item, "content", None) or []:
+        if part.type == "output_text":
+            out.append(part.text)
+        elif part.type == "refusal":
+            out.append(part.refusal)
+    return "".join(out)
+
+
+def _stop_reason(response: Any, has_calls: bool) -> StopReason:
+    if has_calls:
+        return "tool_use"
+    if response.status == "incomplete":
+        details = getattr(response, "incomplete_details", None)
+        reason = getattr(details, "reason", None)
+        return "refusal" if reason == "content_filter" else "max_tokens"
+    return "end_turn"
+
+
+def _usage(u: Any) -> Usage:
+    if u is None:
+        return Usage()
+    details = getattr(u, "input_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+    return Usage(
+        input_tokens=(u.input_tokens or 0) - cached, output_tokens=u.output_tokens or 0, cache_read_tokens=cached
+    )
+
+
+def _failure(response: Any) -> ProviderError:
+    error = getattr(response, "error", None)
+    code = getattr(error, "code", None) or ""
+    message = getattr(error, "message", None) or "the response failed"
+    return error_for_status(_STATUS_OF_CODE.get(code, 500), message, provider=PROVIDER)
+
+
+# ------------------------------------------------------------------------------------------- history
+
+
+def _user_content(parts: tuple[TextPart | ImagePart, ...]) -> list[dict[str, Any]]:
+    return [
+        {"type": "input_image", "image_url": f"data:{p.media_type};base64,{p.data}"}
+        if isinstance(p, ImagePart)
+        else {"type": "input_text", "text": p.text}
+        for p in parts
+    ]
+
+
+def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ThinkingPart):
+            if part.provider == PROVIDER and part.signature and part.item_id:
+                items.append(
+                    {
+                        "type": "reasoning",
+                        "id": part.item_id,
+                        "summary": [{"type": "summary_text", "text": part.text}] if part.text else [],
+                        "encrypted_content": part.signature,
+                    }
+                )
+            elif part.text:  # another provider's reasoning: OpenAI cannot use it, so it becomes text
+                items.append(_output_text(f"<thinking>{part.text}</thinking>"))
+        elif isinstance(part, TextPart):
+            if part.text:
+                items.append(_output_text(part.text))
+        elif isinstance(part, ToolCall):
+            arguments = part.invalid_arguments if part.invalid_arguments is not None else json.dumps(part.arguments)
+            items.append(
+                {"type": "function_call", "call_id": call_id(part.id), "name": part.name, "arguments": arguments}
+            )
+    return items
+
+
+def _output_text(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Responses input items. Images in tool results follow the output as a user message, since a
+    `function_call_output` carries text."""
+    items: list[dict[str, Any]] = []
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            items += _assistant_items(message)
+        elif isinstance(message, ToolResult):
+            output = message.text or "(no output)"
+            if message.is_error:
+                output = f"Error: {output}"
+            items.append({"type": "function_call_output", "call_id": call_id(message.call_id), "output": output})
+            images = tuple(p for p in message.content if isinstance(p, ImagePart))
+            if images:
+                items.append({"role": "user", "content": _user_content(images)})
+        elif isinstance(message, PeerMessage):
+            items.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": f"[message from {message.sender}]\n{message.text}"}],
+                }
+            )
+        else:
+            items.append({"role": "user", "content": _user_content(message.content)})
+    return items

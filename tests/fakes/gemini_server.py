@@ -1,0 +1,125 @@
+"""A fake Gemini API server on 127.0.0.1 streaming `streamGenerateContent?alt=sse` in the real shape.
+
+    with FakeGemini([gemini_tools([("Read", {"path": "a.py"})]), gemini_text("done")]) as fake:
+        GoogleModel(base_url=fake.url, api_key="test")...
+
+Each step answers one POST .../models/{model}:streamGenerateContent: a `GeminiReply` whose parts (the
+API's own camelCase part objects) are streamed over several chunks, or a `Fault` with Google's error body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.fakes.sse_server import FakeServer, JSONReply, Stream, pieces
+
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+
+@dataclass
+class GeminiReply:
+    parts: list[dict[str, Any]]
+    finish: str = "STOP"
+    # Gemini's own counts: prompt includes cached tokens; thoughts are separate from candidates.
+    usage: dict[str, int] = field(default_factory=lambda: {"promptTokenCount": 100, "candidatesTokenCount": 20})
+    cut_after: int | None = None
+
+
+@dataclass
+class Fault:
+    status: int
+    message: str
+    details: list[dict[str, Any]] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def gemini_text(text: str, **usage: int) -> GeminiReply:
+    return GeminiReply([{"text": text}], usage=_usage(usage))
+
+
+def gemini_tools(calls: list[tuple[str, dict[str, Any]]], text: str = "", signature: str | None = None) -> GeminiReply:
+    """Function calls, the first one signed when `signature` is given (as Gemini signs the first call)."""
+    parts: list[dict[str, Any]] = [{"text": text}] if text else []
+    for i, (name, args) in enumerate(calls):
+        part: dict[str, Any] = {"functionCall": {"name": name, "args": args}}
+        if i == 0 and signature:
+            part["thoughtSignature"] = signature
+        parts.append(part)
+    return GeminiReply(parts)
+
+
+def gemini_thinking(thought: str, signature: str, text: str) -> GeminiReply:
+    return GeminiReply([{"text": thought, "thought": True}, {"text": text, "thoughtSignature": signature}])
+
+
+def _usage(given: dict[str, int]) -> dict[str, int]:
+    return {"promptTokenCount": 100, "candidatesTokenCount": 20, **given}
+
+
+def _chunk_parts(parts: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Text parts split over several chunks; a signature rides on the last piece of its part."""
+    chunks: list[list[dict[str, Any]]] = []
+    for part in parts:
+        if "text" not in part:
+            chunks.append([part])
+            continue
+        texts = pieces(part["text"], 6)
+        for n, piece in enumerate(texts):
+            out = {**part, "text": piece}
+            if n < len(texts) - 1:
+                out.pop("thoughtSignature", None)
+            chunks.append([out])
+    return chunks
+
+
+def stream_chunks(reply: GeminiReply, model: str) -> list[dict[str, Any]]:
+    chunks = _chunk_parts(reply.parts)
+    out = []
+    for n, parts in enumerate(chunks):
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        last = n == len(chunks) - 1
+        if last:
+            candidate["finishReason"] = reply.finish
+        u = reply.usage
+        total = u.get("promptTokenCount", 0) + u.get("candidatesTokenCount", 0) + u.get("thoughtsTokenCount", 0)
+        out.append(
+            {
+                "candidates": [candidate],
+                "usageMetadata": {**u, "totalTokenCount": total}
+                if last
+                else {"promptTokenCount": u["promptTokenCount"]},
+                "modelVersion": model,
+                "responseId": "gresp_fake01",
+            }
+        )
+    return out
+
+
+class FakeGemini(FakeServer):
+    def __init__(self, steps: list[GeminiReply | Fault] | None = None) -> None:
+        super().__init__(steps, self._render, _fault(Fault(500, "fake: no scripted response left")))
+
+    @staticmethod
+    def _render(step: GeminiReply | Fault, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, Fault):
+            return _fault(step)
+        model = request["path"].split("/models/")[-1].split(":")[0]
+        return Stream([(None, c) for c in stream_chunks(step, model)], step.cut_after)
+
+
+def _fault(fault: Fault) -> JSONReply:
+    error = {
+        "code": fault.status,
+        "message": fault.message,
+        "status": _STATUS_NAMES.get(fault.status, "UNKNOWN"),
+        "details": fault.details,
+    }
+    return JSONReply(fault.status, {"error": error}, fault.headers)
