@@ -54,6 +54,7 @@ _EVENTS = (
     "ToolCallDelta",
     "Retrying",
     "SessionStarted",
+    "ModelSwitched",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",

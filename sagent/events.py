@@ -76,6 +76,17 @@ class SessionStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelSwitched:
+    """The agent moved to another model (possibly another provider); the history goes with it."""
+
+    provider: str
+    model: str
+    previous_provider: str
+    previous_model: str
+    type: Literal["model_switched"] = "model_switched"
+
+
+@dataclass(frozen=True, slots=True)
 class MessageAdded:
     """A user, peer or tool-result message entered the history (assistant ones come as TurnFinished)."""
 
@@ -162,6 +173,7 @@ Event = (
     | ToolCallDelta
     | Retrying
     | SessionStarted
+    | ModelSwitched
     | MessageAdded
     | ToolStarted
     | ToolFinished

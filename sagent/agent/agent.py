@@ -28,6 +28,7 @@ from sagent.events import (
     ErrorEvent,
     Event,
     MessageAdded,
+    ModelSwitched,
     ResponseComplete,
     Result,
     ResultSubtype,
@@ -119,6 +120,7 @@ class Agent:
         self._running = False
         self._started = False
         self._closed = False
+        self._retired: list[Model] = []  # models switched away from, closed with the agent
 
     @classmethod
     def resume(cls, path: str | Path, model: Model, **settings: Any) -> Agent:
@@ -192,11 +194,24 @@ class Agent:
         finally:
             self._running = False
 
+    def switch_model(self, model: Model) -> None:
+        """Send the next model call, and every one after it, to `model` (any provider). The history goes
+        with it as it is; each provider converts it (tool-call ids remapped, foreign thinking as text).
+        A response already streaming finishes on the old model."""
+        previous = self.model
+        if model is previous:
+            return
+        self.model = model
+        self._retired.append(previous)
+        self._emit(ModelSwitched(model.provider, model.name, previous.provider, previous.name))
+
     async def aclose(self) -> None:
-        """Release the model's resources (a local server) and close the session log."""
-        close = getattr(self.model, "aclose", None)
-        if close is not None:
-            await close()
+        """Release the models' resources (a local server) and close the session log."""
+        for model in (*self._retired, self.model):
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+        self._retired.clear()
         self.session.close()
 
     # ------------------------------------------------------------------------------------------ loop

@@ -77,6 +77,9 @@ class SessionState:
     header: dict[str, Any] = field(default_factory=dict)
     # Tool calls that never got a result (the process died mid-tool); resume answers them.
     dangling: list[ToolResult] = field(default_factory=list)
+    # The provider and model the session was last using, once it has run.
+    provider: str | None = None
+    model: str | None = None
 
 
 class SessionLog:
@@ -166,7 +169,9 @@ def read_state(lines: list[bytes]) -> SessionState:
             continue
         event = record.get("event") or {}
         kind = event.get("type")
-        if kind == "message_added":
+        if kind in ("session_started", "model_switched"):
+            state.provider, state.model = event["provider"], event["model"]
+        elif kind == "message_added":
             state.history.append(message_from_dict(event["message"]))
         elif kind == "turn_finished":
             message = message_from_dict(event["message"])
@@ -189,6 +194,12 @@ def read_state(lines: list[bytes]) -> SessionState:
                 if call.id not in answered:
                     state.dangling.append(ToolResult.of(call, INTERRUPTED_TOOL, is_error=True))
     return state
+
+
+def peek_state(path: Path) -> SessionState:
+    """What a session log holds, read without opening it for writing."""
+    raw = path.read_bytes()
+    return read_state(raw[: raw.rfind(b"\n") + 1].splitlines())  # without a torn last record
 
 
 def verify_chain(path: Path) -> bool:

@@ -10,18 +10,51 @@ from pathlib import Path
 def list_models(argv: list[str]) -> int:
     from sagent.providers.catalog import CATALOG
 
-    if argv:
-        sys.stderr.write("sagent models: takes no arguments\n")
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        sys.stderr.write("usage: sagent models [PROVIDER]\n")
+        return 2
+    rows = [m for m in CATALOG if not argv or m.provider == argv[0]]
+    if not rows:
+        providers = sorted({m.provider for m in CATALOG})
+        sys.stderr.write(f"sagent models: no models for {argv[0]!r}; providers: {', '.join(providers)}\n")
         return 2
     print(
-        f"{'model':<22} {'provider':<10} {'context':>8} {'output':>7}  {'$/M in':>7} {'$/M out':>7} "
-        f"{'cache w':>7} {'cache r':>7}"
+        f"{'model':<24} {'provider':<10} {'context':>9} {'output':>7}  {'$/M in':>7} {'$/M out':>7} "
+        f"{'cache w':>7} {'cache r':>7}  features"
     )
-    for m in CATALOG:
-        print(
-            f"{m.id:<22} {m.provider:<10} {m.context_window:>8,} {m.max_output:>7,}  "
-            f"{m.input:>7.2f} {m.output:>7.2f} {m.cache_write:>7.2f} {m.cache_read:>7.3f}"
+    for m in rows:
+        features = ",".join(
+            f
+            for f, on in (("tools", m.tools), ("thinking", m.thinking), ("images", m.images), ("caching", m.caching))
+            if on
         )
+        print(
+            f"{m.id:<24} {m.provider:<10} {m.context_window:>9,} {m.max_output:>7,}  "
+            f"{m.input:>7.2f} {m.output:>7.2f} {m.cache_write:>7.2f} {m.cache_read:>7.3f}  {features}"
+        )
+    print("Prices are USD per million tokens. Models not listed run, but their cost is reported as unpriced.")
+    return 0
+
+
+def list_providers(argv: list[str]) -> int:
+    from sagent.providers.registry import DEFAULT_MODELS, ENDPOINTS, KEY_VARIABLES, NATIVE
+
+    if argv:
+        sys.stderr.write("sagent providers: takes no arguments\n")
+        return 2
+    notes = {
+        "anthropic": "Messages API (ANTHROPIC_BASE_URL honoured)",
+        "openai": "Responses API (OPENAI_BASE_URL honoured)",
+        "google": "Gemini API",
+        "local": "llama.cpp on this machine (the `local` extra); --model takes a .gguf path",
+        "openai-compat": "any Chat Completions server: --base-url, --model, --api-key-env",
+    }
+    print(f"{'provider':<14} {'key variable':<32} {'default model':<22} endpoint")
+    for name in NATIVE:
+        keys = " or ".join(KEY_VARIABLES.get(name, ())) or "-"
+        print(f"{name:<14} {keys:<32} {DEFAULT_MODELS.get(name, '-'):<22} {notes[name]}")
+    for e in ENDPOINTS.values():
+        print(f"{e.name:<14} {e.key_variable or '-':<32} {e.default_model or '(--model)':<22} {e.base_url}")
     return 0
 
 

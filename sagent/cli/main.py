@@ -21,7 +21,8 @@ sagent: a coding agent for the terminal.
   sagent -p "fix the failing test"          run a task and print the answer
   echo "explain main.py" | sagent          the task on standard input
   sagent -p "..." --output-format stream-json   JSON records as events happen
-  sagent models                            the model catalog with prices
+  sagent models [PROVIDER]                 the model catalog with prices
+  sagent providers                         providers, their key variables and endpoints
   sagent sessions                          this directory's sessions
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
@@ -31,8 +32,14 @@ EPILOG = """\
 exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input,
 3 stopped at --max-tool-rounds, 4 stopped at --max-budget-usd, 130 interrupted.
 
-environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; XDG_DATA_HOME (sessions live in
-$XDG_DATA_HOME/sagent/sessions, default ~/.local/share/sagent/sessions).
+providers: with no --provider, a model id names its provider (claude-*, gpt-*/o3/o4-*, gemini-*,
+kimi-*, qwen*, MiniMax-*, owner/model for OpenRouter, a .gguf path); with no model either, the first key
+set picks one: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY, MOONSHOT_API_KEY,
+DASHSCOPE_API_KEY, MINIMAX_API_KEY, OPENROUTER_API_KEY. ANTHROPIC_BASE_URL and OPENAI_BASE_URL are
+honoured. See `sagent providers`.
+
+environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
+~/.local/share/sagent/sessions); SAGENT_LLAMA_SERVER (a llama-server binary for the local model).
 """
 
 
@@ -64,13 +71,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="with stream-json output, also write text and tool-argument deltas as stream_event records",
     )
     model = p.add_argument_group("model")
-    model.add_argument("--provider", help="anthropic, openai-compat or local (default: from --model or the keys set)")
-    model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6) or a .gguf path")
-    model.add_argument("--base-url", help="the provider's API base URL (for openai-compat, or a proxy)")
+    model.add_argument(
+        "--provider",
+        metavar="NAME",
+        help="anthropic, openai, google, local, openai-compat, or a preset: moonshot, dashscope, minimax, "
+        "openrouter, ollama, lmstudio, vllm (default: from --model, or the first API key set)",
+    )
+    model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6, gpt-5.4) or a .gguf path")
+    model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
     model.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
     model.add_argument("--max-tokens", type=int, metavar="N", help="the most output tokens per response")
     model.add_argument(
         "--thinking-budget", type=int, metavar="N", help="enable extended thinking with this many tokens"
+    )
+    model.add_argument(
+        "--effort",
+        choices=("minimal", "low", "medium", "high"),
+        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level)",
     )
     agent = p.add_argument_group("agent")
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
@@ -96,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.commands import list_models
 
         return list_models(argv[1:])
+    if argv[:1] == ["providers"]:
+        from sagent.cli.commands import list_providers
+
+        return list_providers(argv[1:])
     if argv[:1] == ["sessions"]:
         from sagent.cli.commands import list_session_files
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from sagent.agent.agent import Agent
 from sagent.agent.prompt import coding_system_prompt
-from sagent.agent.session import SessionLog, find_session, list_sessions
+from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.providers.base import ProviderError
-from sagent.providers.registry import build_model, choose
+from sagent.providers.registry import Choice, build_model, choose
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.types import UserMessage
@@ -31,7 +31,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
             raise UsageError("the task is empty")
         tools = _tools(args.tools)
         session_path = _session_to_continue(args, cwd)
-        choice = choose(args.provider, args.model)
+        choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
     except (UsageError, ProviderError) as error:
         sys.stderr.write(f"sagent: error: {error}\n")
@@ -48,6 +48,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         max_budget_usd=args.max_budget_usd,
         max_tokens=args.max_tokens,
         thinking_budget=args.thinking_budget,
+        effort=args.effort,
         cwd=cwd,
     )
     if session_path is not None:
@@ -74,6 +75,15 @@ async def _run(
         return await run_headless(agent, prompt, incoming, output)
     finally:
         await agent.aclose()
+
+
+def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
+    """The provider and model: as named, else the ones a continued session was last using, else the default."""
+    if session_path is not None and args.provider is None and args.model is None:
+        state = peek_state(session_path)
+        if state.provider and state.model:
+            return Choice(state.provider, state.model)
+    return choose(args.provider, args.model)
 
 
 def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:

@@ -230,7 +230,8 @@ def _failure(response: Any) -> ProviderError:
     error = getattr(response, "error", None)
     code = getattr(error, "code", None) or ""
     message = getattr(error, "message", None) or "the response failed"
-    return error_for_status(_STATUS_OF_CODE.get(code, 500), message, provider=PROVIDER)
+    text = f"{code}: {message}" if code else message  # the code carries the meaning (context_length_exceeded)
+    return error_for_status(_STATUS_OF_CODE.get(code, 500), text, provider=PROVIDER)
 
 
 # ------------------------------------------------------------------------------------------- history

@@ -1,0 +1,24 @@
+"""Tests never see the developer's provider keys or endpoints: each test starts with none set, so what a
+test expects cannot depend on the machine it runs on (and no test can reach a real provider)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from sagent.providers.registry import KEY_VARIABLES
+
+_PROVIDER_VARIABLES = {v for variables in KEY_VARIABLES.values() for v in variables} | {
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_BASE_URL",
+    "GOOGLE_GEMINI_BASE_URL",
+    "VLLM_API_KEY",
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in _PROVIDER_VARIABLES & set(os.environ):
+        monkeypatch.delenv(name)
