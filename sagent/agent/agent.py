@@ -156,6 +156,26 @@ class Agent:
         self._unread_input += 1
         self._inbox.put_nowait(UserInput(message))
 
+    def retract(self, message: UserMessage | PeerMessage) -> bool:
+        """Take back a message given to `send()` that has not entered the history yet (so a user can edit
+        queued input). True when it was still waiting; False when it was already delivered."""
+        for index, queued in enumerate(self._queued):
+            if queued is message:
+                del self._queued[index]
+                return True
+        waiting = []
+        found = False
+        while not self._inbox.empty():
+            item = self._inbox.get_nowait()
+            if not found and isinstance(item, UserInput) and item.message is message:
+                found = True
+                self._unread_input -= 1
+            else:
+                waiting.append(item)
+        for item in waiting:
+            self._inbox.put_nowait(item)
+        return found
+
     def interrupt(self) -> None:
         """Stop the current model stream and tools; what they produced so far stays in the history."""
         if self._running:

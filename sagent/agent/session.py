@@ -252,3 +252,11 @@ def find_session(ref: str, cwd: Path) -> Path:
     if not matches:
         raise FileNotFoundError(f"no session {ref!r} in {sessions_dir(cwd)}")
     raise FileNotFoundError(f"session id {ref!r} is ambiguous: {len(matches)} sessions start with it")
+
+
+def age_text(seconds: float) -> str:
+    """How long ago, in the largest whole unit: "3d ago", "5m ago", "just now"."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"

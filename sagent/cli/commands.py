@@ -59,7 +59,7 @@ def list_providers(argv: list[str]) -> int:
 
 
 def list_session_files(argv: list[str]) -> int:
-    from sagent.agent.session import list_sessions
+    from sagent.agent.session import age_text, list_sessions
 
     cwd = Path(argv[0] if argv else ".").resolve()
     sessions = list_sessions(cwd)
@@ -68,14 +68,7 @@ def list_session_files(argv: list[str]) -> int:
         return 0
     now = time.time()
     for s in sessions:
-        age = _age(now - s.modified)
+        age = age_text(now - s.modified)
         prompt = " ".join(s.first_prompt.split())[:70]
         print(f"{s.id}  {age:>8}  {prompt}")
     return 0
-
-
-def _age(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"

@@ -18,6 +18,8 @@ EXIT_USAGE = 2
 DESCRIPTION = """\
 sagent: a coding agent for the terminal.
 
+  sagent                                   the interactive REPL (on a terminal)
+  sagent --resume                          pick a session of this directory to reopen in the REPL
   sagent -p "fix the failing test"          run a task and print the answer
   echo "explain main.py" | sagent          the task on standard input
   sagent -p "..." --output-format stream-json   JSON records as events happen
@@ -103,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here"
     )
     sessions.add_argument("--session", metavar="ID|PATH", help="continue a given session")
+    sessions.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="open the REPL on a session: the one given, or one picked from this directory's list",
+    )
     sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
     return p
 
@@ -130,10 +139,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     piped = not sys.stdin.isatty()
     if args.prompt is None and not piped:
-        sys.stderr.write(
-            "sagent: the interactive REPL is not available yet; give a task with -p TASK or on standard "
-            "input (echo TASK | sagent). See sagent --help.\n"
-        )
+        if not sys.stdout.isatty():
+            sys.stderr.write("sagent: the REPL needs a terminal; give a task with -p TASK or on standard input\n")
+            return EXIT_USAGE
+        from sagent.cli.run import run_interactive
+
+        return run_interactive(args)
+    if args.resume is not None:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write("sagent: error: --resume opens the REPL; with -p or piped input use --session ID\n")
         return EXIT_USAGE
     from sagent.cli.run import run_task
 
@@ -144,9 +158,9 @@ def _check(args: argparse.Namespace) -> str | None:
     """A message for arguments that cannot work together, or None."""
     if args.cwd and not Path(args.cwd).is_dir():
         return f"--cwd {args.cwd}: not a directory"
-    if args.continue_ and args.session:
-        return "--continue and --session cannot be used together"
-    if args.ephemeral and (args.continue_ or args.session):
+    if sum(bool(x) for x in (args.continue_, args.session, args.resume is not None)) > 1:
+        return "--continue, --session and --resume cannot be used together"
+    if args.ephemeral and (args.continue_ or args.session or args.resume is not None):
         return "--ephemeral cannot continue a session"
     if args.input_format == "stream-json" and sys.stdin.isatty():
         return "--input-format stream-json reads JSON lines from standard input, which is a terminal"

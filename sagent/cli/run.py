@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.prompt import coding_system_prompt
-from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state
+from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state, sessions_dir
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
-from sagent.providers.base import ProviderError
-from sagent.providers.registry import Choice, build_model, choose
+from sagent.providers.base import Model, ProviderError
+from sagent.providers.registry import Choice, build_model, choose, infer_provider
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.types import UserMessage
@@ -38,10 +40,78 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         return EXIT_USAGE
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
+    agent = make_agent(args, model, tools, cwd, session_path)
+    output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
+    incoming = read_stream_json(sys.stdin) if args.input_format == "stream-json" else None
+    try:
+        return asyncio.run(_run(agent, prompt, incoming, output))
+    except OSError as error:
+        sys.stderr.write(f"sagent: error: {error}\n")
+        return EXIT_ERROR
+
+
+def run_interactive(args: argparse.Namespace) -> int:
+    """The REPL on a terminal: the same model, tools, sessions and agent as a headless run."""
+    cwd = Path(args.cwd or ".").resolve()
+    try:
+        tools = _tools(args.tools)
+        session_path = _session_to_continue(args, cwd)
+        if session_path is None and args.resume is not None:
+            session_path = _pick_session(args.resume, cwd)
+            if session_path is None:
+                return 0
+        choice = _choice(args, session_path)
+        model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+    except (UsageError, ProviderError) as error:
+        sys.stderr.write(f"sagent: error: {error}\n")
+        return EXIT_USAGE
+    if choice.notice:
+        sys.stderr.write(choice.notice + "\n")
+    from sagent.repl.app import Repl, terminal_settings
+
+    agent = make_agent(args, model, tools, cwd, session_path)
+
+    def new_agent(path: Path | None) -> Agent:
+        return make_agent(args, repl.agent.model, list(repl.agent.tools.values()), cwd, path, settings_from=repl.agent)
+
+    def switch(current: Agent, provider: str | None, model_name: str | None) -> str:
+        try:
+            if provider is None and model_name is not None and infer_provider(model_name) is None:
+                provider = current.model.provider  # an id the prefixes do not know: same provider, new model
+            wanted = choose(provider, model_name)
+            same = wanted.provider == current.model.provider
+            new = build_model(
+                wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
+            )
+        except ProviderError as error:
+            return f"cannot switch: {error.message}"
+        current.switch_model(new)
+        return f"switched to {new.provider}/{new.name}; the conversation goes with it"
+
+    width = shutil.get_terminal_size((100, 30)).columns
+    repl = Repl(
+        agent, new_agent=new_agent, settings=terminal_settings(width), history_file=_input_history(), switch=switch
+    )
+    try:
+        return asyncio.run(repl.run())
+    except (EOFError, KeyboardInterrupt):
+        return 0
+
+
+def make_agent(
+    args: argparse.Namespace,
+    model: Model,
+    tools: list[Tool],
+    cwd: Path,
+    session_path: Path | None,
+    settings_from: Agent | None = None,
+) -> Agent:
+    """An agent with the command line's settings (or a running agent's, after /effort and the like),
+    opening `session_path` when given and starting a new session log otherwise."""
     system = args.system if args.system is not None else coding_system_prompt(cwd)
     if args.append_system:
         system = f"{system}\n\n{args.append_system}"
-    settings = dict(
+    settings: dict[str, Any] = dict(
         system=system,
         tools=tools,
         max_tool_rounds=args.max_tool_rounds,
@@ -51,21 +121,54 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         effort=args.effort,
         cwd=cwd,
     )
+    if settings_from is not None:
+        settings.update(thinking_budget=settings_from.thinking_budget, effort=settings_from.effort)
     if session_path is not None:
-        agent = Agent.resume(session_path, model, **settings)
+        return Agent.resume(session_path, model, **settings)
+    if args.ephemeral:
+        log = SessionLog.ephemeral()
     else:
-        if args.ephemeral:
-            log = SessionLog.ephemeral()
-        else:
-            log = SessionLog.create(cwd, {"provider": model.provider, "model": model.name})
-        agent = Agent(model, session=log, **settings)
-    output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
-    incoming = read_stream_json(sys.stdin) if args.input_format == "stream-json" else None
+        log = SessionLog.create(cwd, {"provider": model.provider, "model": model.name})
+    return Agent(model, session=log, **settings)
+
+
+def _input_history() -> Path | None:
+    """Where typed input is remembered across sessions (beside the session logs)."""
     try:
-        return asyncio.run(_run(agent, prompt, incoming, output))
-    except OSError as error:
-        sys.stderr.write(f"sagent: error: {error}\n")
-        return EXIT_ERROR
+        folder = sessions_dir(Path.cwd()).parent.parent
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return folder / "input-history"
+    except OSError:
+        return None
+
+
+def _pick_session(ref: str, cwd: Path) -> Path | None:
+    """`--resume ID` opens that session; a bare `--resume` lists this directory's sessions to pick from."""
+    if ref:
+        try:
+            return find_session(ref, cwd)
+        except FileNotFoundError as error:
+            raise UsageError(str(error)) from None
+    from sagent.repl.commands import session_row
+
+    sessions = list_sessions(cwd)[:20]
+    if not sessions:
+        raise UsageError(f"no session to resume in {cwd}")
+    print("Sessions in this directory (newest first):")
+    for number, info in enumerate(sessions, 1):
+        print(session_row(number, info))
+    while True:
+        try:
+            answer = input(f"Resume which? [1-{len(sessions)}, Enter for 1, q to cancel] ").strip()
+        except EOFError:
+            return None
+        if answer.lower() in ("q", "quit"):
+            return None
+        if not answer:
+            return sessions[0].path
+        if answer.isdigit() and 1 <= int(answer) <= len(sessions):
+            return sessions[int(answer) - 1].path
+        print(f"type a number from 1 to {len(sessions)}")
 
 
 async def _run(

@@ -24,6 +24,8 @@ class Reply:
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 100, "output_tokens": 20})
     # Close the connection after this many SSE events (a stream cut mid-way), or None.
     cut_after: int | None = None
+    # Seconds before each SSE event: a slow stream, to interrupt.
+    delay: float = 0.0
 
 
 @dataclass
@@ -129,7 +131,7 @@ class FakeAnthropic(FakeServer):
     def _render(step: Step, request: dict[str, Any]) -> JSONReply | Stream:
         if isinstance(step, Fault):
             return JSONReply(step.status, _error_body(step.error_type, step.message), step.headers)
-        return Stream(sse_events(step, request["body"].get("model", "claude")), step.cut_after)
+        return Stream(sse_events(step, request["body"].get("model", "claude")), step.cut_after, step.delay)
 
 
 def _error_body(error_type: str, message: str) -> dict[str, Any]:

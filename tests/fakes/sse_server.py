@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +29,8 @@ class Stream:
     events: list[tuple[str | None, Any]]
     # Close the connection after this many events (a stream cut mid-way), or None.
     cut_after: int | None = None
+    # Seconds to wait before each event, for a stream slow enough to interrupt.
+    delay: float = 0.0
 
 
 Render = Callable[[Any, dict[str, Any]], JSONReply | Stream]
@@ -77,10 +80,15 @@ class FakeServer:
                 for n, (name, data) in enumerate(stream.events):
                     if stream.cut_after is not None and n >= stream.cut_after:
                         break
+                    if stream.delay:
+                        time.sleep(stream.delay)
                     text = data if isinstance(data, str) else json.dumps(data)
                     head = f"event: {name}\n" if name else ""
-                    self.wfile.write(f"{head}data: {text}\n\n".encode())
-                    self.wfile.flush()
+                    try:
+                        self.wfile.write(f"{head}data: {text}\n\n".encode())
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):
+                        return  # the client went away (an interrupted stream)
                 self.close_connection = True
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

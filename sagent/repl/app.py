@@ -1,0 +1,268 @@
+"""The interactive REPL: a prompt_toolkit application on the same `Agent` and event stream as headless mode.
+
+The screen has two parts. Above, the scrollback: finished blocks (paragraphs, tool lines, diffs) printed
+once and never redrawn. Below, a small live area that prompt_toolkit repaints: the paragraph streaming
+now, running tools, queued input, the input box and a status line. Input typed while the agent works is
+queued (Enter: delivered after the current tool round; Tab: held until the agent is idle) and can be
+pulled back for editing with Up until it is delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sagent.agent.agent import Agent
+from sagent.events import Event, MessageAdded, Result, ToolFinished, ToolStarted, TurnFinished
+from sagent.providers.catalog import lookup
+from sagent.repl.render import Renderer, Settings
+from sagent.types import UserMessage
+
+QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
+
+
+@dataclass
+class Queued:
+    message: UserMessage
+    deferred: bool  # True: held until idle (Tab); False: delivered at the next safe point (Enter)
+
+
+@dataclass
+class ReplState:
+    """What the status line and the commands read; kept apart from the widgets so tests can build one."""
+
+    last_input_tokens: int = 0
+    queued: list[Queued] = field(default_factory=list)
+    ctrl_c_at: float = 0.0
+    note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
+
+
+class Repl:
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        new_agent: Callable[..., Agent],
+        settings: Settings | None = None,
+        history_file: Path | None = None,
+        switch: Callable[[Agent, str | None, str | None], str] | None = None,
+    ) -> None:
+        """`new_agent(session_path=None)` builds an agent on the current model (for /clear and /resume);
+        `switch(agent, provider, model)` moves the agent to another model and returns a line to show."""
+        self.agent = agent
+        self.new_agent = new_agent
+        self.switch = switch
+        self.settings = settings or Settings()
+        self.renderer = Renderer(self.settings)
+        self.state = ReplState()
+        self.history_file = history_file
+        self.task: asyncio.Task[None] | None = None
+        self.app: Any = None
+        self.input: Any = None
+        self._outbox: list[str] = []
+        self._flushing = False
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    # ------------------------------------------------------------------------------------- agent side
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def submit(self, text: str, defer: bool = False) -> None:
+        """What Enter (or Tab) does with the text in the input box."""
+        if not text.strip():
+            return
+        if text.startswith("/"):
+            from sagent.repl.commands import run_command
+
+            self.background(run_command(self, text))
+            return
+        message = UserMessage.of(text)
+        if not self.busy:
+            self._start(message)
+        elif defer:
+            self.state.queued.append(Queued(message, deferred=True))
+        else:
+            self.agent.send(message)
+            self.state.queued.append(Queued(message, deferred=False))
+        self.refresh()
+
+    def background(self, coroutine: Any) -> None:
+        """Run a coroutine beside the REPL, holding a reference until it is done."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def pull_back(self) -> str | None:
+        """Take the newest queued message back for editing, if it has not been delivered."""
+        while self.state.queued:
+            item = self.state.queued.pop()
+            if item.deferred or self.agent.retract(item.message):
+                return item.message.text
+        return None
+
+    def _start(self, prompt: UserMessage | None) -> None:
+        self.task = asyncio.ensure_future(self._work(prompt))
+
+    async def _work(self, prompt: UserMessage | None) -> None:
+        try:
+            async for event in self.agent.run(prompt):
+                self.on_event(event)
+        except Exception as error:  # the agent turns provider failures into results; this is a bug path
+            self.commit([self.renderer.c("red", f"error: {type(error).__name__}: {error}")])
+        finally:
+            self.refresh()
+        # Input that arrived after the last safe point, or was held for idle, starts the next run.
+        held = [q for q in self.state.queued if q.deferred]
+        for item in held:
+            self.state.queued.remove(item)
+            self.agent.send(item.message)
+            self.state.queued.append(Queued(item.message, deferred=False))
+        if self.agent.has_pending_input:
+            self._start(None)
+
+    def on_event(self, event: Event) -> None:
+        self.commit(self.renderer.feed(event))
+        if isinstance(event, MessageAdded):
+            self.state.queued = [q for q in self.state.queued if q.message is not event.message]
+        elif isinstance(event, TurnFinished):
+            self.state.last_input_tokens = event.usage.total_input_tokens + event.usage.output_tokens
+        elif isinstance(event, ToolStarted | ToolFinished | Result):
+            pass
+        self.refresh()
+
+    def interrupt(self) -> None:
+        if self.busy:
+            self.agent.interrupt()
+
+    # ----------------------------------------------------------------------------------- output side
+
+    def commit(self, blocks: list[str]) -> None:
+        """Print finished blocks above the live area, in order, batching what arrives in one tick."""
+        self._outbox.extend(blocks)
+        if not self._outbox:
+            return
+        if self.app is None or not self.app.is_running:
+            self._write()
+        elif not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(lambda: self.background(self._flush()))
+
+    async def _flush(self) -> None:
+        from prompt_toolkit.application import run_in_terminal
+
+        try:
+            await run_in_terminal(self._write, in_executor=False)
+        finally:
+            self._flushing = False
+        self.commit([])  # what arrived while this flush waited for the terminal
+
+    def _write(self) -> None:
+        blocks, self._outbox = self._outbox, []
+        if blocks:
+            sys.stdout.write("\n".join(blocks) + "\n")
+            sys.stdout.flush()
+
+    def refresh(self) -> None:
+        if self.app is not None:
+            self.app.invalidate()
+
+    # ------------------------------------------------------------------------------------ status
+
+    def status_text(self) -> str:
+        model = self.agent.model
+        info = lookup(model.name)
+        used = self.state.last_input_tokens
+        context = f"ctx {used:,}"
+        if info:
+            context += f"/{info.context_window // 1000}k ({100 * used / info.context_window:.0f}%)"
+        spent = self.agent.cost.total_usd
+        cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
+        parts = [f"{model.provider}/{model.name}", context, cost]
+        running = [r.call.name for r in self.renderer.running.values()]
+        if running:
+            parts.append("running " + ", ".join(running))
+        elif self.busy:
+            parts.append("working")
+        return " │ ".join(parts)
+
+    def queued_text(self) -> str:
+        lines = []
+        for item in self.state.queued:
+            label = "after this task" if item.deferred else "queued"
+            lines.append(f"  ⏳ {label}: {' '.join(item.message.text.split())[: self.settings.width - 24]}")
+        if lines:
+            lines.append("  (Up takes the last one back to edit)")
+        return "\n".join(lines)
+
+    def live_text(self, rows: int) -> str:
+        """The live area, cut to its last lines when a long paragraph would not fit the terminal."""
+        text = self.renderer.live()
+        lines = text.split("\n")
+        room = max(rows - 6 - len(self.state.queued), 3)
+        return "\n".join(lines[-room:]) if len(lines) > room else text
+
+    # --------------------------------------------------------------------------------------- run
+
+    async def run(self) -> int:
+        from sagent.repl.screen import build_application
+
+        self.app, self.input = build_application(self)
+        threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
+        self.commit(self.banner())
+        try:
+            await self.app.run_async()
+        finally:
+            if self.busy:
+                self.agent.quit()
+                assert self.task is not None
+                await asyncio.gather(self.task, return_exceptions=True)
+            self.app = None
+            self._write()
+            await self.agent.aclose()
+        return 0
+
+    def banner(self) -> list[str]:
+        model = self.agent.model
+        lines = [
+            self.renderer.c("bold", "sagent")
+            + self.renderer.c("dim", f" · {model.provider}/{model.name} · {self.agent.context.cwd}"),
+            self.renderer.c(
+                "dim",
+                "Enter sends · Alt+Enter newline · Tab: hold till idle · Esc interrupts · /help · Ctrl+C twice quits",
+            ),
+        ]
+        if self.agent.history:
+            lines += self.renderer.history(list(self.agent.history))
+            lines.append(self.renderer.c("dim", f"─ resumed session {self.agent.session_id}"))
+        return lines
+
+    def quit(self) -> None:
+        if self.app is not None and self.app.is_running:
+            self.app.exit()
+
+
+def terminal_settings(width: int) -> Settings:
+    """Colour and Markdown as the environment allows: NO_COLOR and dumb terminals get plain text."""
+    dumb = os.environ.get("TERM", "") in ("dumb", "")
+    color = not dumb and "NO_COLOR" not in os.environ
+    return Settings(width=width, color=color, markdown=not dumb)
+
+
+def _warm_up(provider: str) -> None:
+    """Import the provider's SDK and the Markdown renderer while the user types the first prompt, so the
+    first answer does not wait a second for imports."""
+    import importlib
+
+    sdk = {"anthropic": "anthropic", "google": "google.genai"}.get(provider, "openai")
+    for name in (sdk, "rich.markdown", "rich.console"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)

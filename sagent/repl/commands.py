@@ -1,0 +1,248 @@
+"""The REPL's slash commands: one table, each command a small function that returns the lines to show."""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sagent.agent.session import SessionInfo, age_text, list_sessions, peek_state
+from sagent.providers.catalog import CATALOG, lookup
+
+if TYPE_CHECKING:
+    from sagent.repl.app import Repl
+
+EFFORTS = ("minimal", "low", "medium", "high", "off")
+DEFAULT_THINKING_BUDGET = 8_000
+
+
+@dataclass(frozen=True)
+class Command:
+    summary: str
+    usage: str
+    handler: Callable[[Repl, str], list[str]]
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, summary: str, usage: str = "") -> Callable[[Callable[[Repl, str], list[str]]], None]:
+    def register(handler: Callable[[Repl, str], list[str]]) -> None:
+        COMMANDS[name] = Command(summary, usage or f"/{name}", handler)
+
+    return register
+
+
+async def run_command(repl: Repl, text: str) -> None:
+    name, _, arg = text.strip()[1:].partition(" ")
+    found = COMMANDS.get(name)
+    if found is None:
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f" — did you mean /{close[0]}?" if close else " — /help lists the commands"
+        repl.commit([repl.renderer.c("yellow", f"unknown command /{name}{hint}")])
+        return
+    try:
+        lines = found.handler(repl, arg.strip())
+    except CommandError as error:
+        lines = [repl.renderer.c("yellow", f"/{name}: {error}")]
+    except Exception as error:  # a failing command must not take the REPL down
+        lines = [repl.renderer.c("red", f"/{name} failed: {type(error).__name__}: {error}")]
+    repl.commit(lines)
+    repl.refresh()
+
+
+class CommandError(Exception):
+    """A command used the wrong way; the message says how to use it."""
+
+
+def argument_choices(repl: Repl, name: str) -> list[str]:
+    if name == "model":
+        return [m.id for m in CATALOG]
+    if name == "provider":
+        from sagent.providers.registry import PROVIDERS
+
+        return list(PROVIDERS)
+    if name == "effort":
+        return list(EFFORTS)
+    if name == "thinking":
+        return ["on", "off", "show", "collapse"]
+    if name == "resume":
+        return [s.id for s in list_sessions(repl.agent.context.cwd)[:20]]
+    return []
+
+
+# ------------------------------------------------------------------------------------------ commands
+
+
+@command("help", "the commands and keys")
+def _help(repl: Repl, arg: str) -> list[str]:
+    c = repl.renderer.c
+    lines = [c("bold", "commands")]
+    for cmd in COMMANDS.values():
+        lines.append(f"  {cmd.usage:<24} {c('dim', cmd.summary)}")
+    lines += [
+        c("bold", "keys"),
+        "  Enter                    send; while working, deliver after the current tool round",
+        "  Tab                      while working, hold the message until the agent is idle",
+        "  Up (empty input)         take the last queued message back to edit",
+        "  Alt+Enter                new line          Ctrl+X Ctrl+E  edit in $EDITOR",
+        "  Esc                      interrupt; everything so far is kept",
+        "  Ctrl+C twice, Ctrl+D     quit",
+    ]
+    return lines
+
+
+@command("model", "show or switch the model (any provider)", "/model [name]")
+def _model(repl: Repl, arg: str) -> list[str]:
+    if not arg:
+        model = repl.agent.model
+        return [f"model: {model.provider}/{model.name}  (switch with /model NAME; /help lists keys)"]
+    return [_switch(repl, None, arg)]
+
+
+@command("provider", "switch provider, on its default model", "/provider [name]")
+def _provider(repl: Repl, arg: str) -> list[str]:
+    if not arg:
+        from sagent.providers.registry import PROVIDERS
+
+        return [f"provider: {repl.agent.model.provider}  (choose from: {', '.join(PROVIDERS)})"]
+    return [_switch(repl, arg, None)]
+
+
+def _switch(repl: Repl, provider: str | None, model: str | None) -> str:
+    if repl.switch is None:
+        raise CommandError("switching is not available here")
+    return repl.switch(repl.agent, provider, model)
+
+
+@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|off]")
+def _effort(repl: Repl, arg: str) -> list[str]:
+    if not arg:
+        return [f"effort: {repl.agent.effort or 'default'}"]
+    if arg not in EFFORTS:
+        raise CommandError(f"choose one of {', '.join(EFFORTS)}")
+    repl.agent.effort = None if arg == "off" else arg  # type: ignore[assignment]
+    return [f"effort: {arg}"]
+
+
+@command("thinking", "extended thinking on/off/budget, or how it is shown", "/thinking [on|off|N|show|collapse]")
+def _thinking(repl: Repl, arg: str) -> list[str]:
+    agent = repl.agent
+    if not arg:
+        budget = f"{agent.thinking_budget:,} tokens" if agent.thinking_budget else "off"
+        return [f"thinking: {budget}; shown as: {repl.settings.thinking}"]
+    if arg in ("show", "collapse"):
+        repl.settings.thinking = arg  # type: ignore[assignment]
+        return [f"thinking is now shown as: {arg}"]
+    if arg == "on":
+        agent.thinking_budget = DEFAULT_THINKING_BUDGET
+    elif arg == "off":
+        agent.thinking_budget = None
+    elif arg.isdigit() and int(arg) >= 1024:
+        agent.thinking_budget = int(arg)
+    else:
+        raise CommandError("use on, off, a budget of at least 1024 tokens, show or collapse")
+    return [f"thinking: {f'{agent.thinking_budget:,} tokens' if agent.thinking_budget else 'off'}"]
+
+
+@command("cost", "spend so far, per model")
+def _cost(repl: Repl, arg: str) -> list[str]:
+    tracker = repl.agent.cost
+    if not tracker.by_model:
+        return ["no spend yet"]
+    lines = [f"{'model':<28} {'calls':>5} {'input':>9} {'cached':>9} {'output':>8} {'USD':>10}"]
+    for model, spend in tracker.by_model.items():
+        u = spend.usage
+        usd = f"{spend.cost.total:.4f}" if spend.cost.priced else "unpriced"
+        lines.append(
+            f"{model:<28} {spend.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
+            f"{u.output_tokens:>8,} {usd:>10}"
+        )
+    total = f"total ${tracker.total_usd:.4f}"
+    if tracker.max_budget_usd is not None:
+        total += f" of a ${tracker.max_budget_usd:.2f} budget"
+    if tracker.unpriced_models:
+        total += f" (plus unpriced use of {', '.join(tracker.unpriced_models)})"
+    return [*lines, total]
+
+
+@command("context", "how much of the context window the session holds")
+def _context(repl: Repl, arg: str) -> list[str]:
+    used = repl.state.last_input_tokens
+    info = lookup(repl.agent.model.name)
+    share = f" of {info.context_window:,} ({100 * used / info.context_window:.1f}%)" if info else ""
+    return [f"context: {used:,} tokens{share} at the last response · {len(repl.agent.history)} messages"]
+
+
+@command("clear", "start a new session on the same model")
+def _clear(repl: Repl, arg: str) -> list[str]:
+    if repl.busy:
+        raise CommandError("the agent is working; press Esc first")
+    old = repl.agent
+    repl.agent = repl.new_agent(None)
+    old.session.close()
+    repl.state.last_input_tokens = 0
+    return [repl.renderer.c("dim", f"─ new session {repl.agent.session_id}")]
+
+
+@command("compact", "summarise the history to free context", "/compact [focus]")
+def _compact(repl: Repl, arg: str) -> list[str]:
+    raise CommandError("compaction is not available in this version yet; /clear starts afresh")
+
+
+@command("tools", "the tools the agent can use")
+def _tools(repl: Repl, arg: str) -> list[str]:
+    lines = []
+    for name, tool in repl.agent.tools.items():
+        summary = (tool.description or "").strip().splitlines()[0] if tool.description else ""
+        lines.append(f"  {name:<10} {repl.renderer.c('dim', summary[:90])}")
+    return lines or ["no tools"]
+
+
+@command("sessions", "this directory's sessions")
+def _sessions(repl: Repl, arg: str) -> list[str]:
+    sessions = list_sessions(repl.agent.context.cwd)
+    if not sessions:
+        return ["no sessions here yet"]
+    return [session_row(n, s) for n, s in enumerate(sessions[:20], 1)] + ["/resume N or /resume ID opens one"]
+
+
+@command("resume", "open another session of this directory", "/resume [N|id]")
+def _resume(repl: Repl, arg: str) -> list[str]:
+    if not arg:
+        return _sessions(repl, "")
+    if repl.busy:
+        raise CommandError("the agent is working; press Esc first")
+    sessions = list_sessions(repl.agent.context.cwd)
+    if arg.isdigit() and 1 <= int(arg) <= len(sessions):
+        chosen = sessions[int(arg) - 1]
+    else:
+        matches = [s for s in sessions if s.id.startswith(arg)]
+        if len(matches) != 1:
+            raise CommandError(f"no single session matches {arg!r}; /sessions lists them")
+        chosen = matches[0]
+    old = repl.agent
+    repl.agent = repl.new_agent(chosen.path)
+    old.session.close()
+    return [*repl.renderer.history(list(repl.agent.history)), repl.renderer.c("dim", f"─ resumed {chosen.id}")]
+
+
+@command("quit", "leave sagent")
+def _quit(repl: Repl, arg: str) -> list[str]:
+    repl.quit()
+    return []
+
+
+# -------------------------------------------------------------------------------------------- helpers
+
+
+def session_cost(info: SessionInfo) -> float:
+    return sum(cost.total for _, cost, _ in peek_state(info.path).usage_by_model.values())
+
+
+def session_row(number: int, info: SessionInfo) -> str:
+    age = age_text(time.time() - info.modified)
+    prompt = " ".join(info.first_prompt.split())[:60] or "(no prompt)"
+    return f"{number:>3}. {info.id[:12]}  {age:>8}  ${session_cost(info):>7.4f}  {prompt}"

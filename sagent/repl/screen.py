@@ -1,0 +1,193 @@
+"""The prompt_toolkit widgets and keys of the REPL's live area (the logic they call lives in app.py)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.styles import Style
+
+from sagent.repl.app import QUIT_WINDOW_S
+
+if TYPE_CHECKING:
+    from sagent.repl.app import Repl
+
+STYLE = Style.from_dict(
+    {
+        "status": "reverse",
+        "rule": "fg:ansibrightblack",
+        "prompt": "bold",
+        "note": "fg:ansiyellow",
+        "queued": "fg:ansicyan",
+    }
+)
+
+
+class SlashCompleter(Completer):
+    """Completes command names after `/`, and the arguments of the commands that take known names."""
+
+    def __init__(self, repl: Repl) -> None:
+        self.repl = repl
+
+    def get_completions(self, document: Any, complete_event: Any) -> Any:
+        from sagent.repl.commands import COMMANDS, argument_choices
+
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        if " " not in text:
+            for name, command in COMMANDS.items():
+                if name.startswith(text[1:]):
+                    yield Completion("/" + name, start_position=-len(text), display_meta=command.summary)
+            return
+        name, _, arg = text[1:].partition(" ")
+        for choice in argument_choices(self.repl, name):
+            if choice.startswith(arg):
+                yield Completion(choice, start_position=-len(arg))
+
+
+def build_application(repl: Repl) -> tuple[Application[Any], Buffer]:
+    history = FileHistory(str(repl.history_file)) if repl.history_file else InMemoryHistory()
+    buffer = Buffer(
+        multiline=True,
+        history=history,
+        completer=SlashCompleter(repl),
+        complete_while_typing=True,
+        enable_history_search=False,
+    )
+    busy = Condition(lambda: repl.busy)
+    empty = Condition(lambda: not buffer.text)
+    keys = KeyBindings()
+
+    @keys.add("enter", filter=~has_completions)
+    def _send(event: Any) -> None:
+        _submit(repl, buffer, defer=False)
+
+    @keys.add("enter", filter=has_completions)
+    def _accept_completion(event: Any) -> None:
+        state = buffer.complete_state
+        if state and state.current_completion:
+            buffer.apply_completion(state.current_completion)
+        else:
+            buffer.cancel_completion()
+            _submit(repl, buffer, defer=False)
+
+    @keys.add("tab", filter=busy & ~has_completions & Condition(lambda: not buffer.text.startswith("/")))
+    def _defer(event: Any) -> None:
+        _submit(repl, buffer, defer=True)
+
+    @keys.add("escape", "enter")
+    def _newline(event: Any) -> None:
+        buffer.insert_text("\n")
+
+    @keys.add("escape", filter=busy)
+    def _interrupt(event: Any) -> None:
+        repl.interrupt()
+        repl.state.note = "interrupted"
+
+    @keys.add("c-c")
+    def _ctrl_c(event: Any) -> None:
+        if buffer.text:
+            buffer.reset()
+            return
+        now = time.monotonic()
+        if now - repl.state.ctrl_c_at < QUIT_WINDOW_S:
+            repl.quit()
+            return
+        repl.state.ctrl_c_at = now
+        repl.interrupt()
+        repl.state.note = "press Ctrl+C again to quit"
+
+    @keys.add("c-d", filter=empty)
+    def _eof(event: Any) -> None:
+        repl.quit()
+
+    @keys.add("up", filter=empty & Condition(lambda: bool(repl.state.queued)))
+    def _pull_back(event: Any) -> None:
+        text = repl.pull_back()
+        if text is not None:
+            buffer.text = text
+            buffer.cursor_position = len(text)
+        repl.refresh()
+
+    @keys.add("c-x", "c-e")
+    def _editor(event: Any) -> None:
+        buffer.open_in_editor(validate_and_handle=False)
+
+    def prompt_prefix(line: int, wrap: int) -> Any:
+        if line == 0 and wrap == 0:
+            return [("class:prompt", "⋯ " if repl.busy else "› ")]
+        return [("", "  ")]
+
+    def live() -> Any:
+        return ANSI(repl.live_text(_rows(repl)))
+
+    def note() -> Any:
+        return [("class:note", " " + repl.state.note)] if repl.state.note else []
+
+    body = HSplit(
+        [
+            Window(FormattedTextControl(live), wrap_lines=True, dont_extend_height=True),
+            ConditionalContainer(
+                Window(FormattedTextControl(lambda: [("class:queued", repl.queued_text())]), dont_extend_height=True),
+                filter=Condition(lambda: bool(repl.state.queued)),
+            ),
+            Window(height=1, char="─", style="class:rule"),
+            Window(
+                BufferControl(buffer=buffer),
+                height=Dimension(min=1, max=12),
+                dont_extend_height=True,
+                wrap_lines=True,
+                get_line_prefix=prompt_prefix,
+            ),
+            ConditionalContainer(
+                Window(FormattedTextControl(note), height=1), filter=Condition(lambda: bool(repl.state.note))
+            ),
+            Window(FormattedTextControl(lambda: [("class:status", " " + repl.status_text() + " ")]), height=1),
+        ]
+    )
+    root = FloatContainer(body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))])
+    app: Application[Any] = Application(
+        layout=Layout(root, focused_element=buffer),
+        key_bindings=keys,
+        style=STYLE,
+        full_screen=False,
+        mouse_support=False,
+        min_redraw_interval=0.016,
+        erase_when_done=False,
+    )
+    app.ttimeoutlen = 0.1  # how long Esc waits to be sure it is not Alt+key
+    buffer.on_text_changed += lambda _: _clear_note(repl)
+    return app, buffer
+
+
+def _submit(repl: Repl, buffer: Buffer, defer: bool) -> None:
+    text = buffer.text
+    if text.strip():
+        buffer.append_to_history()
+    buffer.reset()
+    repl.state.note = ""
+    repl.submit(text, defer=defer)
+
+
+def _clear_note(repl: Repl) -> None:
+    if repl.state.note:
+        repl.state.note = ""
+
+
+def _rows(repl: Repl) -> int:
+    try:
+        return repl.app.output.get_size().rows
+    except Exception:
+        return 24

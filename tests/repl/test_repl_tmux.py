@@ -1,0 +1,119 @@
+"""The real REPL in a real terminal (tmux) against the fake Anthropic server, as a user works in it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
+from tests.repl.tmux import HAVE_TMUX, Tmux
+
+pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
+
+
+def env_for(fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": fake.url,
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+        "EDITOR": "true",
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def user_texts(body: dict) -> list[str]:
+    return [
+        block.get("text", "")
+        for message in body["messages"]
+        if message["role"] == "user"
+        for block in message["content"]
+        if block.get("type") == "text"
+    ]
+
+
+def test_a_task_streams_tool_lines_and_input_queued_meanwhile_arrives_after_the_round(
+    project: Path, tmp_path: Path
+) -> None:
+    steps = [
+        tool_use_response([("Bash", {"command": "sleep 2; echo built"})], text="Building it now."),
+        text_response("Built, and bye!"),
+    ]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        term.type("build it")
+        term.press("Enter")
+        term.wait_for("running…")
+        term.type("also say bye")
+        term.press("Enter")
+        screen = term.wait_for("queued: also say bye")
+        assert "Building it now." in screen and "Bash(sleep 2; echo built)" in screen
+        screen = term.wait_for("Built, and bye!")
+        assert "✓ Bash(sleep 2; echo built)" in screen and "· built" in screen
+        # Delivered after the tool round, before the next response, and no longer shown as queued.
+        order = [screen.index(s) for s in ("› build it", "✓ Bash", "› also say bye", "Built, and bye!")]
+        assert order == sorted(order)
+        assert "queued: also say bye" not in screen.split("Built, and bye!")[-1]
+        second = fake.requests[1]["body"]
+    assert user_texts(second)[-1] == "also say bye"
+    assert any(b.get("type") == "tool_result" for b in second["messages"][-1]["content"])
+
+
+def test_esc_mid_stream_keeps_the_partial_answer(project: Path, tmp_path: Path) -> None:
+    long_answer = " ".join(f"word{n}" for n in range(200))
+    slow = Reply([{"type": "text", "text": long_answer}], delay=0.05)
+    steps = [slow, text_response("Picking up where I stopped.")]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        term.type("write a lot")
+        term.press("Enter")
+        term.wait_for("word3 ")
+        term.press("Escape")
+        screen = term.wait_for("interrupted")
+        assert "word3" in screen and "word199" not in screen
+        term.type("go on")
+        term.press("Enter")
+        term.wait_for("Picking up where I stopped.")
+        second = fake.requests[1]["body"]
+    kept = [m for m in second["messages"] if m["role"] == "assistant"]
+    assert len(kept) == 1 and "word3" in kept[0]["content"][0]["text"]
+    assert "word199" not in kept[0]["content"][0]["text"]
+
+
+def test_model_switch_then_quit_then_continue_restores_the_history(project: Path, tmp_path: Path) -> None:
+    with FakeAnthropic([text_response("Hello from Haiku.")]) as fake:
+        env = env_for(fake, tmp_path)
+        with Tmux([], env, project) as term:
+            term.wait_for("Esc interrupts")
+            term.type("/modle")
+            term.press("Enter")
+            term.wait_for("did you mean /model?")
+            term.type("/model claude-haiku-4-5")
+            term.press("Enter")
+            term.wait_for("switched to anthropic/claude-haiku-4-5")
+            term.wait_for("anthropic/claude-haiku-4-5 │")  # the status line follows
+            term.type("hi there")
+            term.press("Enter")
+            term.wait_for("Hello from Haiku.")
+            term.press("C-c")
+            term.wait_for("press Ctrl+C again to quit")
+            term.press("C-c")
+            term.wait_for("[sagent exited 0]")
+        assert fake.requests[0]["body"]["model"] == "claude-haiku-4-5"
+
+        with Tmux(["--continue"], env, project) as term:
+            screen = term.wait_for("resumed session")
+            assert "› hi there" in screen and "Hello from Haiku." in screen
+            assert "anthropic/claude-haiku-4-5 │" in screen  # the session's model, not the default
+            term.type("/quit")
+            term.press("Enter")
+            term.wait_for("[sagent exited 0]")
