@@ -99,6 +99,11 @@ def main() -> int:
         ms, mib = loop_overhead(Path(tmp))
         results.append(report(f"agent overhead per tool round ({ROUNDS}-round session)", ms, "ms", 5))
         results.append(report(f"extra memory for a {ROUNDS}-round session (peak)", mib, "MiB", 20))
+        from benchmarks.repl import HISTORY, repl_costs
+
+        typing, streaming = repl_costs()
+        results.append(report(f"REPL keystroke, {HISTORY:,}-message session", typing, "ms", 16))
+        results.append(report(f"REPL redraw per streamed chunk, {HISTORY:,} messages", streaming, "ms", 16))
     return 0 if all(results) else 1
 
 
