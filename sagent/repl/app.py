@@ -186,7 +186,7 @@ class Repl:
             context += f"/{info.context_window // 1000}k ({100 * used / info.context_window:.0f}%)"
         spent = self.agent.cost.total_usd
         cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
-        parts = [f"{model.provider}/{model.name}", context, cost]
+        parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
         running = [r.call.name for r in self.renderer.running.values()]
         if running:
             parts.append("running " + ", ".join(running))

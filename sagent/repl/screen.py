@@ -131,7 +131,9 @@ def build_application(repl: Repl) -> tuple[Application[Any], Buffer]:
         return [("", "  ")]
 
     def live() -> Any:
-        return ANSI(repl.live_text(_rows(repl)))
+        size = _size(repl)
+        repl.settings.width = size.columns  # a resize reflows what is committed from now on
+        return ANSI(repl.live_text(size.rows))
 
     def note() -> Any:
         return [("class:note", " " + repl.state.note)] if repl.state.note else []
@@ -186,8 +188,10 @@ def _clear_note(repl: Repl) -> None:
         repl.state.note = ""
 
 
-def _rows(repl: Repl) -> int:
+def _size(repl: Repl) -> Any:
+    from prompt_toolkit.data_structures import Size
+
     try:
-        return repl.app.output.get_size().rows
-    except Exception:
-        return 24
+        return repl.app.output.get_size()
+    except Exception:  # no terminal to ask (tests, a closed pty)
+        return Size(rows=24, columns=repl.settings.width)

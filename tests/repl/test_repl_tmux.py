@@ -117,3 +117,31 @@ def test_model_switch_then_quit_then_continue_restores_the_history(project: Path
             term.type("/quit")
             term.press("Enter")
             term.wait_for("[sagent exited 0]")
+
+
+def test_tab_holds_input_until_idle_and_up_takes_queued_input_back(project: Path, tmp_path: Path) -> None:
+    steps = [
+        tool_use_response([("Bash", {"command": "sleep 2; echo ok"})]),
+        text_response("Round one done."),
+        text_response("Later done."),
+    ]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        term.type("start")
+        term.press("Enter")
+        term.wait_for("running…")
+        term.type("later please")
+        term.press("Tab")
+        term.wait_for("after this task: later please")
+        term.type("oops")
+        term.press("Enter")
+        term.wait_for("queued: oops")
+        term.press("Up")  # back into the input box, no longer queued
+        screen = term.wait_for("⋯ oops")
+        assert "queued: oops" not in screen
+        term.press("C-c")  # clears the input box while it holds text
+        screen = term.wait_for("Later done.")
+        assert screen.index("Round one done.") < screen.index("› later please") < screen.index("Later done.")
+        bodies = fake.bodies()
+    assert "later please" not in str(bodies[1]) and user_texts(bodies[2])[-1] == "later please"
+    assert "oops" not in str(bodies)
