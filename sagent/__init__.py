@@ -55,6 +55,7 @@ _EVENTS = (
     "Retrying",
     "SessionStarted",
     "ModelSwitched",
+    "Compacted",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from sagent.types import AssistantMessage, Cost, Message, ToolCall, ToolResult, Usage
+from sagent.types import AssistantMessage, Cost, Message, ToolCall, ToolResult, Usage, UserMessage
 
 # --------------------------------------------------------------------------- model stream (and forwarded)
 
@@ -119,6 +119,18 @@ class TurnFinished:
     type: Literal["turn_finished"] = "turn_finished"
 
 
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """The history was replaced by a summary the model wrote (`summary` is now the whole history)."""
+
+    summary: UserMessage
+    replaced: int  # how many messages the summary stands for
+    usage: Usage
+    cost: Cost
+    model: str
+    type: Literal["compacted"] = "compacted"
+
+
 ErrorKind = Literal[
     "rate_limited",
     "overloaded",
@@ -174,6 +186,7 @@ Event = (
     | Retrying
     | SessionStarted
     | ModelSwitched
+    | Compacted
     | MessageAdded
     | ToolStarted
     | ToolFinished

@@ -25,6 +25,7 @@ from sagent.agent.cost import CostTracker
 from sagent.agent.inbox import InboxItem, Interrupt, ModelFailed, ModelOutput, Quit, ToolDone, UserInput
 from sagent.agent.session import SessionLog
 from sagent.events import (
+    Compacted,
     ErrorEvent,
     Event,
     MessageAdded,
@@ -56,6 +57,14 @@ from sagent.types import (
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
+COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
+COMPACT_INSTRUCTION = (
+    "Stop working on the task for a moment and summarise this conversation so far, so that it can continue "
+    "from your summary alone. Do not call tools. Keep: the user's goal and every instruction or preference "
+    "they gave; decisions made and why; files read, created or changed, with what matters in each; commands "
+    "run and their results where they matter; errors met and how they were solved; what is done; and what "
+    "remains, in order, with the next step first. Quote exact names, paths, values and error messages."
+)
 
 
 class AgentError(Exception):
@@ -186,6 +195,31 @@ class Agent:
         self._closed = True
         if self._running:
             self._inbox.put_nowait(Quit())
+
+    async def compact(self, focus: str | None = None) -> Compacted | None:
+        """Replace the history with a summary the model writes of it, to free context. The summary keeps
+        the thread: the task, decisions and why, files touched, what is done and what is next. `focus`
+        says what matters most. Only between runs; None when there is nothing to compact."""
+        if self._running:
+            raise RuntimeError("cannot compact while the agent is running")
+        if not self.history:
+            return None
+        ask = COMPACT_INSTRUCTION + (f"\n\nGive most room to: {focus}" if focus else "")
+        request = replace(self._request(), messages=(*self.history, UserMessage.of(ask)))
+        message: AssistantMessage | None = None
+        async for event in stream_with_retry(self.model, request, self.retry):
+            if isinstance(event, ResponseComplete):
+                message = event.message
+        assert message is not None
+        summary_text = message.text.strip()
+        if not summary_text:
+            raise ProviderError("the model returned an empty summary; the history is unchanged")
+        cost = self.cost.add(self.model.name, message.usage)
+        summary = UserMessage.of(f"{COMPACT_PREFIX}\n\n{summary_text}")
+        event = Compacted(summary, len(self.history), message.usage, cost, self.model.name)
+        self._emit(event)
+        self.history = [summary]
+        return event
 
     async def ask(self, prompt: str | UserMessage) -> AssistantMessage:
         """Run `prompt` to the end and return the final assistant message; raise `AgentError` otherwise."""

@@ -171,6 +171,14 @@ def read_state(lines: list[bytes]) -> SessionState:
         kind = event.get("type")
         if kind in ("session_started", "model_switched"):
             state.provider, state.model = event["provider"], event["model"]
+        elif kind == "compacted":
+            state.history = [message_from_dict(event["summary"])]
+            usage, cost, n = state.usage_by_model.get(event["model"], (Usage(), Cost(), 0))
+            state.usage_by_model[event["model"]] = (
+                usage + Usage(**event["usage"]),
+                cost + Cost(**event["cost"]),
+                n + 1,
+            )
         elif kind == "message_added":
             state.history.append(message_from_dict(event["message"]))
         elif kind == "turn_finished":

@@ -189,7 +189,28 @@ def _clear(repl: Repl, arg: str) -> list[str]:
 
 @command("compact", "summarise the history to free context", "/compact [focus]")
 def _compact(repl: Repl, arg: str) -> list[str]:
-    raise CommandError("compaction is not available in this version yet; /clear starts afresh")
+    if repl.busy:
+        raise CommandError("the agent is working; press Esc first, or wait")
+    repl.background(compact(repl, arg or None))
+    return [repl.renderer.c("dim", "compacting…")]
+
+
+async def compact(repl: Repl, focus: str | None) -> None:
+    from sagent.providers.base import ProviderError
+
+    before = len(repl.agent.history)
+    try:
+        done = await repl.agent.compact(focus)
+    except ProviderError as error:
+        repl.commit([repl.renderer.c("red", f"/compact failed: {error.message}")])
+        return
+    if done is None:
+        repl.commit(["nothing to compact yet"])
+        return
+    repl.state.last_input_tokens = done.usage.output_tokens
+    lines = [repl.renderer.c("dim", f"─ compacted {before} messages into a summary (${done.cost.total:.4f}):")]
+    repl.commit([*lines, repl.renderer.markdown(done.summary.text)])
+    repl.refresh()
 
 
 @command("tools", "the tools the agent can use")

@@ -13,6 +13,7 @@ from sagent.agent.session import (
     SessionLog,
     find_session,
     list_sessions,
+    peek_state,
     sessions_dir,
     verify_chain,
 )
@@ -160,3 +161,28 @@ def _user(text: str):
     from sagent.events import MessageAdded
 
     return MessageAdded(UserMessage.of(text))
+
+
+async def test_compaction_replaces_the_history_with_a_summary_that_survives_resume(tmp_path) -> None:
+    from sagent.agent.agent import COMPACT_PREFIX
+    from sagent.types import Usage
+
+    summary = "Goal: fix add(). Done: found the sign bug in calc.py. Next: run the tests."
+    steps = [text_turn("Looked at calc.py."), text_turn(summary, Usage(5000, 300)), text_turn("Tests pass.")]
+    model = ScriptedModel(steps)
+    log = SessionLog.create(tmp_path, {"model": "scripted"})
+    agent = Agent(model, session=log, cwd=tmp_path)
+    await agent.ask("fix add()")
+    done = await agent.compact("the failing test")
+    assert done is not None and done.replaced == 2
+    ask = model.requests[1].messages[-1].text
+    assert "summarise this conversation" in ask and "the failing test" in ask
+    assert [m.text for m in agent.history] == [f"{COMPACT_PREFIX}\n\n{summary}"]
+    assert agent.cost.by_model["scripted"].responses == 2
+    await agent.ask("go on")
+    assert model.requests[2].messages[0].text.endswith(summary)  # the next call starts from the summary
+    await agent.aclose()
+
+    state = peek_state(log.path)
+    assert state.history[0].text.endswith(summary) and len(state.history) == 3
+    assert state.usage_by_model["scripted"][2] == 3

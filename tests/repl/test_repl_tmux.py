@@ -145,3 +145,23 @@ def test_tab_holds_input_until_idle_and_up_takes_queued_input_back(project: Path
         bodies = fake.bodies()
     assert "later please" not in str(bodies[1]) and user_texts(bodies[2])[-1] == "later please"
     assert "oops" not in str(bodies)
+
+
+def test_compact_replaces_the_history_with_a_summary(project: Path, tmp_path: Path) -> None:
+    steps = [text_response("The parser is in src/parse.py."), text_response("Summary: parser lives in src/parse.py.")]
+    with FakeAnthropic([*steps, text_response("Still with you.")]) as fake:
+        with Tmux([], env_for(fake, tmp_path), project) as term:
+            term.wait_for("Esc interrupts")
+            term.type("where is the parser?")
+            term.press("Enter")
+            term.wait_for("The parser is in src/parse.py.")
+            term.type("/compact file locations")
+            term.press("Enter")
+            term.wait_for("compacted 2 messages into a summary")
+            term.type("thanks")
+            term.press("Enter")
+            term.wait_for("Still with you.")
+        asked, after = fake.requests[1]["body"], fake.requests[2]["body"]
+    assert "file locations" in user_texts(asked)[-1]
+    assert "Summary: parser lives in src/parse.py." in user_texts(after)[0]
+    assert "where is the parser?" not in str(after)
