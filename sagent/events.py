@@ -131,6 +131,14 @@ class Compacted:
     type: Literal["compacted"] = "compacted"
 
 
+@dataclass(frozen=True, slots=True)
+class ToolResultsCleared:
+    """The agent replaced the output of these tool calls with a short note, to free context."""
+
+    call_ids: tuple[str, ...]
+    type: Literal["tool_results_cleared"] = "tool_results_cleared"
+
+
 ErrorKind = Literal[
     "rate_limited",
     "overloaded",
@@ -187,6 +195,7 @@ Event = (
     | SessionStarted
     | ModelSwitched
     | Compacted
+    | ToolResultsCleared
     | MessageAdded
     | ToolStarted
     | ToolFinished

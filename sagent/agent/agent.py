@@ -19,11 +19,23 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from sagent.agent.cost import CostTracker
-from sagent.agent.inbox import InboxItem, Interrupt, ModelFailed, ModelOutput, Quit, ToolDone, UserInput
-from sagent.agent.session import SessionLog
+from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt
+from sagent.agent.inbox import (
+    Control,
+    InboxItem,
+    Interrupt,
+    ModelFailed,
+    ModelOutput,
+    Quit,
+    ToBackground,
+    ToolDone,
+    UserInput,
+)
+from sagent.agent.jobs import Job, JobTable
+from sagent.agent.session import SessionLog, clear_results
 from sagent.events import (
     Compacted,
     ErrorEvent,
@@ -37,10 +49,12 @@ from sagent.events import (
     SessionStarted,
     TextDelta,
     ToolFinished,
+    ToolResultsCleared,
     ToolStarted,
     TurnFinished,
 )
 from sagent.providers.base import Model, ProviderError, RetryPolicy, stream_with_retry
+from sagent.providers.catalog import lookup
 from sagent.tools.base import Tool, ToolContext, ToolError, check_arguments, output_content, tool_spec
 from sagent.types import (
     AssistantMessage,
@@ -51,9 +65,12 @@ from sagent.types import (
     TextPart,
     ToolCall,
     ToolResult,
+    ToolSpec,
     Usage,
     UserMessage,
 )
+
+USER = "user"  # the sender of messages a person sends to a sub-agent
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
@@ -108,28 +125,53 @@ class Agent:
         session: SessionLog | None = None,
         history: Sequence[Message] = (),
         retry: RetryPolicy | None = None,
+        label: str = "main",
+        fleet: Fleet | None = None,
+        background_after: float | None = None,
+        parent: Agent | None = None,
     ) -> None:
+        """`fleet` holds the limits for sub-agents (depth, count, allowed providers) and how their models
+        are built; a root agent makes its own when none is given. `background_after` moves a tool call
+        that runs longer than that many seconds to the background. `parent` is set by `spawn`."""
         self.model = model
         self.system = system
+        self.base_system = system  # without a sub-agent's note: what its own children inherit
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
         self.max_tool_rounds = max_tool_rounds
         self.max_tokens = max_tokens
         self.thinking_budget = thinking_budget
         self.effort = effort
         self.retry = retry or RetryPolicy()
+        self.background_after = background_after
         self.session = session or SessionLog.ephemeral()
         self.history: list[Message] = list(history)
-        self.cost = CostTracker(max_budget_usd)
-        self.context = ToolContext(cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir)
+        self.parent = parent
+        self.depth = parent.depth + 1 if parent is not None else 0
+        self.cost = CostTracker(max_budget_usd, parent.cost if parent is not None else None)
+        self.label = label
+        self.fleet = fleet or (parent.fleet if parent is not None else Fleet())
+        self.max_depth = self.fleet.max_depth  # the deepest level agents below this one may reach
+        self.children: dict[str, Child] = {}
+        self.jobs = JobTable()
+        from sagent.agent.runtime import AgentTools
+
+        self.context = ToolContext(
+            cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir, runtime=AgentTools(self)
+        )
+        self.context_tokens = 0  # prompt plus answer of the last response: what the context holds
+        self.owns_model = True  # False when the model is shared with the parent (not closed with this agent)
         self._resumed = bool(history)
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self._queued: list[UserMessage | PeerMessage] = []
+        self._controls: list[Control] = []
         self._unread_input = 0  # UserInput items in the inbox not yet moved to `_queued`
         self._epoch = 0
         self._running = False
         self._started = False
         self._closed = False
+        self._stopped_by: str | None = None
         self._retired: list[Model] = []  # models switched away from, closed with the agent
+        self.fleet.join(self)
 
     @classmethod
     def resume(cls, path: str | Path, model: Model, **settings: Any) -> Agent:
@@ -157,13 +199,150 @@ class Agent:
         """True when input was sent that no run has taken yet."""
         return bool(self._queued) or self._unread_input > 0
 
-    def send(self, message: str | UserMessage | PeerMessage) -> None:
-        """Queue input. While the agent works it is delivered at the next safe point (after the current
-        model response or tool round); when idle, the next `run()` picks it up."""
+    @property
+    def closed(self) -> bool:
+        """True once the agent has quit (or was stopped by its coordinator)."""
+        return self._closed
+
+    @overload
+    def send(self, message: str | UserMessage | PeerMessage) -> None: ...
+
+    @overload
+    def send(self, message: str, text: str) -> Receipt: ...
+
+    def send(self, message: str | UserMessage | PeerMessage, text: str | None = None) -> Receipt | None:
+        """`send(message)`: queue input for this agent. While it works, input is delivered at the next
+        safe point (after the current model response or tool round); when idle, the next `run()` takes it.
+
+        `send(label, text)`: message the agent called `label` (any agent of the fleet) from this one. It
+        gets the text at its next safe point; the receipt says whether it was working or idle."""
+        if text is not None:
+            assert isinstance(message, str)
+            return self.fleet.bus.deliver(Envelope(self.label, message, text))
         if isinstance(message, str):
             message = UserMessage.of(message)
         self._unread_input += 1
         self._inbox.put_nowait(UserInput(message))
+        return None
+
+    def deliver(self, envelope: Envelope) -> Receipt:
+        """Take a message from the bus: text is queued like user input; a control from a coordinator is
+        applied at the next safe point, and `stop` stops this agent at once."""
+        if self._closed:
+            raise FleetError(f"{self.label} has stopped")
+        was_working = self._running
+        if envelope.control is None:
+            sender = envelope.sender
+            self.send(UserMessage.of(envelope.text) if sender == USER else PeerMessage(sender, envelope.text))
+        elif envelope.control == "stop":
+            self._stopped_by = envelope.sender
+            self.quit()
+        else:
+            model = None
+            if envelope.control == "switch_model":
+                if not envelope.model and not envelope.provider:
+                    raise FleetError("switch_model needs a model (or a provider)")
+                model = self._model_for(envelope.provider, envelope.model)
+            self._inbox.put_nowait(
+                Control(envelope.sender, model=model, compact=envelope.control == "compact", focus=envelope.focus)
+            )
+        return Receipt(self.label, was_working, len(self._queued) + self._unread_input)
+
+    def control(
+        self,
+        label: str,
+        kind: ControlKind,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        focus: str | None = None,
+    ) -> Receipt:
+        """As a coordinator, tell an agent below this one to `switch_model` (to `provider`/`model`),
+        `compact` (keeping `focus`) or `stop`. It applies the change at its next safe point (`stop` at once)."""
+        if kind not in CONTROLS:
+            raise FleetError(f"unknown control {kind!r}; the controls are: {', '.join(CONTROLS)}")
+        if not self.fleet.is_above(self.label, label):
+            raise FleetError(f"{self.label} does not coordinate {label!r}: controls go only to agents it started")
+        envelope = Envelope(self.label, label, control=kind, provider=provider, model=model, focus=focus)
+        return self.fleet.bus.deliver(envelope)
+
+    def spawn(
+        self,
+        prompt: str,
+        *,
+        label: str | None = None,
+        system: str | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+        tools: Sequence[str] | None = None,
+        max_tool_rounds: int | None = None,
+        max_depth: int | None = None,
+        persistent: bool = False,
+    ) -> Child:
+        """Start a sub-agent on `prompt`, running concurrently; `await child.wait()` gives its result.
+        Settings not given are inherited (model, tools, system prompt, round limit). A persistent child
+        stays after its answer, under its label: it reports to this agent each time it goes idle and wakes
+        when a message arrives. FleetError when a limit (depth, number of agents, providers) refuses it."""
+        if self._closed:
+            raise FleetError(f"{self.label} has stopped and cannot spawn")
+        depth = self.depth + 1
+        if depth > self.max_depth:
+            raise FleetError(
+                f"cannot spawn: a sub-agent of {self.label} would be at depth {depth}, beyond the limit of "
+                f"{self.max_depth} (max_depth); do the work yourself"
+            )
+        self.fleet.check_room()
+        name = self.fleet.new_label(label)
+        if tools is None:
+            chosen = list(self.tools.values())
+        else:
+            unknown = [t for t in tools if t not in self.tools]
+            if unknown:
+                raise FleetError(f"unknown tool(s) {', '.join(unknown)}; the tools are: {', '.join(self.tools)}")
+            chosen = [self.tools[t] for t in tools]
+        deepest = self.max_depth if max_depth is None else min(self.max_depth, depth + max(max_depth, 0))
+        if depth >= deepest:
+            chosen = [t for t in chosen if t.name != "AgentSpawn"]
+        own_model = provider is not None or model is not None
+        child_model = self._model_for(provider, model) if own_model else self.model
+        base_system = self.base_system if system is None else system
+        child = Agent(
+            child_model,
+            system=f"{base_system}\n\n{_fleet_note(name, self.label, persistent)}".lstrip(),
+            tools=chosen,
+            max_tool_rounds=max_tool_rounds if max_tool_rounds is not None else self.max_tool_rounds,
+            max_tokens=self.max_tokens,
+            thinking_budget=self.thinking_budget,
+            effort=self.effort,
+            cwd=self.context.cwd,
+            session=self._child_log(name, child_model),
+            retry=self.retry,
+            label=name,
+            fleet=self.fleet,
+            background_after=self.background_after,
+            parent=self,
+        )
+        child.base_system = base_system
+        child.owns_model = own_model
+        child.max_depth = deepest
+        handle = Child(child, self, persistent)
+        self.children[name] = handle
+        handle.start(prompt)
+        return handle
+
+    def _model_for(self, provider: str | None, model: str | None) -> Model:
+        try:
+            return self.fleet.model(provider, model)
+        except ProviderError as error:
+            raise FleetError(error.message) from None
+
+    def _child_log(self, label: str, model: Model) -> SessionLog:
+        """A sub-agent's own log, in a folder beside this session's log (none for an ephemeral session)."""
+        folder = self.session.session_dir
+        if folder is None:
+            return SessionLog.ephemeral()
+        header = {"provider": model.provider, "model": model.name, "label": label, "parent": self.session.id}
+        return SessionLog.create(self.context.cwd, header, directory=folder / "agents")
 
     def retract(self, message: UserMessage | PeerMessage) -> bool:
         """Take back a message given to `send()` that has not entered the history yet (so a user can edit
@@ -185,6 +364,19 @@ class Agent:
             self._inbox.put_nowait(item)
         return found
 
+    async def wait_for_input(self) -> bool:
+        """While idle, wait until input or a control arrives (a peer's message, a background job's
+        result); controls are applied on the way. False when the agent has quit instead."""
+        while not self._closed:
+            self._take_idle_inbox()
+            if self._controls:
+                async for _ in self._apply_controls():
+                    pass
+            if self._queued:
+                return True
+            self._accept(await self._inbox.get())
+        return False
+
     def interrupt(self) -> None:
         """Stop the current model stream and tools; what they produced so far stays in the history."""
         if self._running:
@@ -193,8 +385,57 @@ class Agent:
     def quit(self) -> None:
         """Interrupt, and refuse further runs."""
         self._closed = True
+        self._inbox.put_nowait(Quit())  # wakes a run, or an idle `wait_for_input`
+
+    def background(self) -> None:
+        """Move the tool calls running now to the background; the agent goes on, their results come later."""
         if self._running:
-            self._inbox.put_nowait(Quit())
+            self._inbox.put_nowait(ToBackground())
+
+    def foreground(self, job_id: str) -> Job:
+        """Keep the current run going until this background job is done (its result arrives as input)."""
+        job = self.jobs.get(job_id)
+        job.foreground = True
+        return job
+
+    def fits(self, model_name: str) -> str | None:
+        """Why `model_name` cannot hold the current context, or None when it can (or its window is unknown)."""
+        info = lookup(model_name)
+        if info is None or self.context_tokens <= 0:
+            return None
+        room = info.context_window - min(info.max_output, info.context_window // 4)
+        if self.context_tokens > room:
+            return (
+                f"{model_name} holds {info.context_window:,} tokens and the context is {self.context_tokens:,}; "
+                "compact first"
+            )
+        return None
+
+    def request_change(
+        self,
+        *,
+        model: Model | None = None,
+        effort: Effort | None = None,
+        thinking_budget: int | None = None,
+        compact: bool = False,
+        focus: str | None = None,
+    ) -> None:
+        """Change this agent's model, effort or thinking, or compact it, at the next safe point (between
+        model calls): at once when idle, never in the middle of a response."""
+        self._inbox.put_nowait(Control(self.label, model, effort, thinking_budget, compact, focus))
+
+    def clear_tool_results(self, call_ids: Sequence[str]) -> list[str]:
+        """Replace the output of these tool calls in the history with a short note; the ids cleared."""
+        present = {m.call_id for m in self.history if isinstance(m, ToolResult)}
+        cleared = [c for c in call_ids if c in present]
+        if cleared:
+            self._emit(ToolResultsCleared(tuple(cleared)))
+            self.history = clear_results(self.history, set(cleared))
+        return cleared
+
+    def failure(self, reason: str) -> Result:
+        """A result for a run that could not finish (used when a sub-agent's task dies)."""
+        return Result("error_during_execution", reason, 0, Usage(), self.cost.total_usd, 0.0, 0.0, self.session.id)
 
     async def compact(self, focus: str | None = None) -> Compacted | None:
         """Replace the history with a summary the model writes of it, to free context. The summary keeps
@@ -202,8 +443,13 @@ class Agent:
         says what matters most. Only between runs; None when there is nothing to compact."""
         if self._running:
             raise RuntimeError("cannot compact while the agent is running")
+        return await self._compact(focus)
+
+    async def _compact(self, focus: str | None) -> Compacted | None:
         if not self.history:
             return None
+        if self.cost.over_budget():
+            raise ProviderError(f"not compacted: {self._budget_reason()}")
         ask = COMPACT_INSTRUCTION + (f"\n\nGive most room to: {focus}" if focus else "")
         request = replace(self._request(), messages=(*self.history, UserMessage.of(ask)))
         message: AssistantMessage | None = None
@@ -219,6 +465,7 @@ class Agent:
         event = Compacted(summary, len(self.history), message.usage, cost, self.model.name)
         self._emit(event)
         self.history = [summary]
+        self.context_tokens = message.usage.output_tokens
         return event
 
     async def ask(self, prompt: str | UserMessage) -> AssistantMessage:
@@ -248,20 +495,30 @@ class Agent:
         finally:
             self._running = False
 
-    def switch_model(self, model: Model) -> None:
+    def switch_model(self, model: Model) -> ModelSwitched | None:
         """Send the next model call, and every one after it, to `model` (any provider). The history goes
         with it as it is; each provider converts it (tool-call ids remapped, foreign thinking as text).
         A response already streaming finishes on the old model."""
         previous = self.model
         if model is previous:
-            return
+            return None
         self.model = model
-        self._retired.append(previous)
-        self._emit(ModelSwitched(model.provider, model.name, previous.provider, previous.name))
+        if self.owns_model:
+            self._retired.append(previous)
+        self.owns_model = True
+        event = ModelSwitched(model.provider, model.name, previous.provider, previous.name)
+        self._emit(event)
+        return event
 
     async def aclose(self) -> None:
-        """Release the models' resources (a local server) and close the session log."""
-        for model in (*self._retired, self.model):
+        """Stop the sub-agents and background jobs, release the models' resources (a local server), and
+        close the session log."""
+        self._closed = True
+        await asyncio.gather(*(child.stop() for child in list(self.children.values())), return_exceptions=True)
+        self.jobs.cancel_all()
+        self.fleet.leave(self)
+        models = [*self._retired, self.model] if self.owns_model else self._retired
+        for model in models:
             close = getattr(model, "aclose", None)
             if close is not None:
                 await close()
@@ -293,10 +550,16 @@ class Agent:
         if not self._queued:
             raise ValueError("nothing to run: pass a prompt to run() or send() input first")
         while run.outcome is None:
-            for message in self._queued:
+            async for event in self._apply_controls():
+                yield event
+            # The safe point: every message waiting now joins the history, including any that arrives
+            # while these events are being handled, so the next request carries all of them.
+            while not self._drain(run) and self._queued:
+                message = self._queued.pop(0)
                 yield self._emit(MessageAdded(message))
                 self.history.append(message)
-            self._queued.clear()
+            if run.outcome is not None:
+                break
             if self.cost.over_budget():
                 run.stop("error_max_budget_usd", self._budget_reason())
                 break
@@ -307,8 +570,9 @@ class Agent:
             assert run.last is not None
             calls = run.last.tool_calls
             if not calls:
-                self._take_idle_inbox()
-                if not self._queued:
+                async for event in self._settle(run):
+                    yield event
+                if run.outcome is None and not self._queued:
                     run.stop("success", run.last.text)
                 continue
             if self.cost.over_budget():
@@ -339,11 +603,65 @@ class Agent:
             )
         )
 
-    def _budget_reason(self) -> str:
-        return (
-            f"stopped: spent ${self.cost.total_usd:.4f}, which reaches the budget of "
-            f"${self.cost.max_budget_usd:.4f} (max_budget_usd)"
+    async def _settle(self, run: _Run) -> AsyncIterator[Event]:
+        """After an answer without tool calls: take waiting input, and wait while work this run holds open
+        (persistent sub-agents working, background jobs brought to the foreground) may still bring some."""
+        while not self._drain(run):
+            async for event in self._apply_controls():
+                yield event
+            if self._queued or not self._holds_open():
+                return
+            self._on_busy(await self._inbox.get(), run)
+
+    def _holds_open(self) -> bool:
+        # A child counts as working from the moment a message reaches it, before its driver wakes.
+        working = any(
+            c.persistent and (c.status == "working" or c.agent.has_pending_input) for c in self.children.values()
         )
+        return working or self.jobs.holds_run()
+
+    async def _apply_controls(self) -> AsyncIterator[Event]:
+        """Apply the runtime changes that arrived (a switch, effort, thinking, compaction), in order."""
+        controls, self._controls = self._controls, []
+        for control in controls:
+            if control.model is not None:
+                refusal = self.fits(control.model.name)
+                if refusal is not None:
+                    self._queued.append(PeerMessage("sagent", f"not switched to {control.model.name}: {refusal}"))
+                    close = getattr(control.model, "aclose", None)
+                    if close is not None:
+                        await close()
+                else:
+                    switched = self.switch_model(control.model)
+                    if switched is not None:
+                        yield switched
+            if control.effort is not None:
+                self.effort = control.effort
+            if control.thinking_budget is not None:
+                self.thinking_budget = control.thinking_budget or None
+            if control.compact:
+                try:
+                    compacted = await self._compact(control.focus)
+                except ProviderError as error:
+                    yield self._emit(ErrorEvent(f"compaction failed, the history is unchanged: {error.message}"))
+                else:
+                    if compacted is not None:
+                        yield compacted
+
+    def _budget_reason(self) -> str:
+        tracker = self.cost.limiting() or self.cost
+        whose = "" if tracker is self.cost else f" by the tree of agents {self.label} belongs to"
+        return (
+            f"stopped: ${tracker.total_usd:.4f} spent{whose}, which reaches the budget of "
+            f"${tracker.max_budget_usd or 0:.4f} (max_budget_usd)"
+        )
+
+    def _drain(self, run: _Run) -> bool:
+        """At a safe point of a run: take everything waiting in the inbox; True when it stops the run."""
+        while not self._inbox.empty():
+            if self._on_busy(self._inbox.get_nowait(), run):
+                return True
+        return run.outcome is not None
 
     def _take_idle_inbox(self) -> None:
         """At a safe point: move waiting input to the queue; drop what no phase is waiting for."""
@@ -351,19 +669,28 @@ class Agent:
             self._accept(self._inbox.get_nowait())
 
     def _accept(self, item: InboxItem) -> None:
+        """Keep what must outlive the phase it arrived in: input, controls, background jobs' results."""
         if isinstance(item, UserInput):
             self._unread_input -= 1
             self._queued.append(item.message)
+        elif isinstance(item, Control):
+            self._controls.append(item)
+        elif isinstance(item, ToolDone):
+            job = self.jobs.finish(item.result, item.duration_ms)
+            if job is not None and not job.waited:
+                job.delivered = job.message()
+                self._queued.append(job.delivered)
 
     def _on_busy(self, item: InboxItem, run: _Run) -> bool:
         """The rule for input that arrives while a phase runs, in one place. True when the phase must stop."""
-        if isinstance(item, UserInput):
-            self._accept(item)
-            return False
-        if isinstance(item, Interrupt | Quit):
-            run.stop("interrupted", "interrupted by the user" if isinstance(item, Interrupt) else "quit")
+        if isinstance(item, Interrupt):
+            run.stop("interrupted", "interrupted by the user")
             return True
-        return False  # stale output of a cancelled phase
+        if isinstance(item, Quit):
+            run.stop("interrupted", f"stopped by {self._stopped_by}" if self._stopped_by else "quit")
+            return True
+        self._accept(item)  # input, controls and job results wait for the next safe point
+        return False
 
     def _next_epoch(self) -> int:
         self._epoch += 1
@@ -375,11 +702,27 @@ class Agent:
         return ModelRequest(
             system=self.system,
             messages=tuple(self.history),
-            tools=tuple(tool_spec(t) for t in self.tools.values()),
+            tools=tuple(self._tool_specs()),
             max_tokens=self.max_tokens,
             thinking_budget=self.thinking_budget,
             effort=self.effort,
             cache_key=self.session.id,
+        )
+
+    def _tool_specs(self) -> list[ToolSpec]:
+        """The tools as the model sees them. With Jobs among them, every other tool takes `background`."""
+        specs = [tool_spec(t, self.context) for t in self.tools.values()]
+        if "Jobs" not in self.tools:
+            return specs
+        return [spec if spec.name in _NO_BACKGROUND else _with_background(spec) for spec in specs]
+
+    def _wants_background(self, call: ToolCall) -> bool:
+        return (
+            call.arguments.get("background") is True
+            and "Jobs" in self.tools
+            and call.name in self.tools
+            and call.name not in _NO_BACKGROUND
+            and call.invalid_arguments is None
         )
 
     async def _pump(self, request: ModelRequest, epoch: int) -> None:
@@ -432,6 +775,7 @@ class Agent:
         run.usage = run.usage + message.usage
         run.api_ms += elapsed
         run.last = message
+        self.context_tokens = message.usage.total_input_tokens + message.usage.output_tokens
         yield self._emit(TurnFinished(message, message.usage, cost, self.cost.total_usd, elapsed))
         self.history.append(message)
 
@@ -444,20 +788,46 @@ class Agent:
 
     async def _run_tools(self, calls: Sequence[ToolCall], run: _Run) -> AsyncIterator[Event]:
         epoch = self._next_epoch()
+        started = time.monotonic()
         for call in calls:
             yield self._emit(ToolStarted(call))
+        foreground: list[ToolCall] = []
+        for call in calls:
+            if self._wants_background(call):
+                job = self.jobs.add(call, None)
+                job.task = asyncio.create_task(self._run_group([call], 0))
+                yield self._add_tool_result(ToolFinished(ToolResult.of(call, _started_note(job)), 0))
+            else:
+                foreground.append(call)
         # Calls on the same resource (a file) run in order, in one task; all others run concurrently.
         groups: dict[object, list[ToolCall]] = {}
-        for call in calls:
+        for call in foreground:
             groups.setdefault(self._resource(call), []).append(call)
-        tasks = [asyncio.create_task(self._run_group(group, epoch)) for group in groups.values()]
-        pending = {call.id: call for call in calls}
+        tasks = {asyncio.create_task(self._run_group(group, epoch)): group for group in groups.values()}
+        task_of = {call.id: task for task, group in tasks.items() for call in group}
+        pending = {call.id: call for call in foreground}
+        timer = None
+        if self.background_after is not None and pending:
+            loop = asyncio.get_running_loop()
+            timer = loop.call_later(self.background_after, self._inbox.put_nowait, ToBackground(epoch))
         try:
             while pending:
                 item = await self._inbox.get()
-                if isinstance(item, ToolDone) and item.epoch == epoch:
-                    pending.pop(item.result.call_id, None)
+                if isinstance(item, ToolDone) and item.epoch == epoch and item.result.call_id in pending:
+                    pending.pop(item.result.call_id)
                     yield self._add_tool_result(ToolFinished(item.result, item.duration_ms))
+                elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
+                    # The calls keep running as jobs; their tool calls are answered now, their results come later.
+                    # Waiting on jobs or messaging is not work to move: those calls stay.
+                    for call in [c for c in pending.values() if c.name not in _NO_BACKGROUND]:
+                        task = task_of[call.id]
+                        if any(task_of[other.id] is task for other in pending.values() if other.name in _NO_BACKGROUND):
+                            continue
+                        job = self.jobs.add(call, task, started)
+                        tasks.pop(task, None)
+                        del pending[call.id]
+                        note = _moved_note(job, time.monotonic() - started)
+                        yield self._add_tool_result(ToolFinished(ToolResult.of(call, note), 0))
                 elif self._on_busy(item, run):
                     for task in tasks:
                         task.cancel()
@@ -466,6 +836,8 @@ class Agent:
                         yield self._add_tool_result(ToolFinished(ToolResult.of(call, INTERRUPTED, is_error=True), 0))
                     return
         finally:
+            if timer is not None:
+                timer.cancel()
             for task in tasks:
                 task.cancel()
 
@@ -496,14 +868,59 @@ class Agent:
                 "call the tool again with a JSON object matching its schema",
                 is_error=True,
             )
+        arguments = call.arguments
+        if "background" in arguments and call.name not in _NO_BACKGROUND and "Jobs" in self.tools:
+            arguments = {k: v for k, v in arguments.items() if k != "background"}
         try:
-            check_arguments(tool.input_schema, call.arguments)
-            output = await tool.run(call.arguments, self.context)
+            check_arguments(tool.input_schema, arguments)
+            output = await tool.run(arguments, self.context)
             return ToolResult(call.id, call.name, output_content(output))
         except ToolError as error:
             return ToolResult.of(call, str(error), is_error=True)
         except Exception as error:
             return ToolResult.of(call, f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+
+
+_NO_BACKGROUND = frozenset({"Jobs", "AgentSend", "AgentSelf"})
+_BACKGROUND_PROPERTY = {
+    "type": "boolean",
+    "description": "run in the background: returns a job id at once, the result arrives later as a message",
+}
+
+
+def _with_background(spec: ToolSpec) -> ToolSpec:
+    schema = dict(spec.input_schema)
+    properties = dict(schema.get("properties", {}))
+    properties.setdefault("background", _BACKGROUND_PROPERTY)
+    schema["properties"] = properties
+    return ToolSpec(spec.name, spec.description, schema)
+
+
+def _started_note(job: Job) -> str:
+    return (
+        f"started in the background as {job.id}; its result will arrive as a message when it finishes. "
+        f"Jobs (wait, cancel, list) manages it."
+    )
+
+
+def _moved_note(job: Job, seconds: float) -> str:
+    return (
+        f"still running after {seconds:.0f} s, so it was moved to the background as {job.id}; its result will "
+        "arrive as a message when it finishes. Jobs (wait, cancel, list) manages it."
+    )
+
+
+def _fleet_note(label: str, parent: str, persistent: bool) -> str:
+    after = (
+        f"You keep running after your answer: {parent} is told each time you finish, and other agents may "
+        "message you; each message starts you working again."
+        if persistent
+        else f"Your final answer is returned to {parent} as the result of your work: make it complete."
+    )
+    return (
+        f'You are the sub-agent "{label}", started by "{parent}" to do the task in the first message. '
+        f"{after} Message other agents with AgentSend, by label."
+    )
 
 
 def _describe(error: Exception) -> str:

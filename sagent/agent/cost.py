@@ -1,4 +1,10 @@
-"""Spend tracking: tokens and USD per model, and the budget check made after every response."""
+"""Spend tracking: tokens and USD per model, for one agent and for the tree of agents under it.
+
+Every agent has its own `CostTracker`. A child's tracker points at its parent's: each response is counted
+in the agent's own spend and in the tree spend of the agent and every ancestor, so the root's total is the
+whole fleet's, live. The budget check asks every tracker up the chain, so a cap set on the root stops the
+whole tree.
+"""
 
 from __future__ import annotations
 
@@ -14,24 +20,38 @@ class ModelSpend:
     cost: Cost = Cost()
     responses: int = 0
 
+    def plus(self, usage: Usage, cost: Cost) -> ModelSpend:
+        return ModelSpend(self.usage + usage, self.cost + cost, self.responses + 1)
+
 
 class CostTracker:
-    """Adds up every response's usage and cost, by model."""
+    """Adds up every response's usage and cost, by model: the agent's own (`own_by_model`) and its whole
+    tree's (`by_model`, which includes every descendant)."""
 
-    def __init__(self, max_budget_usd: float | None = None) -> None:
+    def __init__(self, max_budget_usd: float | None = None, parent: CostTracker | None = None) -> None:
         self.max_budget_usd = max_budget_usd
+        self.parent = parent
+        self.own_by_model: dict[str, ModelSpend] = {}
         self.by_model: dict[str, ModelSpend] = {}
 
     def add(self, model: str, usage: Usage, cost: Cost | None = None) -> Cost:
-        """Count one response; returns its cost (from the catalog unless given)."""
+        """Count one response of this agent; returns its cost (from the catalog unless given)."""
         cost = cost if cost is not None else cost_of(model, usage)
-        spend = self.by_model.get(model, ModelSpend())
-        self.by_model[model] = ModelSpend(spend.usage + usage, spend.cost + cost, spend.responses + 1)
+        self.own_by_model[model] = self.own_by_model.get(model, ModelSpend()).plus(usage, cost)
+        tracker: CostTracker | None = self
+        while tracker is not None:
+            tracker.by_model[model] = tracker.by_model.get(model, ModelSpend()).plus(usage, cost)
+            tracker = tracker.parent
         return cost
 
     @property
     def total_usd(self) -> float:
+        """This agent's spend plus every descendant's."""
         return sum(s.cost.total for s in self.by_model.values())
+
+    @property
+    def own_usd(self) -> float:
+        return sum(s.cost.total for s in self.own_by_model.values())
 
     @property
     def usage(self) -> Usage:
@@ -45,4 +65,14 @@ class CostTracker:
         return [m for m, s in self.by_model.items() if not s.cost.priced]
 
     def over_budget(self) -> bool:
-        return self.max_budget_usd is not None and self.total_usd >= self.max_budget_usd
+        """True once this tree, or any tree it belongs to, has spent its budget."""
+        return self.limiting() is not None
+
+    def limiting(self) -> CostTracker | None:
+        """The tracker whose budget is spent (this one or an ancestor), or None."""
+        tracker: CostTracker | None = self
+        while tracker is not None:
+            if tracker.max_budget_usd is not None and tracker.total_usd >= tracker.max_budget_usd:
+                return tracker
+            tracker = tracker.parent
+        return None

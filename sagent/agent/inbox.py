@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sagent.events import ModelEvent, Retrying
-from sagent.types import PeerMessage, ToolResult, UserMessage
+from sagent.providers.base import Model
+from sagent.types import Effort, PeerMessage, ToolResult, UserMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +34,31 @@ class ModelFailed:
 
 @dataclass(frozen=True, slots=True)
 class ToolDone:
+    """A tool call finished: a call of the current round, or one running as a background job."""
+
     result: ToolResult
     duration_ms: float
     epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """A change to the agent's runtime, applied at its next safe point (between model calls): from a
+    coordinator over AgentSend, or from the agent itself through AgentSelf."""
+
+    sender: str
+    model: Model | None = None
+    effort: Effort | None = None
+    thinking_budget: int | None = None  # 0 turns thinking off
+    compact: bool = False
+    focus: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToBackground:
+    """Move the tool calls still running to the background (`epoch` None: whatever round is running)."""
+
+    epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,4 +71,4 @@ class Quit:
     """Interrupt, and accept no more work."""
 
 
-InboxItem = UserInput | ModelOutput | ModelFailed | ToolDone | Interrupt | Quit
+InboxItem = UserInput | ModelOutput | ModelFailed | ToolDone | Control | ToBackground | Interrupt | Quit

@@ -30,6 +30,7 @@ from sagent.types import (
     AssistantMessage,
     Cost,
     Message,
+    TextPart,
     ToolResult,
     Usage,
     message_from_dict,
@@ -191,6 +192,8 @@ def read_state(lines: list[bytes]) -> SessionState:
                 cost + Cost(**event["cost"]),
                 n + 1,
             )
+        elif kind == "tool_results_cleared":
+            state.history = clear_results(state.history, set(event["call_ids"]))
         elif kind == "tool_finished":
             result = message_from_dict(event["result"])
             assert isinstance(result, ToolResult)
@@ -202,6 +205,19 @@ def read_state(lines: list[bytes]) -> SessionState:
                 if call.id not in answered:
                     state.dangling.append(ToolResult.of(call, INTERRUPTED_TOOL, is_error=True))
     return state
+
+
+CLEARED = "[output cleared by the agent to save context]"
+
+
+def clear_results(history: list[Message], call_ids: set[str]) -> list[Message]:
+    """`history` with the output of these tool calls replaced by a short note."""
+    return [
+        ToolResult(m.call_id, m.name, (TextPart(CLEARED),), m.is_error)
+        if isinstance(m, ToolResult) and m.call_id in call_ids
+        else m
+        for m in history
+    ]
 
 
 def peek_state(path: Path) -> SessionState:

@@ -100,6 +100,30 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N rounds of tool calls")
     agent.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop before spending more than this")
     agent.add_argument("--cwd", metavar="DIR", help="the working directory for tools and sessions")
+    agent.add_argument(
+        "--background-after",
+        type=float,
+        metavar="SECONDS",
+        help="move a tool call that runs longer than this to the background, where it goes on while the "
+        "agent works; its result arrives later as a message (default: never)",
+    )
+    fleet = p.add_argument_group("sub-agents (AgentSpawn, AgentSend)")
+    fleet.add_argument(
+        "--max-depth", type=int, default=3, metavar="N", help="how many levels of sub-agents may exist (default 3)"
+    )
+    fleet.add_argument(
+        "--max-agents",
+        type=int,
+        default=16,
+        metavar="N",
+        help="how many agents may run at once, the main one included (default 16)",
+    )
+    fleet.add_argument(
+        "--allow-providers",
+        metavar="NAMES",
+        help="comma-separated providers sub-agents may use (default: any); --max-budget-usd caps the "
+        "whole tree of agents together",
+    )
     sessions = p.add_argument_group("sessions")
     sessions.add_argument(
         "-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here"
@@ -170,11 +194,27 @@ def _check(args: argparse.Namespace) -> str | None:
         value = getattr(args, name)
         if value is not None and value < 1:
             return f"--{name.replace('_', '-')} must be at least 1"
+    if args.max_depth < 0:
+        return "--max-depth must be 0 or more"
+    if args.max_agents < 1:
+        return "--max-agents must be at least 1"
+    if args.background_after is not None and args.background_after <= 0:
+        return "--background-after must be more than 0 seconds"
+    if args.allow_providers is not None:
+        from sagent.providers.registry import PROVIDERS
+
+        unknown = [n for n in _names(args.allow_providers) if n not in PROVIDERS]
+        if unknown:
+            return f"--allow-providers: unknown provider(s) {', '.join(unknown)}; see `sagent providers`"
     if args.max_budget_usd is not None and args.max_budget_usd <= 0:
         return "--max-budget-usd must be more than 0"
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"--api-key-env {args.api_key_env}: that variable is not set"
     return None
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
 
 
 if __name__ == "__main__":

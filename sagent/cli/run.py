@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.agent import Agent
+from sagent.agent.fleet import Fleet, FleetError
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state, sessions_dir
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
@@ -76,15 +77,9 @@ def run_interactive(args: argparse.Namespace) -> int:
 
     def switch(current: Agent, provider: str | None, model_name: str | None) -> str:
         try:
-            if provider is None and model_name is not None and infer_provider(model_name) is None:
-                provider = current.model.provider  # an id the prefixes do not know: same provider, new model
-            wanted = choose(provider, model_name)
-            same = wanted.provider == current.model.provider
-            new = build_model(
-                wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
-            )
-        except ProviderError as error:
-            return f"cannot switch: {error.message}"
+            new = current.fleet.models(provider, model_name)
+        except (ProviderError, FleetError) as error:
+            return f"cannot switch: {getattr(error, 'message', error)}"
         current.switch_model(new)
         return f"switched to {new.provider}/{new.name}; the conversation goes with it"
 
@@ -121,6 +116,7 @@ def make_agent(
         effort=args.effort,
         cwd=cwd,
     )
+    settings.update(background_after=args.background_after, fleet=_fleet(args, model))
     if settings_from is not None:
         settings.update(thinking_budget=settings_from.thinking_budget, effort=settings_from.effort)
     if session_path is not None:
@@ -130,6 +126,23 @@ def make_agent(
     else:
         log = SessionLog.create(cwd, {"provider": model.provider, "model": model.name})
     return Agent(model, session=log, **settings)
+
+
+def _fleet(args: argparse.Namespace, model: Model) -> Fleet:
+    """The limits for sub-agents, and how their models are built: as the command line builds the main one
+    (a sub-agent on the main model's provider gets the same --base-url and --api-key-env)."""
+
+    def models(provider: str | None, name: str | None) -> Model:
+        if provider is None and name is not None and infer_provider(name) is None:
+            provider = model.provider  # an id the prefixes do not know: the main model's provider
+        wanted = choose(provider, name)
+        same = wanted.provider == model.provider
+        return build_model(
+            wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
+        )
+
+    allowed = {n.strip() for n in args.allow_providers.split(",") if n.strip()} if args.allow_providers else None
+    return Fleet(max_depth=args.max_depth, max_agents=args.max_agents, allow_providers=allowed, models=models)
 
 
 def _input_history() -> Path | None:

@@ -7,6 +7,11 @@
 
 Each step is an `AssistantMessage`, a `ProviderError` to raise, or a function of the request that returns
 either (to answer from what the agent sent). Every request is recorded in `requests`.
+
+For a fleet, `RoutedModel` gives each agent its own script, told apart by the label in its system prompt:
+
+    model = RoutedModel({"main": [tool_turn(("AgentSpawn", {"prompt": "...", "label": "a"})), ...],
+                         "a": [text_turn("found it")]})
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 
@@ -96,3 +102,54 @@ def _estimate_usage(request: ModelRequest, message: AssistantMessage) -> Usage:
     """A deterministic stand-in for token counts: about four characters per token."""
     prompt = len(request.system) + sum(len(repr(m)) for m in request.messages)
     return Usage(input_tokens=prompt // 4 + 1, output_tokens=len(repr(message.content)) // 4 + 1)
+
+
+_LABEL = re.compile(r'You are the sub-agent "([^"]+)"')
+
+
+def agent_label(request: ModelRequest) -> str:
+    """The label of the agent that sent `request`: a sub-agent's is in its system prompt; else "main"."""
+    found = _LABEL.search(request.system)
+    return found.group(1) if found else "main"
+
+
+class RoutedModel:
+    """One model for a whole fleet, with a script per agent label (`route` tells the label of a request).
+
+    Children that inherit their parent's model share this one, and each still gets its own answers."""
+
+    def __init__(
+        self,
+        scripts: dict[str, Iterable[Step] | ScriptedModel],
+        *,
+        name: str = "scripted",
+        provider: str = "scripted",
+        delay: float = 0.0,
+        route: Callable[[ModelRequest], str] = agent_label,
+    ) -> None:
+        """A script is a list of steps, or a `ScriptedModel` of its own (for a different delay)."""
+        self._name, self._provider, self._route = name, provider, route
+        self.models = {
+            label: steps
+            if isinstance(steps, ScriptedModel)
+            else ScriptedModel(steps, name=name, provider=provider, delay=delay)
+            for label, steps in scripts.items()
+        }
+
+    @property
+    def provider(self) -> str:
+        return self._provider
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def requests(self, label: str) -> list[ModelRequest]:
+        return self.models[label].requests
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        label = self._route(request)
+        model = self.models.get(label)
+        if model is None:
+            raise ProviderError(f"no script for the agent {label!r}", provider=self._provider)
+        return model.stream(request)

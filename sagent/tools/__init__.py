@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sagent.tools.agents import AgentSelf, AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import Tool
 from sagent.tools.files import Edit, Read, Write
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
 
-BUILTIN = (Read, Write, Edit, Glob, Grep, List, Bash)
+BUILTIN = (Read, Write, Edit, Glob, Grep, List, Bash, AgentSpawn, AgentSend, AgentSelf, Jobs)
 
 __all__ = [
     "BUILTIN",
+    "AgentSelf",
+    "AgentSend",
+    "AgentSpawn",
     "Bash",
     "Edit",
     "Glob",
     "Grep",
+    "Jobs",
     "List",
     "Read",
     "Write",

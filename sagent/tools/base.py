@@ -9,9 +9,12 @@ import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from sagent.types import ImagePart, TextPart, ToolSpec, UserContent
+
+if TYPE_CHECKING:
+    from sagent.tools.runtime import AgentRuntime
 
 
 class ToolError(Exception):
@@ -33,6 +36,13 @@ class ToolContext:
     session_dir: Path | None = None
     # Files read in this session and how they looked on disk then, for Write's stale-file check.
     read_files: dict[Path, FileStamp] = field(default_factory=dict)
+    # The agent running the tool, for the agent tools (spawn, send, self, jobs); None outside an agent.
+    runtime: AgentRuntime | None = None
+
+    def agent(self) -> AgentRuntime:
+        if self.runtime is None:
+            raise ToolError("this tool needs a running agent")
+        return self.runtime
 
     def resolve(self, path: str) -> Path:
         """An absolute path for `path`, relative to the working directory."""
@@ -68,8 +78,12 @@ class Tool(Protocol):
         ...
 
 
-def tool_spec(t: Tool) -> ToolSpec:
-    return ToolSpec(t.name, t.description, t.input_schema)
+def tool_spec(t: Tool, ctx: ToolContext | None = None) -> ToolSpec:
+    """What the model is told about `t`. A tool whose description depends on the moment (AgentSend lists
+    the peers reachable now) has a `describe(ctx)` method."""
+    describe = getattr(t, "describe", None)
+    description = describe(ctx) if describe is not None and ctx is not None else t.description
+    return ToolSpec(t.name, description, t.input_schema)
 
 
 def output_content(output: ToolOutput) -> tuple[UserContent, ...]:

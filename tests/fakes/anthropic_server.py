@@ -11,6 +11,7 @@ no step left, the server answers 500 with a clear message, so a test that runs o
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,9 +124,15 @@ def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 class FakeAnthropic(FakeServer):
-    def __init__(self, steps: list[Step] | None = None) -> None:
+    def __init__(
+        self,
+        steps: list[Step] | None = None,
+        *,
+        scripts: dict[str, list[Step]] | None = None,
+        route: Callable[[dict[str, Any]], str] | None = None,
+    ) -> None:
         empty = JSONReply(500, _error_body("api_error", "fake: no scripted response left"))
-        super().__init__(steps, self._render, empty)
+        super().__init__(steps, self._render, empty, scripts=scripts, route=route)
 
     @staticmethod
     def _render(step: Step, request: dict[str, Any]) -> JSONReply | Stream:

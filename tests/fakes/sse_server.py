@@ -37,8 +37,20 @@ Render = Callable[[Any, dict[str, Any]], JSONReply | Stream]
 
 
 class FakeServer:
-    def __init__(self, steps: list[Any] | None, render: Render, no_step_left: JSONReply) -> None:
+    def __init__(
+        self,
+        steps: list[Any] | None,
+        render: Render,
+        no_step_left: JSONReply,
+        *,
+        scripts: dict[str, list[Any]] | None = None,
+        route: Callable[[dict[str, Any]], str] | None = None,
+    ) -> None:
+        """Steps are answered in order; or, for concurrent clients (a fleet of agents), `route` names the
+        script in `scripts` each request takes its next step from."""
         self.steps: list[Any] = list(steps or [])
+        self.scripts = {key: list(value) for key, value in (scripts or {}).items()}
+        self.route = route
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         fake = self
@@ -55,7 +67,8 @@ class FakeServer:
                 request = {"path": self.path, "headers": dict(self.headers), "body": body}
                 with fake._lock:
                     fake.requests.append(request)
-                    step = fake.steps.pop(0) if fake.steps else None
+                    queue = fake.scripts.get(fake.route(request), []) if fake.route else fake.steps
+                    step = queue.pop(0) if queue else None
                 reply = no_step_left if step is None else render(step, request)
                 if isinstance(reply, JSONReply):
                     self._send_json(reply)

@@ -1,0 +1,261 @@
+"""A fleet: the agents of one tree, the bus their messages travel on, and the limits that hold for all.
+
+The root agent makes the fleet; every agent it spawns (and they spawn) joins it under a unique label.
+Messages go through a `Bus`, a small interface (register a label, deliver, list labels): `LocalBus` serves
+agents in one process, and a bus over a network can serve agents in several, without the agents changing.
+A `Child` drives one spawned agent: a one-shot child runs its task and ends; a persistent one goes idle,
+reports to its parent, and wakes when a message arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from sagent.events import Result
+from sagent.providers.base import Model
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+
+ControlKind = Literal["switch_model", "compact", "stop"]
+CONTROLS: tuple[str, ...] = ("switch_model", "compact", "stop")
+ChildStatus = Literal["working", "idle", "stopped"]
+
+DEFAULT_MAX_DEPTH = 3
+DEFAULT_MAX_AGENTS = 16
+
+
+class FleetError(Exception):
+    """A fleet operation was refused: a limit, an unknown or taken label, a provider not allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A message between agents: text, or a control from a coordinator (with its model or focus)."""
+
+    sender: str
+    to: str
+    text: str = ""
+    control: ControlKind | None = None
+    provider: str | None = None  # for switch_model (inferred from the model id when not given)
+    model: str | None = None  # for switch_model
+    focus: str | None = None  # for compact
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """What the sender learns: who got it, and whether they were working (it waits for their next safe
+    point) or idle (it wakes them)."""
+
+    to: str
+    was_working: bool
+    waiting: int  # messages the recipient has not read yet, this one included
+
+    def describe(self) -> str:
+        if self.was_working:
+            return f"delivered to {self.to}; it is working and will read it at its next safe point"
+        return f"delivered to {self.to}; it was idle and starts on it now"
+
+
+Mailbox = Callable[[Envelope], Receipt]
+
+
+class Bus(Protocol):
+    def register(self, label: str, mailbox: Mailbox) -> None: ...
+
+    def unregister(self, label: str) -> None: ...
+
+    def deliver(self, envelope: Envelope) -> Receipt:
+        """Hand `envelope` to its recipient; FleetError when no agent has that label."""
+        ...
+
+    def labels(self) -> list[str]: ...
+
+
+class LocalBus:
+    """Peers in this process: delivery is a call on the recipient's mailbox."""
+
+    def __init__(self) -> None:
+        self._boxes: dict[str, Mailbox] = {}
+
+    def register(self, label: str, mailbox: Mailbox) -> None:
+        if label in self._boxes:
+            raise FleetError(f"the label {label!r} is taken by a running agent")
+        self._boxes[label] = mailbox
+
+    def unregister(self, label: str) -> None:
+        self._boxes.pop(label, None)
+
+    def deliver(self, envelope: Envelope) -> Receipt:
+        box = self._boxes.get(envelope.to)
+        if box is None:
+            known = ", ".join(sorted(self._boxes)) or "none"
+            raise FleetError(f"no running agent is called {envelope.to!r}; the agents are: {known}")
+        return box(envelope)
+
+    def labels(self) -> list[str]:
+        return list(self._boxes)
+
+
+ModelFactory = Callable[[str | None, str | None], Model]
+"""Builds a model from a provider name and/or a model id (either may be None: the defaults apply)."""
+
+
+def registry_models(provider: str | None, model: str | None) -> Model:
+    """Models as the command line builds them: by provider name and/or model id, keys from the environment."""
+    from sagent.providers.registry import build_model, choose, infer_provider
+
+    if provider is None and model is not None and infer_provider(model) is None:
+        raise FleetError(f"cannot tell the provider of {model!r}; name the provider too")
+    return build_model(choose(provider, model))
+
+
+class Fleet:
+    """The agents of one tree, by label, with the limits every spawn is checked against."""
+
+    def __init__(
+        self,
+        *,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_agents: int = DEFAULT_MAX_AGENTS,
+        allow_providers: set[str] | frozenset[str] | None = None,
+        models: ModelFactory | None = None,
+        bus: Bus | None = None,
+    ) -> None:
+        self.max_depth = max_depth
+        self.max_agents = max_agents
+        self.allow_providers = frozenset(allow_providers) if allow_providers is not None else None
+        self.models = models or registry_models
+        self.bus: Bus = bus or LocalBus()
+        self.agents: dict[str, Agent] = {}
+        self._numbers: dict[str, int] = {}
+
+    def join(self, agent: Agent) -> None:
+        self.bus.register(agent.label, agent.deliver)
+        self.agents[agent.label] = agent
+
+    def leave(self, agent: Agent) -> None:
+        if self.agents.get(agent.label) is agent:
+            del self.agents[agent.label]
+            self.bus.unregister(agent.label)
+
+    def new_label(self, wanted: str | None) -> str:
+        """`wanted` when it is free, else the next free `agent-N`."""
+        if wanted:
+            wanted = wanted.strip()
+            if not wanted or any(c.isspace() for c in wanted):
+                raise FleetError(f"a label is one word, got {wanted!r}")
+            if wanted in self.agents:
+                raise FleetError(f"the label {wanted!r} is taken by a running agent; choose another")
+            return wanted
+        while True:
+            n = self._numbers["agent"] = self._numbers.get("agent", 0) + 1
+            if f"agent-{n}" not in self.agents:
+                return f"agent-{n}"
+
+    def check_room(self) -> None:
+        if len(self.agents) >= self.max_agents:
+            raise FleetError(
+                f"cannot spawn: {len(self.agents)} agents are running, the limit (max_agents); "
+                "wait for one to finish or stop one"
+            )
+
+    def model(self, provider: str | None, model: str | None) -> Model:
+        """A new model for a spawn or a switch, refused when its provider is not allowed."""
+        if self.allow_providers is not None and provider is not None and provider not in self.allow_providers:
+            raise FleetError(self._not_allowed(provider))
+        built = self.models(provider, model)
+        if self.allow_providers is not None and built.provider not in self.allow_providers:
+            raise FleetError(self._not_allowed(built.provider))
+        return built
+
+    def _not_allowed(self, provider: str) -> str:
+        allowed = ", ".join(sorted(self.allow_providers or ())) or "none"
+        return f"the provider {provider!r} is not allowed here (allowed: {allowed})"
+
+    def is_above(self, ancestor: str, label: str) -> bool:
+        """True when `ancestor` is `label`'s parent, grandparent, and so on."""
+        agent = self.agents.get(label)
+        while agent is not None and agent.parent is not None:
+            if agent.parent.label == ancestor:
+                return True
+            agent = agent.parent
+        return False
+
+
+class Child:
+    """A spawned agent and the task that drives it."""
+
+    def __init__(self, agent: Agent, parent: Agent, persistent: bool) -> None:
+        self.agent = agent
+        self.parent = parent
+        self.persistent = persistent
+        self.status: ChildStatus = "working"
+        self.result: Result | None = None
+        self._settled = asyncio.Event()  # set whenever the child is not working
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def label(self) -> str:
+        return self.agent.label
+
+    def start(self, prompt: str) -> None:
+        self.agent.send(prompt)
+        self.task = asyncio.create_task(self._drive(), name=f"sagent agent {self.label}")
+
+    async def wait(self) -> Result:
+        """The result of the child's current (or last) run, once it is idle or stopped."""
+        await self._settled.wait()
+        assert self.result is not None
+        return self.result
+
+    async def stop(self) -> None:
+        """Stop the child (interrupting its work) and wait until it has shut down."""
+        self.agent.quit()
+        if self.task is not None and not self.task.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(self.task)
+
+    async def _drive(self) -> None:
+        agent = self.agent
+        try:
+            while True:
+                self.status = "working"
+                self._settled.clear()
+                try:
+                    async for event in agent.run():
+                        if isinstance(event, Result):
+                            self.result = event
+                except Exception as error:  # a bug, not a model error: those end as a Result
+                    self.result = agent.failure(f"{type(error).__name__}: {error}")
+                    break
+                out_of_budget = self.result is not None and self.result.subtype == "error_max_budget_usd"
+                if not self.persistent or agent.closed or out_of_budget:
+                    break
+                self.status = "idle"
+                self._settled.set()
+                self._report()
+                if not await agent.wait_for_input():
+                    break
+        finally:
+            self.status = "stopped"
+            self._settled.set()
+            if self.result is None:
+                self.result = agent.failure("stopped before it finished")
+            if self.persistent:
+                self._report()
+            await agent.aclose()
+
+    def _report(self) -> None:
+        """Tell the parent how the run ended (it may be waiting for this)."""
+        if self.parent.closed or self.result is None:
+            return
+        state = "stopped" if self.status == "stopped" else "idle"
+        outcome = "" if self.result.subtype == "success" else f" ({self.result.subtype})"
+        text = f"[{state}{outcome}] {self.result.text}".rstrip()
+        with contextlib.suppress(FleetError):
+            self.parent.deliver(Envelope(self.label, self.parent.label, text))

@@ -1,0 +1,234 @@
+"""`AgentTools`: what the agent tools (AgentSpawn, AgentSend, AgentSelf, Jobs) see of the agent running
+them. It turns the agent's typed operations into the text a model reads, and refusals into `ToolError`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, cast
+
+from sagent.agent.fleet import ControlKind, FleetError
+from sagent.providers.base import ProviderError
+from sagent.providers.catalog import lookup
+from sagent.tools.base import ToolError
+from sagent.types import AssistantMessage, Effort, ToolResult
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+    from sagent.agent.cost import CostTracker
+
+
+class AgentTools:
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    # -------------------------------------------------------------------------------------- peers
+
+    def peers(self) -> list[str]:
+        me = self.agent
+        lines = []
+        for label, other in me.fleet.agents.items():
+            if other is me:
+                continue
+            if other is me.parent:
+                relation = "your parent"
+            elif other.parent is me:
+                relation = "your sub-agent"
+            else:
+                relation = f"started by {other.parent.label}" if other.parent is not None else "the top agent"
+            state = "working" if other.running else "idle"
+            lines.append(f"{label}: {relation}, {other.model.provider}/{other.model.name}, {state}")
+        return lines
+
+    def can_spawn(self) -> bool:
+        return self.agent.depth < self.agent.max_depth
+
+    async def spawn(
+        self,
+        prompt: str,
+        *,
+        label: str | None,
+        system: str | None,
+        provider: str | None,
+        model: str | None,
+        tools: list[str] | None,
+        max_tool_rounds: int | None,
+        max_depth: int | None,
+        persistent: bool,
+    ) -> str:
+        try:
+            child = self.agent.spawn(
+                prompt,
+                label=label,
+                system=system,
+                provider=provider,
+                model=model,
+                tools=tools,
+                max_tool_rounds=max_tool_rounds,
+                max_depth=max_depth,
+                persistent=persistent,
+            )
+        except FleetError as error:
+            raise ToolError(str(error)) from None
+        where = f"{child.agent.model.provider}/{child.agent.model.name}"
+        if persistent:
+            return (
+                f"started {child.label} ({where}); it works on its own and reports to you when it goes idle. "
+                f"Message it with AgentSend to {child.label!r}."
+            )
+        try:
+            result = await child.wait()
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await child.stop()
+            raise
+        spent = f"${child.agent.cost.total_usd:.4f}"
+        responses = f"{result.num_turns} response{'s' if result.num_turns != 1 else ''}"
+        head = f"{child.label} ({where}, {responses}, {spent})"
+        if result.is_error:
+            raise ToolError(f"{head} did not finish ({result.subtype}): {result.text}")
+        return f"{head} answered:\n{result.text}"
+
+    def send(
+        self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None
+    ) -> str:
+        me = self.agent
+        if to == me.label:
+            raise ToolError("that is you: AgentSend is for other agents")
+        try:
+            if control is not None:
+                kind = cast(ControlKind, control)
+                receipt = me.control(to, kind, provider=provider, model=model, focus=focus)
+                return f"{control} sent to {to}: it applies it at its next safe point ({receipt.describe()})"
+            return me.send(to, text).describe()
+        except FleetError as error:
+            raise ToolError(str(error)) from None
+
+    # --------------------------------------------------------------------------------------- self
+
+    def status(self) -> str:
+        me = self.agent
+        model = me.model
+        info = lookup(model.name)
+        used = me.context_tokens
+        context = f"{used:,} tokens"
+        if info:
+            context += f" of {info.context_window:,} ({100 * used / info.context_window:.0f}%)"
+        lines = [
+            f"label: {me.label} (depth {me.depth}; sub-agents may go to depth {me.max_depth})",
+            f"model: {model.provider}/{model.name}",
+            f"effort: {me.effort or 'default'}; thinking budget: {me.thinking_budget or 'off'}",
+            f"context: {context}, {len(me.history)} messages",
+            f"cost: ${me.cost.own_usd:.4f} yours, ${me.cost.total_usd:.4f} with your sub-agents",
+        ]
+        limit = me.cost.limiting() or _budgeted(me)
+        if limit is not None and limit.max_budget_usd is not None:
+            lines.append(f"budget: ${limit.total_usd:.4f} of ${limit.max_budget_usd:.4f} spent")
+        for child in me.children.values():
+            a = child.agent
+            lines.append(f"sub-agent {child.label}: {a.model.name}, {child.status}, ${a.cost.total_usd:.4f}")
+        running = me.jobs.running()
+        if running:
+            lines.append("jobs: " + "; ".join(j.line() for j in running))
+        return "\n".join(lines)
+
+    def switch(self, provider: str | None, model: str | None, effort: str | None, thinking: int | None) -> str:
+        me = self.agent
+        if provider is None and model is None and effort is None and thinking is None:
+            raise ToolError("switch needs a provider, a model, an effort or a thinking budget")
+        built = None
+        if provider is not None or model is not None:
+            if provider is None and model is not None and model == me.model.name:
+                raise ToolError(f"you are already on {model}")
+            try:
+                built = me.fleet.model(provider, model)
+            except (FleetError, ProviderError) as error:
+                raise ToolError(f"cannot switch: {error}") from None
+            refusal = me.fits(built.name)
+            if refusal is not None:
+                with contextlib.suppress(RuntimeError):
+                    close = getattr(built, "aclose", None)
+                    if close is not None:
+                        asyncio.get_running_loop().create_task(close())
+                raise ToolError(f"cannot switch: {refusal}")
+        if thinking is not None and thinking < 0:
+            raise ToolError("thinking is a number of tokens, 0 or more")
+        me.request_change(model=built, effort=cast(Effort | None, effort), thinking_budget=thinking)
+        changes = []
+        if built is not None:
+            changes.append(f"model {built.provider}/{built.name}")
+        if effort is not None:
+            changes.append(f"effort {effort}")
+        if thinking is not None:
+            changes.append(f"thinking {'off' if thinking == 0 else f'{thinking} tokens'}")
+        return f"from your next response on: {', '.join(changes)}"
+
+    def compact(self, focus: str | None) -> str:
+        self.agent.request_change(compact=True, focus=focus)
+        return "the conversation will be compacted into a summary before your next response"
+
+    def clear_tool_results(self, ids: list[str] | None, keep_last: int | None) -> str:
+        me = self.agent
+        results = [m.call_id for m in me.history if isinstance(m, ToolResult)]
+        if ids:
+            unknown = [i for i in ids if i not in results]
+            if unknown:
+                raise ToolError(f"no tool result with id {', '.join(unknown)}")
+            chosen = list(ids)
+        elif keep_last is not None and keep_last >= 0:
+            # The results of the response being answered now are not in the history yet: they stay.
+            chosen = results[: max(len(results) - keep_last, 0)]
+        else:
+            raise ToolError("give the ids to clear, or keep_last")
+        own_calls = {c.id for m in me.history[-1:] if isinstance(m, AssistantMessage) for c in m.tool_calls}
+        cleared = me.clear_tool_results([c for c in chosen if c not in own_calls])
+        return f"cleared {len(cleared)} tool result(s)" if cleared else "nothing to clear"
+
+    # --------------------------------------------------------------------------------------- jobs
+
+    def jobs(self) -> str:
+        jobs = self.agent.jobs.all()
+        return "\n".join(j.line() for j in jobs) if jobs else "no background jobs"
+
+    def cancel_job(self, job_id: str) -> str:
+        try:
+            job = self.agent.jobs.get(job_id)
+        except KeyError as error:
+            raise ToolError(str(error.args[0])) from None
+        if job.state != "running":
+            return f"{job.id} is already {job.state}"
+        ended = self.agent.jobs.cancel(job)
+        return "cancelled " + ", ".join(j.id for j in ended)
+
+    async def wait_job(self, job_id: str, timeout: float) -> str:
+        me = self.agent
+        try:
+            job = me.jobs.get(job_id)
+        except KeyError as error:
+            raise ToolError(str(error.args[0])) from None
+        if job.state == "running":
+            job.waited = True
+            try:
+                await asyncio.wait_for(job.done.wait(), timeout)
+            except TimeoutError:
+                job.waited = False
+                return f"{job.id} is still running after {timeout:.0f} s; wait again, or go on and its result will come"
+        if job.state == "cancelled":
+            return f"{job.id} was cancelled"
+        assert job.result is not None
+        if job.delivered is not None:
+            me.retract(job.delivered)  # it finished before the wait: the message is not needed
+        text = job.result.text or "(no output)"
+        if job.result.is_error:
+            raise ToolError(f"{job.summary()} failed:\n{text}")
+        return f"{job.summary()} finished after {job.duration_ms / 1000:.1f} s:\n{text}"
+
+
+def _budgeted(agent: Agent) -> CostTracker | None:
+    """The nearest tracker up the tree with a budget, for the status line."""
+    tracker: CostTracker | None = agent.cost
+    while tracker is not None:
+        if tracker.max_budget_usd is not None:
+            return tracker
+        tracker = tracker.parent
+    return None

@@ -1,0 +1,174 @@
+"""The fleet tools: AgentSpawn starts sub-agents, AgentSend messages any peer, AgentSelf inspects and retunes
+the agent itself, Jobs manages tool calls running in the background. Each parses its arguments and asks
+the agent through `ToolContext.runtime`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sagent.tools.base import ToolContext, ToolError
+
+MAX_WAIT = 600
+
+
+class _AgentTool:
+    name = ""
+    description = ""
+    input_schema: dict[str, Any] = {}
+
+    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        return None
+
+
+class AgentSpawn(_AgentTool):
+    name = "AgentSpawn"
+    description = (
+        "Start a sub-agent on a task. It works with its own context and returns only what matters, so use it "
+        "for work that can be done on its own: exploring a part of the code, a review, a second opinion, a "
+        "long side task. Several AgentSpawn calls in one response run concurrently. Settings not given are "
+        "inherited from you (model, tools, system prompt). One-shot (the default): the call waits and "
+        "returns the sub-agent's final answer. persistent=true: the sub-agent keeps running under its label, "
+        "the call returns at once, peers can message it with AgentSend, and it reports to you each time it "
+        "goes idle. Give the sub-agent everything it needs in the prompt: it does not see your conversation."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "prompt": {"type": "string", "description": "the task, complete and self-contained"},
+            "label": {"type": "string", "description": "a short unique name, for messages (e.g. 'tests')"},
+            "system": {"type": "string", "description": "a system prompt instead of yours"},
+            "provider": {"type": "string", "description": "a provider name (anthropic, openai, google, ...)"},
+            "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
+            "tools": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "the tools it may use, a subset of yours",
+            },
+            "max_tool_rounds": {"type": "integer", "description": "stop it after this many tool rounds"},
+            "max_depth": {"type": "integer", "description": "how many levels of sub-agents it may start below it"},
+            "persistent": {"type": "boolean", "description": "keep it running after its first answer"},
+        },
+        "required": ["prompt"],
+    }
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        return await ctx.agent().spawn(
+            arguments["prompt"],
+            label=arguments.get("label"),
+            system=arguments.get("system"),
+            provider=arguments.get("provider"),
+            model=arguments.get("model"),
+            tools=arguments.get("tools"),
+            max_tool_rounds=arguments.get("max_tool_rounds"),
+            max_depth=arguments.get("max_depth"),
+            persistent=bool(arguments.get("persistent", False)),
+        )
+
+
+class AgentSend(_AgentTool):
+    name = "AgentSend"
+    description = (
+        "Send a message to another agent by its label: a sub-agent, a sibling, your parent ('main' is the "
+        "top one) or any other running agent. A busy agent reads it at its next safe point; nothing is "
+        "dropped, and you get a receipt. To an agent you started (or one below it), you can also send a "
+        "control instead of text: switch_model (with model and/or provider), compact (with an optional focus), or stop."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "to": {"type": "string", "description": "the label of the agent"},
+            "message": {"type": "string", "description": "the text to send"},
+            "control": {"type": "string", "enum": ["switch_model", "compact", "stop"]},
+            "provider": {"type": "string", "description": "for switch_model: the provider, when the id does not say"},
+            "model": {"type": "string", "description": "for switch_model: the model id"},
+            "focus": {"type": "string", "description": "for compact: what the summary must keep"},
+        },
+        "required": ["to"],
+    }
+
+    def describe(self, ctx: ToolContext) -> str:
+        peers = ctx.runtime.peers() if ctx.runtime is not None else []
+        listing = "\n".join(f"- {line}" for line in peers) if peers else "(no other agent is running now)"
+        return f"{self.description}\n\nReachable now:\n{listing}"
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        text = arguments.get("message") or ""
+        control = arguments.get("control")
+        if not text.strip() and control is None:
+            raise ToolError("give a message, or a control (switch_model, compact, stop)")
+        return ctx.agent().send(
+            arguments["to"], text, control, arguments.get("provider"), arguments.get("model"), arguments.get("focus")
+        )
+
+
+class AgentSelf(_AgentTool):
+    name = "AgentSelf"
+    description = (
+        "Inspect or change your own runtime. status: your model, context used, cost so far, sub-agents and "
+        "jobs. switch: another provider, model, reasoning effort or thinking budget, applied before your next "
+        "response (refused when the model cannot hold your current context). compact: summarise the "
+        "conversation now to free context, keeping what `focus` names. clear_tool_results: replace old tool "
+        "outputs you no longer need (by call id, or all but the last `keep_last`) with a short note."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["status", "switch", "compact", "clear_tool_results"]},
+            "provider": {"type": "string"},
+            "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high"]},
+            "thinking": {"type": "integer", "description": "thinking budget in tokens; 0 turns thinking off"},
+            "focus": {"type": "string", "description": "for compact: what the summary must keep"},
+            "ids": {"type": "array", "items": {"type": "string"}, "description": "tool call ids to clear"},
+            "keep_last": {"type": "integer", "description": "clear all tool results but the last N"},
+        },
+        "required": ["action"],
+    }
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        runtime = ctx.agent()
+        action = arguments["action"]
+        if action == "status":
+            return runtime.status()
+        if action == "switch":
+            return runtime.switch(
+                arguments.get("provider"), arguments.get("model"), arguments.get("effort"), arguments.get("thinking")
+            )
+        if action == "compact":
+            return runtime.compact(arguments.get("focus"))
+        return runtime.clear_tool_results(arguments.get("ids"), arguments.get("keep_last"))
+
+
+class Jobs(_AgentTool):
+    name = "Jobs"
+    description = (
+        "Tool calls running in the background. Any other tool call can run in the background: give it "
+        "`background: true` and it returns at once with a job id, and its result arrives later as a "
+        "message. Long calls also move to the background by themselves after a time limit. list: the jobs "
+        "and their state. wait: block until a job finishes (up to `timeout` seconds) and get its result now. "
+        "cancel: stop a job."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["list", "wait", "cancel"]},
+            "id": {"type": "string", "description": "the job id, for wait and cancel"},
+            "timeout": {"type": "integer", "description": f"for wait: seconds, 1 to {MAX_WAIT}", "default": 120},
+        },
+        "required": ["action"],
+    }
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        runtime = ctx.agent()
+        action = arguments["action"]
+        if action == "list":
+            return runtime.jobs()
+        job_id = arguments.get("id")
+        if not job_id:
+            raise ToolError(f"{action} needs the job's id; list shows them")
+        if action == "cancel":
+            return runtime.cancel_job(job_id)
+        timeout = arguments.get("timeout") or 120
+        if not 1 <= timeout <= MAX_WAIT:
+            raise ToolError(f"timeout must be from 1 to {MAX_WAIT} seconds, got {timeout}")
+        return await runtime.wait_job(job_id, float(timeout))
