@@ -69,6 +69,7 @@ class Repl:
         self._outbox: list[str] = []
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._watcher: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------------------------- agent side
 
@@ -110,7 +111,32 @@ class Repl:
         return None
 
     def _start(self, prompt: UserMessage | None) -> None:
+        self._unwatch()  # the run reads the inbox now
         self.task = asyncio.ensure_future(self._work(prompt))
+
+    def watch(self) -> None:
+        """While the agent is idle, wait for input that does not come from the keyboard (a sub-agent's
+        report, a peer's message, a background job's result) and start a run on it."""
+        self._unwatch()
+        self._watcher = asyncio.ensure_future(self._wait_for_input(self.agent))
+
+    def _unwatch(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            self._watcher = None
+
+    async def _wait_for_input(self, agent: Agent) -> None:
+        if await agent.wait_for_input() and agent is self.agent and not self.busy:
+            self._start(None)
+
+    def replace_agent(self, agent: Agent) -> None:
+        """Move to another agent (/clear, /resume): the old one's sub-agents and jobs stop; the model,
+        which the new agent takes over, stays open."""
+        old = self.agent
+        self.agent = agent
+        old.owns_model = False
+        self.background(old.aclose())
+        self.watch()
 
     async def _work(self, prompt: UserMessage | None) -> None:
         try:
@@ -128,6 +154,8 @@ class Repl:
             self.state.queued.append(Queued(item.message, deferred=False))
         if self.agent.has_pending_input:
             self._start(None)
+        else:
+            self.watch()
 
     def on_event(self, event: Event) -> None:
         self.commit(self.renderer.feed(event))
@@ -188,11 +216,30 @@ class Repl:
         cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
         parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
         running = [r.call.name for r in self.renderer.running.values()]
+        jobs = self.agent.jobs.running()
+        if jobs:
+            parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
         if running:
             parts.append("running " + ", ".join(running))
         elif self.busy:
             parts.append("working")
         return " │ ".join(parts)
+
+    def agents_text(self) -> str:
+        """One line per sub-agent alive in the tree: label, model, status, spend."""
+        lines = []
+        for agent in self.agent.fleet.agents.values():
+            if agent.parent is None:
+                continue
+            child = agent.parent.children.get(agent.label)
+            state = child.status if child is not None else "working"
+            indent = "  " * agent.depth
+            lines.append(
+                f"{indent}◆ {agent.label} · {agent.model.name} · {state} · ${agent.cost.total_usd:.4f}"[
+                    : self.settings.width - 1
+                ]
+            )
+        return "\n".join(lines)
 
     def queued_text(self) -> str:
         lines = []
@@ -218,9 +265,11 @@ class Repl:
         self.app, self.input = build_application(self)
         threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
         self.commit(self.banner())
+        self.watch()
         try:
             await self.app.run_async()
         finally:
+            self._unwatch()
             if self.busy:
                 self.agent.quit()
                 assert self.task is not None

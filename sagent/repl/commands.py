@@ -12,6 +12,7 @@ from sagent.agent.session import SessionInfo, age_text, list_sessions, peek_stat
 from sagent.providers.catalog import CATALOG, lookup
 
 if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
     from sagent.repl.app import Repl
 
 EFFORTS = ("minimal", "low", "medium", "high", "off")
@@ -70,6 +71,10 @@ def argument_choices(repl: Repl, name: str) -> list[str]:
         return ["on", "off", "show", "collapse"]
     if name == "resume":
         return [s.id for s in list_sessions(repl.agent.context.cwd)[:20]]
+    if name in ("send", "stop"):
+        return [label for label in repl.agent.fleet.agents if label != repl.agent.label]
+    if name in ("fg", "jobs"):
+        return [job.id for job in repl.agent.jobs.running()] + (["cancel"] if name == "jobs" else [])
     return []
 
 
@@ -89,6 +94,7 @@ def _help(repl: Repl, arg: str) -> list[str]:
         "  Up (empty input)         take the last queued message back to edit",
         "  Alt+Enter                new line          Ctrl+X Ctrl+E  edit in $EDITOR",
         "  Esc                      interrupt; everything so far is kept",
+        "  Ctrl+B                   move the running tool calls to the background",
         "  Ctrl+C twice, Ctrl+D     quit",
     ]
     return lines
@@ -147,7 +153,7 @@ def _thinking(repl: Repl, arg: str) -> list[str]:
     return [f"thinking: {f'{agent.thinking_budget:,} tokens' if agent.thinking_budget else 'off'}"]
 
 
-@command("cost", "spend so far, per model")
+@command("cost", "spend so far, per model and per agent")
 def _cost(repl: Repl, arg: str) -> list[str]:
     tracker = repl.agent.cost
     if not tracker.by_model:
@@ -160,6 +166,13 @@ def _cost(repl: Repl, arg: str) -> list[str]:
             f"{model:<28} {spend.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
             f"{u.output_tokens:>8,} {usd:>10}"
         )
+    agents = _tree(repl.agent)
+    if len(agents) > 1:
+        lines.append("")
+        lines.append(f"{'agent':<28} {'model':<28} {'own USD':>10} {'with sub-agents':>16}")
+        for agent in agents:
+            name = "  " * agent.depth + agent.label
+            lines.append(f"{name:<28} {agent.model.name:<28} {agent.cost.own_usd:>10.4f} {agent.cost.total_usd:>16.4f}")
     total = f"total ${tracker.total_usd:.4f}"
     if tracker.max_budget_usd is not None:
         total += f" of a ${tracker.max_budget_usd:.2f} budget"
@@ -180,9 +193,7 @@ def _context(repl: Repl, arg: str) -> list[str]:
 def _clear(repl: Repl, arg: str) -> list[str]:
     if repl.busy:
         raise CommandError("the agent is working; press Esc first")
-    old = repl.agent
-    repl.agent = repl.new_agent(None)
-    old.session.close()
+    repl.replace_agent(repl.new_agent(None))
     repl.state.last_input_tokens = 0
     return [repl.renderer.c("dim", f"─ new session {repl.agent.session_id}")]
 
@@ -244,10 +255,89 @@ def _resume(repl: Repl, arg: str) -> list[str]:
         if len(matches) != 1:
             raise CommandError(f"no single session matches {arg!r}; /sessions lists them")
         chosen = matches[0]
-    old = repl.agent
-    repl.agent = repl.new_agent(chosen.path)
-    old.session.close()
+    repl.replace_agent(repl.new_agent(chosen.path))
     return [*repl.renderer.history(list(repl.agent.history)), repl.renderer.c("dim", f"─ resumed {chosen.id}")]
+
+
+@command("agents", "the sub-agents: label, model, status, spend")
+def _agents(repl: Repl, arg: str) -> list[str]:
+    rows = []
+    for agent in _tree(repl.agent)[1:]:
+        child = agent.parent.children.get(agent.label) if agent.parent else None
+        state = child.status if child is not None else "?"
+        kind = "persistent" if child is not None and child.persistent else "one-shot"
+        rows.append(
+            f"{'  ' * agent.depth}{agent.label:<16} {agent.model.provider}/{agent.model.name:<28} {state:<8} "
+            f"{kind:<10} ${agent.cost.total_usd:.4f}"
+        )
+    if not rows:
+        return ["no sub-agents; the agent starts them with AgentSpawn"]
+    return [*rows, "/send LABEL MESSAGE talks to one; /stop LABEL stops it"]
+
+
+@command("send", "message a sub-agent", "/send LABEL MESSAGE")
+def _send(repl: Repl, arg: str) -> list[str]:
+    from sagent.agent.agent import USER
+    from sagent.agent.fleet import Envelope, FleetError
+
+    label, _, text = arg.partition(" ")
+    if not label or not text.strip():
+        raise CommandError("usage: /send LABEL MESSAGE (/agents lists the labels)")
+    try:
+        receipt = repl.agent.fleet.bus.deliver(Envelope(USER, label, text.strip()))
+    except FleetError as error:
+        raise CommandError(str(error)) from None
+    return [repl.renderer.c("dim", f"→ {receipt.describe()}")]
+
+
+@command("stop", "stop a sub-agent", "/stop LABEL")
+def _stop(repl: Repl, arg: str) -> list[str]:
+    from sagent.agent.agent import USER
+    from sagent.agent.fleet import Envelope, FleetError
+
+    if not arg or arg == repl.agent.label:
+        raise CommandError("usage: /stop LABEL, for a sub-agent (Esc interrupts the main one)")
+    try:
+        repl.agent.fleet.bus.deliver(Envelope(USER, arg, control="stop"))
+    except FleetError as error:
+        raise CommandError(str(error)) from None
+    return [repl.renderer.c("dim", f"stopping {arg}")]
+
+
+@command("jobs", "tool calls running in the background", "/jobs [cancel ID]")
+def _jobs(repl: Repl, arg: str) -> list[str]:
+    jobs = repl.agent.jobs
+    action, _, job_id = arg.partition(" ")
+    if action == "cancel":
+        try:
+            ended = jobs.cancel(jobs.get(job_id))
+        except KeyError as error:
+            raise CommandError(str(error.args[0])) from None
+        return [f"cancelled {', '.join(j.id for j in ended)}" if ended else f"{job_id} is not running"]
+    if action:
+        raise CommandError("usage: /jobs, or /jobs cancel ID")
+    listed = [f"  {job.line()}" for job in jobs.all()]
+    return [*listed, "Ctrl+B moves running calls here; /fg ID waits for one"] if listed else ["no background jobs"]
+
+
+@command("bg", "move the running tool calls to the background (Ctrl+B)")
+def _bg(repl: Repl, arg: str) -> list[str]:
+    if not repl.busy:
+        raise CommandError("no tool call is running")
+    repl.agent.background()
+    return [repl.renderer.c("dim", "moving the running tool calls to the background")]
+
+
+@command("fg", "keep the agent working until a background job is done", "/fg ID")
+def _fg(repl: Repl, arg: str) -> list[str]:
+    try:
+        job = repl.agent.foreground(arg)
+    except KeyError as error:
+        raise CommandError(str(error.args[0])) from None
+    if job.state != "running":
+        return [f"{job.id} is already {job.state}"]
+    where = "the current task waits for it" if repl.busy else "the agent takes its result as soon as it is done"
+    return [repl.renderer.c("dim", f"{job.id} in the foreground: {where}")]
 
 
 @command("quit", "leave sagent")
@@ -257,6 +347,14 @@ def _quit(repl: Repl, arg: str) -> list[str]:
 
 
 # -------------------------------------------------------------------------------------------- helpers
+
+
+def _tree(root: Agent) -> list[Agent]:
+    """`root` and every sub-agent under it (finished ones included), depth first."""
+    found = [root]
+    for child in root.children.values():
+        found += _tree(child.agent)
+    return found
 
 
 def session_cost(info: SessionInfo) -> float:

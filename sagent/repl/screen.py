@@ -30,6 +30,7 @@ STYLE = Style.from_dict(
         "prompt": "bold",
         "note": "fg:ansiyellow",
         "queued": "fg:ansicyan",
+        "agents": "fg:ansimagenta",
     }
 )
 
@@ -121,6 +122,11 @@ def build_application(repl: Repl) -> tuple[Application[Any], Buffer]:
             buffer.cursor_position = len(text)
         repl.refresh()
 
+    @keys.add("c-b", filter=busy)
+    def _to_background(event: Any) -> None:
+        repl.agent.background()
+        repl.state.note = "running tool calls moved to the background; /jobs lists them"
+
     @keys.add("c-x", "c-e")
     def _editor(event: Any) -> None:
         buffer.open_in_editor(validate_and_handle=False)
@@ -141,6 +147,10 @@ def build_application(repl: Repl) -> tuple[Application[Any], Buffer]:
     body = HSplit(
         [
             Window(FormattedTextControl(live), wrap_lines=True, dont_extend_height=True),
+            ConditionalContainer(
+                Window(FormattedTextControl(lambda: [("class:agents", repl.agents_text())]), dont_extend_height=True),
+                filter=Condition(lambda: len(repl.agent.fleet.agents) > 1),
+            ),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: [("class:queued", repl.queued_text())]), dont_extend_height=True),
                 filter=Condition(lambda: bool(repl.state.queued)),

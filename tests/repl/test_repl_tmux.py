@@ -111,9 +111,9 @@ def test_model_switch_then_quit_then_continue_restores_the_history(project: Path
         assert fake.requests[0]["body"]["model"] == "claude-haiku-4-5"
 
         with Tmux(["--continue"], env, project) as term:
-            screen = term.wait_for("resumed session")
+            term.wait_for("resumed session")
+            screen = term.wait_for("anthropic/claude-haiku-4-5 │")  # the session's model, not the default
             assert "› hi there" in screen and "Hello from Haiku." in screen
-            assert "anthropic/claude-haiku-4-5 │" in screen  # the session's model, not the default
             term.type("/quit")
             term.press("Enter")
             term.wait_for("[sagent exited 0]")
@@ -165,3 +165,43 @@ def test_compact_replaces_the_history_with_a_summary(project: Path, tmp_path: Pa
     assert "file locations" in user_texts(asked)[-1]
     assert "Summary: parser lives in src/parse.py." in user_texts(after)[0]
     assert "where is the parser?" not in str(after)
+
+
+def test_sub_agents_show_live_and_the_user_can_message_one(project: Path, tmp_path: Path) -> None:
+    import re
+
+    def label_of(request: dict) -> str:
+        system = " ".join(block.get("text", "") for block in request["body"].get("system") or [])
+        found = re.search(r'You are the sub-agent "([^"]+)"', system)
+        return found.group(1) if found else "main"
+
+    scripts = {
+        "main": [
+            tool_use_response([("AgentSpawn", {"prompt": "build the site", "label": "w1", "persistent": True})]),
+            text_response("w1 is on it."),
+            *[text_response("Noted w1's report.") for _ in range(3)],
+        ],
+        "w1": [
+            tool_use_response([("Bash", {"command": "sleep 3; echo built"})]),
+            text_response("Built the site and checked the docs."),
+        ],
+    }
+    with FakeAnthropic(scripts=scripts, route=label_of) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        term.type("build the site with a worker")
+        term.press("Enter")
+        screen = term.wait_for("w1 is on it.")
+        assert re.search(r"◆ w1 · claude-sonnet-4-6 · working · \$0\.\d{4}", screen), screen
+        term.type("/send w1 also check the docs")
+        term.press("Enter")
+        term.wait_for("delivered to w1; it is working and will read it at its next safe point")
+        # Esc ends main's wait; the worker goes on, and its report later wakes main by itself.
+        term.press("Escape")
+        screen = term.wait_for("Noted w1's report.", timeout=20)
+        term.type("/cost")
+        term.press("Enter")
+        screen = term.wait_for("with sub-agents")
+        assert re.search(r"\n\s+w1\s+claude-sonnet-4-6\s+0\.\d{4}", screen), screen
+        w1_requests = [r for r in fake.requests if label_of(r) == "w1"]
+    assert "also check the docs" in user_texts(w1_requests[-1]["body"])
+    assert any("Built the site and checked the docs." in t for t in user_texts(fake.requests[-1]["body"]))
