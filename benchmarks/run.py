@@ -99,6 +99,13 @@ def main() -> int:
         ms, mib = loop_overhead(Path(tmp))
         results.append(report(f"agent overhead per tool round ({ROUNDS}-round session)", ms, "ms", 5))
         results.append(report(f"extra memory for a {ROUNDS}-round session (peak)", mib, "MiB", 20))
+        from benchmarks.fleet import CHILDREN, fleet_costs
+
+        per_child, kib, whole = fleet_costs(Path(tmp))
+        results.append(
+            report(f"overhead per sub-agent, {CHILDREN} at once ({whole:.0f} ms in all)", per_child, "ms", 2)
+        )
+        results.append(report(f"memory per sub-agent, {CHILDREN} at once (peak)", kib / 1024, "MiB", 1))
         from benchmarks.repl import HISTORY, repl_costs
 
         typing, streaming = repl_costs()

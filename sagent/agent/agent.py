@@ -21,8 +21,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
+from sagent.agent.calls import (
+    NO_BACKGROUND,
+    execute,
+    moved_note,
+    resource_of,
+    started_note,
+    tool_specs,
+    wants_background,
+)
+from sagent.agent.compaction import summary_message, summary_request
 from sagent.agent.cost import CostTracker
-from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt
+from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.inbox import (
     Control,
     InboxItem,
@@ -55,7 +65,7 @@ from sagent.events import (
 )
 from sagent.providers.base import Model, ProviderError, RetryPolicy, stream_with_retry
 from sagent.providers.catalog import lookup
-from sagent.tools.base import Tool, ToolContext, ToolError, check_arguments, output_content, tool_spec
+from sagent.tools.base import Tool, ToolContext
 from sagent.types import (
     AssistantMessage,
     Effort,
@@ -65,7 +75,6 @@ from sagent.types import (
     TextPart,
     ToolCall,
     ToolResult,
-    ToolSpec,
     Usage,
     UserMessage,
 )
@@ -74,14 +83,6 @@ USER = "user"  # the sender of messages a person sends to a sub-agent
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
-COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
-COMPACT_INSTRUCTION = (
-    "Stop working on the task for a moment and summarise this conversation so far, so that it can continue "
-    "from your summary alone. Do not call tools. Keep: the user's goal and every instruction or preference "
-    "they gave; decisions made and why; files read, created or changed, with what matters in each; commands "
-    "run and their results where they matter; errors met and how they were solved; what is done; and what "
-    "remains, in order, with the next step first. Quote exact names, paths, values and error messages."
-)
 
 
 class AgentError(Exception):
@@ -242,7 +243,7 @@ class Agent:
             if envelope.control == "switch_model":
                 if not envelope.model and not envelope.provider:
                     raise FleetError("switch_model needs a model (or a provider)")
-                model = self._model_for(envelope.provider, envelope.model)
+                model = self.fleet.model(envelope.provider, envelope.model)
             self._inbox.put_nowait(
                 Control(envelope.sender, model=model, compact=envelope.control == "compact", focus=envelope.focus)
             )
@@ -283,66 +284,18 @@ class Agent:
         Settings not given are inherited (model, tools, system prompt, round limit). A persistent child
         stays after its answer, under its label: it reports to this agent each time it goes idle and wakes
         when a message arrives. FleetError when a limit (depth, number of agents, providers) refuses it."""
-        if self._closed:
-            raise FleetError(f"{self.label} has stopped and cannot spawn")
-        depth = self.depth + 1
-        if depth > self.max_depth:
-            raise FleetError(
-                f"cannot spawn: a sub-agent of {self.label} would be at depth {depth}, beyond the limit of "
-                f"{self.max_depth} (max_depth); do the work yourself"
-            )
-        self.fleet.check_room()
-        name = self.fleet.new_label(label)
-        if tools is None:
-            chosen = list(self.tools.values())
-        else:
-            unknown = [t for t in tools if t not in self.tools]
-            if unknown:
-                raise FleetError(f"unknown tool(s) {', '.join(unknown)}; the tools are: {', '.join(self.tools)}")
-            chosen = [self.tools[t] for t in tools]
-        deepest = self.max_depth if max_depth is None else min(self.max_depth, depth + max(max_depth, 0))
-        if depth >= deepest:
-            chosen = [t for t in chosen if t.name != "AgentSpawn"]
-        own_model = provider is not None or model is not None
-        child_model = self._model_for(provider, model) if own_model else self.model
-        base_system = self.base_system if system is None else system
-        child = Agent(
-            child_model,
-            system=f"{base_system}\n\n{_fleet_note(name, self.label, persistent)}".lstrip(),
-            tools=chosen,
-            max_tool_rounds=max_tool_rounds if max_tool_rounds is not None else self.max_tool_rounds,
-            max_tokens=self.max_tokens,
-            thinking_budget=self.thinking_budget,
-            effort=self.effort,
-            cwd=self.context.cwd,
-            session=self._child_log(name, child_model),
-            retry=self.retry,
-            label=name,
-            fleet=self.fleet,
-            background_after=self.background_after,
-            parent=self,
+        return spawn_child(
+            self,
+            prompt,
+            label=label,
+            system=system,
+            provider=provider,
+            model=model,
+            tools=tools,
+            max_tool_rounds=max_tool_rounds,
+            max_depth=max_depth,
+            persistent=persistent,
         )
-        child.base_system = base_system
-        child.owns_model = own_model
-        child.max_depth = deepest
-        handle = Child(child, self, persistent)
-        self.children[name] = handle
-        handle.start(prompt)
-        return handle
-
-    def _model_for(self, provider: str | None, model: str | None) -> Model:
-        try:
-            return self.fleet.model(provider, model)
-        except ProviderError as error:
-            raise FleetError(error.message) from None
-
-    def _child_log(self, label: str, model: Model) -> SessionLog:
-        """A sub-agent's own log, in a folder beside this session's log (none for an ephemeral session)."""
-        folder = self.session.session_dir
-        if folder is None:
-            return SessionLog.ephemeral()
-        header = {"provider": model.provider, "model": model.name, "label": label, "parent": self.session.id}
-        return SessionLog.create(self.context.cwd, header, directory=folder / "agents")
 
     def retract(self, message: UserMessage | PeerMessage) -> bool:
         """Take back a message given to `send()` that has not entered the history yet (so a user can edit
@@ -450,8 +403,7 @@ class Agent:
             return None
         if self.cost.over_budget():
             raise ProviderError(f"not compacted: {self._budget_reason()}")
-        ask = COMPACT_INSTRUCTION + (f"\n\nGive most room to: {focus}" if focus else "")
-        request = replace(self._request(), messages=(*self.history, UserMessage.of(ask)))
+        request = summary_request(self._request(), self.history, focus)
         message: AssistantMessage | None = None
         async for event in stream_with_retry(self.model, request, self.retry):
             if isinstance(event, ResponseComplete):
@@ -461,7 +413,7 @@ class Agent:
         if not summary_text:
             raise ProviderError("the model returned an empty summary; the history is unchanged")
         cost = self.cost.add(self.model.name, message.usage)
-        summary = UserMessage.of(f"{COMPACT_PREFIX}\n\n{summary_text}")
+        summary = summary_message(summary_text)
         event = Compacted(summary, len(self.history), message.usage, cost, self.model.name)
         self._emit(event)
         self.history = [summary]
@@ -702,27 +654,11 @@ class Agent:
         return ModelRequest(
             system=self.system,
             messages=tuple(self.history),
-            tools=tuple(self._tool_specs()),
+            tools=tuple(tool_specs(self.tools, self.context)),
             max_tokens=self.max_tokens,
             thinking_budget=self.thinking_budget,
             effort=self.effort,
             cache_key=self.session.id,
-        )
-
-    def _tool_specs(self) -> list[ToolSpec]:
-        """The tools as the model sees them. With Jobs among them, every other tool takes `background`."""
-        specs = [tool_spec(t, self.context) for t in self.tools.values()]
-        if "Jobs" not in self.tools:
-            return specs
-        return [spec if spec.name in _NO_BACKGROUND else _with_background(spec) for spec in specs]
-
-    def _wants_background(self, call: ToolCall) -> bool:
-        return (
-            call.arguments.get("background") is True
-            and "Jobs" in self.tools
-            and call.name in self.tools
-            and call.name not in _NO_BACKGROUND
-            and call.invalid_arguments is None
         )
 
     async def _pump(self, request: ModelRequest, epoch: int) -> None:
@@ -793,16 +729,16 @@ class Agent:
             yield self._emit(ToolStarted(call))
         foreground: list[ToolCall] = []
         for call in calls:
-            if self._wants_background(call):
+            if wants_background(self.tools, call):
                 job = self.jobs.add(call, None)
                 job.task = asyncio.create_task(self._run_group([call], 0))
-                yield self._add_tool_result(ToolFinished(ToolResult.of(call, _started_note(job)), 0))
+                yield self._add_tool_result(ToolFinished(ToolResult.of(call, started_note(job)), 0))
             else:
                 foreground.append(call)
         # Calls on the same resource (a file) run in order, in one task; all others run concurrently.
         groups: dict[object, list[ToolCall]] = {}
         for call in foreground:
-            groups.setdefault(self._resource(call), []).append(call)
+            groups.setdefault(resource_of(self.tools, call, self.context), []).append(call)
         tasks = {asyncio.create_task(self._run_group(group, epoch)): group for group in groups.values()}
         task_of = {call.id: task for task, group in tasks.items() for call in group}
         pending = {call.id: call for call in foreground}
@@ -819,14 +755,14 @@ class Agent:
                 elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
                     # The calls keep running as jobs; their tool calls are answered now, their results come later.
                     # Waiting on jobs or messaging is not work to move: those calls stay.
-                    for call in [c for c in pending.values() if c.name not in _NO_BACKGROUND]:
+                    for call in [c for c in pending.values() if c.name not in NO_BACKGROUND]:
                         task = task_of[call.id]
-                        if any(task_of[other.id] is task for other in pending.values() if other.name in _NO_BACKGROUND):
+                        if any(task_of[other.id] is task for other in pending.values() if other.name in NO_BACKGROUND):
                             continue
                         job = self.jobs.add(call, task, started)
                         tasks.pop(task, None)
                         del pending[call.id]
-                        note = _moved_note(job, time.monotonic() - started)
+                        note = moved_note(job, time.monotonic() - started)
                         yield self._add_tool_result(ToolFinished(ToolResult.of(call, note), 0))
                 elif self._on_busy(item, run):
                     for task in tasks:
@@ -841,86 +777,11 @@ class Agent:
             for task in tasks:
                 task.cancel()
 
-    def _resource(self, call: ToolCall) -> object:
-        tool = self.tools.get(call.name)
-        try:
-            key = tool.resource(call.arguments, self.context) if tool and not call.invalid_arguments else None
-        except Exception:
-            key = None
-        return key if key is not None else call.id
-
     async def _run_group(self, calls: list[ToolCall], epoch: int) -> None:
         for call in calls:
             started = time.monotonic()
-            result = await self._execute(call)
+            result = await execute(self.tools, call, self.context)
             self._inbox.put_nowait(ToolDone(result, (time.monotonic() - started) * 1000, epoch))
-
-    async def _execute(self, call: ToolCall) -> ToolResult:
-        """Run one tool call. Every failure becomes an error result the model can read; none escapes."""
-        tool = self.tools.get(call.name)
-        if tool is None:
-            names = ", ".join(self.tools) or "none"
-            return ToolResult.of(call, f"unknown tool {call.name!r}; the tools are: {names}", is_error=True)
-        if call.invalid_arguments is not None:
-            return ToolResult.of(
-                call,
-                f"the arguments were not a valid JSON object: {call.invalid_arguments[:500]!r}; "
-                "call the tool again with a JSON object matching its schema",
-                is_error=True,
-            )
-        arguments = call.arguments
-        if "background" in arguments and call.name not in _NO_BACKGROUND and "Jobs" in self.tools:
-            arguments = {k: v for k, v in arguments.items() if k != "background"}
-        try:
-            check_arguments(tool.input_schema, arguments)
-            output = await tool.run(arguments, self.context)
-            return ToolResult(call.id, call.name, output_content(output))
-        except ToolError as error:
-            return ToolResult.of(call, str(error), is_error=True)
-        except Exception as error:
-            return ToolResult.of(call, f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
-
-
-_NO_BACKGROUND = frozenset({"Jobs", "AgentSend", "AgentSelf"})
-_BACKGROUND_PROPERTY = {
-    "type": "boolean",
-    "description": "run in the background: returns a job id at once, the result arrives later as a message",
-}
-
-
-def _with_background(spec: ToolSpec) -> ToolSpec:
-    schema = dict(spec.input_schema)
-    properties = dict(schema.get("properties", {}))
-    properties.setdefault("background", _BACKGROUND_PROPERTY)
-    schema["properties"] = properties
-    return ToolSpec(spec.name, spec.description, schema)
-
-
-def _started_note(job: Job) -> str:
-    return (
-        f"started in the background as {job.id}; its result will arrive as a message when it finishes. "
-        f"Jobs (wait, cancel, list) manages it."
-    )
-
-
-def _moved_note(job: Job, seconds: float) -> str:
-    return (
-        f"still running after {seconds:.0f} s, so it was moved to the background as {job.id}; its result will "
-        "arrive as a message when it finishes. Jobs (wait, cancel, list) manages it."
-    )
-
-
-def _fleet_note(label: str, parent: str, persistent: bool) -> str:
-    after = (
-        f"You keep running after your answer: {parent} is told each time you finish, and other agents may "
-        "message you; each message starts you working again."
-        if persistent
-        else f"Your final answer is returned to {parent} as the result of your work: make it complete."
-    )
-    return (
-        f'You are the sub-agent "{label}", started by "{parent}" to do the task in the first message. '
-        f"{after} Message other agents with AgentSend, by label."
-    )
 
 
 def _describe(error: Exception) -> str:

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from sagent.agent.session import SessionLog
 from sagent.events import Result
-from sagent.providers.base import Model
+from sagent.providers.base import Model, ProviderError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from sagent.agent.agent import Agent
 
 ControlKind = Literal["switch_model", "compact", "stop"]
@@ -165,10 +168,13 @@ class Fleet:
             )
 
     def model(self, provider: str | None, model: str | None) -> Model:
-        """A new model for a spawn or a switch, refused when its provider is not allowed."""
+        """A new model for a spawn or a switch, refused when its provider is not allowed (or has no key)."""
         if self.allow_providers is not None and provider is not None and provider not in self.allow_providers:
             raise FleetError(self._not_allowed(provider))
-        built = self.models(provider, model)
+        try:
+            built = self.models(provider, model)
+        except ProviderError as error:
+            raise FleetError(error.message) from None
         if self.allow_providers is not None and built.provider not in self.allow_providers:
             raise FleetError(self._not_allowed(built.provider))
         return built
@@ -259,3 +265,89 @@ class Child:
         text = f"[{state}{outcome}] {self.result.text}".rstrip()
         with contextlib.suppress(FleetError):
             self.parent.deliver(Envelope(self.label, self.parent.label, text))
+
+
+def spawn_child(
+    parent: Agent,
+    prompt: str,
+    *,
+    label: str | None,
+    system: str | None,
+    provider: str | None,
+    model: str | None,
+    tools: Sequence[str] | None,
+    max_tool_rounds: int | None,
+    max_depth: int | None,
+    persistent: bool,
+) -> Child:
+    """Check the fleet's limits, build the child agent (inheriting what is not given) and start it."""
+    if parent.closed:
+        raise FleetError(f"{parent.label} has stopped and cannot spawn")
+    fleet = parent.fleet
+    depth = parent.depth + 1
+    if depth > parent.max_depth:
+        raise FleetError(
+            f"cannot spawn: a sub-agent of {parent.label} would be at depth {depth}, beyond the limit of "
+            f"{parent.max_depth} (max_depth); do the work yourself"
+        )
+    fleet.check_room()
+    name = fleet.new_label(label)
+    if tools is None:
+        chosen = list(parent.tools.values())
+    else:
+        unknown = [t for t in tools if t not in parent.tools]
+        if unknown:
+            raise FleetError(f"unknown tool(s) {', '.join(unknown)}; the tools are: {', '.join(parent.tools)}")
+        chosen = [parent.tools[t] for t in tools]
+    deepest = parent.max_depth if max_depth is None else min(parent.max_depth, depth + max(max_depth, 0))
+    if depth >= deepest:
+        chosen = [t for t in chosen if t.name != "AgentSpawn"]
+    own_model = provider is not None or model is not None
+    child_model = fleet.model(provider, model) if own_model else parent.model
+    base_system = parent.base_system if system is None else system
+    agent = type(parent)(
+        child_model,
+        system=f"{base_system}\n\n{_fleet_note(name, parent.label, persistent)}".lstrip(),
+        tools=chosen,
+        max_tool_rounds=max_tool_rounds if max_tool_rounds is not None else parent.max_tool_rounds,
+        max_tokens=parent.max_tokens,
+        thinking_budget=parent.thinking_budget,
+        effort=parent.effort,
+        cwd=parent.context.cwd,
+        session=_child_log(parent, name, child_model),
+        retry=parent.retry,
+        label=name,
+        fleet=fleet,
+        background_after=parent.background_after,
+        parent=parent,
+    )
+    agent.base_system = base_system
+    agent.owns_model = own_model
+    agent.max_depth = deepest
+    child = Child(agent, parent, persistent)
+    parent.children[name] = child
+    child.start(prompt)
+    return child
+
+
+def _child_log(parent: Agent, label: str, model: Model) -> SessionLog:
+    """A sub-agent's own log, in a folder beside the parent's log (none for an ephemeral session)."""
+    folder = parent.session.session_dir
+    if folder is None:
+        return SessionLog.ephemeral()
+    header = {"provider": model.provider, "model": model.name, "label": label, "parent": parent.session.id}
+    return SessionLog.create(parent.context.cwd, header, directory=folder / "agents")
+
+
+def _fleet_note(label: str, parent: str, persistent: bool) -> str:
+    """What a sub-agent is told of its place in the fleet, after its system prompt."""
+    after = (
+        f"You keep running after your answer: {parent} is told each time you finish, and other agents may "
+        "message you; each message starts you working again."
+        if persistent
+        else f"Your final answer is returned to {parent} as the result of your work: make it complete."
+    )
+    return (
+        f'You are the sub-agent "{label}", started by "{parent}" to do the task in the first message. '
+        f"{after} Message other agents with AgentSend, by label."
+    )

@@ -164,7 +164,7 @@ def _user(text: str):
 
 
 async def test_compaction_replaces_the_history_with_a_summary_that_survives_resume(tmp_path) -> None:
-    from sagent.agent.agent import COMPACT_PREFIX
+    from sagent.agent.compaction import COMPACT_PREFIX
     from sagent.types import Usage
 
     summary = "Goal: fix add(). Done: found the sign bug in calc.py. Next: run the tests."

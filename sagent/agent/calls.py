@@ -1,0 +1,97 @@
+"""One tool call: how the model sees the tools, how a call runs, and the notes a backgrounded call gets.
+
+`execute` never raises: an unknown tool, bad arguments, a `ToolError` or a crash all become an error
+result the model can read and act on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sagent.agent.jobs import Job
+from sagent.tools.base import Tool, ToolContext, ToolError, check_arguments, output_content, tool_spec
+from sagent.types import ToolCall, ToolResult, ToolSpec
+
+JOBS_TOOL = "Jobs"
+# Waiting on jobs and messaging are not work to send to the background.
+NO_BACKGROUND = frozenset({JOBS_TOOL, "AgentSend", "AgentSelf"})
+_BACKGROUND_PROPERTY = {
+    "type": "boolean",
+    "description": "run in the background: returns a job id at once, the result arrives later as a message",
+}
+
+
+def tool_specs(tools: Mapping[str, Tool], ctx: ToolContext) -> list[ToolSpec]:
+    """The tools as the model sees them. With Jobs among them, every other tool takes `background`."""
+    specs = [tool_spec(t, ctx) for t in tools.values()]
+    if JOBS_TOOL not in tools:
+        return specs
+    return [spec if spec.name in NO_BACKGROUND else _with_background(spec) for spec in specs]
+
+
+def wants_background(tools: Mapping[str, Tool], call: ToolCall) -> bool:
+    return (
+        call.arguments.get("background") is True
+        and JOBS_TOOL in tools
+        and call.name in tools
+        and call.name not in NO_BACKGROUND
+        and call.invalid_arguments is None
+    )
+
+
+async def execute(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -> ToolResult:
+    """Run one tool call; every failure becomes an error result."""
+    tool = tools.get(call.name)
+    if tool is None:
+        names = ", ".join(tools) or "none"
+        return ToolResult.of(call, f"unknown tool {call.name!r}; the tools are: {names}", is_error=True)
+    if call.invalid_arguments is not None:
+        return ToolResult.of(
+            call,
+            f"the arguments were not a valid JSON object: {call.invalid_arguments[:500]!r}; "
+            "call the tool again with a JSON object matching its schema",
+            is_error=True,
+        )
+    arguments = call.arguments
+    if "background" in arguments and call.name not in NO_BACKGROUND and JOBS_TOOL in tools:
+        arguments = {k: v for k, v in arguments.items() if k != "background"}
+    try:
+        check_arguments(tool.input_schema, arguments)
+        output = await tool.run(arguments, ctx)
+        return ToolResult(call.id, call.name, output_content(output))
+    except ToolError as error:
+        return ToolResult.of(call, str(error), is_error=True)
+    except Exception as error:
+        return ToolResult.of(call, f"{call.name} failed: {type(error).__name__}: {error}", is_error=True)
+
+
+def resource_of(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -> object:
+    """What the call must not touch at the same time as another call (a file), or its own id."""
+    tool = tools.get(call.name)
+    try:
+        key = tool.resource(call.arguments, ctx) if tool and not call.invalid_arguments else None
+    except Exception:
+        key = None
+    return key if key is not None else call.id
+
+
+def started_note(job: Job) -> str:
+    return (
+        f"started in the background as {job.id}; its result will arrive as a message when it finishes. "
+        "Jobs (wait, cancel, list) manages it."
+    )
+
+
+def moved_note(job: Job, seconds: float) -> str:
+    return (
+        f"still running after {seconds:.0f} s, so it was moved to the background as {job.id}; its result will "
+        "arrive as a message when it finishes. Jobs (wait, cancel, list) manages it."
+    )
+
+
+def _with_background(spec: ToolSpec) -> ToolSpec:
+    schema = dict(spec.input_schema)
+    properties = dict(schema.get("properties", {}))
+    properties.setdefault("background", _BACKGROUND_PROPERTY)
+    schema["properties"] = properties
+    return ToolSpec(spec.name, spec.description, schema)
