@@ -21,6 +21,10 @@ _EXPORTS = {
     "AgentError": "sagent.agent.agent",
     "SessionLog": "sagent.agent.session",
     "CostTracker": "sagent.agent.cost",
+    "Fleet": "sagent.agent.fleet",
+    "FleetError": "sagent.agent.fleet",
+    "Child": "sagent.agent.fleet",
+    "Receipt": "sagent.agent.fleet",
     "tool": "sagent.tools.base",
     "Tool": "sagent.tools.base",
     "ToolContext": "sagent.tools.base",
@@ -30,6 +34,7 @@ _EXPORTS = {
     "RetryPolicy": "sagent.providers.base",
     "ProviderError": "sagent.providers.base",
     "ScriptedModel": "sagent.providers.scripted",
+    "RoutedModel": "sagent.providers.scripted",
     "resolve_model": "sagent.providers.registry",
 }
 _TYPES = (
@@ -56,6 +61,7 @@ _EVENTS = (
     "SessionStarted",
     "ModelSwitched",
     "Compacted",
+    "ToolResultsCleared",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",
@@ -71,11 +77,12 @@ __all__ = ["__version__", *_EXPORTS]
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load on first use
     from sagent.agent.agent import Agent, AgentError  # noqa: F401
     from sagent.agent.cost import CostTracker  # noqa: F401
+    from sagent.agent.fleet import Child, Fleet, FleetError, Receipt  # noqa: F401
     from sagent.agent.session import SessionLog  # noqa: F401
     from sagent.events import *  # noqa: F403
     from sagent.providers.base import Model, ProviderError, RetryPolicy  # noqa: F401
     from sagent.providers.registry import resolve_model  # noqa: F401
-    from sagent.providers.scripted import ScriptedModel  # noqa: F401
+    from sagent.providers.scripted import RoutedModel, ScriptedModel  # noqa: F401
     from sagent.tools import builtin_tools  # noqa: F401
     from sagent.tools.base import Tool, ToolContext, ToolError, tool  # noqa: F401
     from sagent.types import *  # noqa: F403

@@ -10,10 +10,14 @@ from sagent.tools.files import Edit, Read, Write
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
 
-BUILTIN = (Read, Write, Edit, Glob, Grep, List, Bash, AgentSpawn, AgentSend, AgentSelf, Jobs)
+CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
+FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
+BUILTIN = CORE + FLEET
 
 __all__ = [
     "BUILTIN",
+    "CORE",
+    "FLEET",
     "AgentSelf",
     "AgentSend",
     "AgentSpawn",
@@ -30,9 +34,9 @@ __all__ = [
 ]
 
 
-def builtin_tools() -> list[Tool]:
-    """New instances of every built-in tool."""
-    return [cls() for cls in BUILTIN]
+def builtin_tools(fleet: bool = True) -> list[Tool]:
+    """New instances of every built-in tool; without the fleet tools when `fleet` is False."""
+    return [cls() for cls in (BUILTIN if fleet else CORE)]
 
 
 def tools_by_name(names: Iterable[str]) -> list[Tool]:

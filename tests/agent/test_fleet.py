@@ -354,3 +354,31 @@ async def test_a_switch_to_a_model_too_small_for_the_context_is_refused() -> Non
     assert refusal.is_error and "cannot switch: claude-haiku-4-5 holds 200,000 tokens" in refusal.text
     assert main.model is model and result.text == "stayed"
     await main.aclose()
+
+
+async def test_the_library_spawns_waits_and_messages_an_idle_worker_which_wakes() -> None:
+    model = RoutedModel(
+        {
+            "tests": [text_turn("2 failures in test_parser.py")],
+            "docs": [text_turn("ready"), lambda r: text_turn(f"re-checked: {r.messages[-1].text}")],
+        },
+        name=PRICED,
+        provider="anthropic",
+    )
+    main = Agent(model, tools=fleet_tools())
+    tests = main.spawn("Run the tests.", label="tests")
+    docs = main.spawn("Check the docs.", label="docs", persistent=True)
+    results = await asyncio.gather(tests.wait(), docs.wait())
+    assert [r.text for r in results] == ["2 failures in test_parser.py", "ready"]
+    assert docs.status == "idle" and tests.status == "stopped"
+    receipt = main.send("docs", "look at README.md again")
+    assert receipt.to == "docs" and not receipt.was_working
+    assert "it was idle and starts on it now" in receipt.describe()
+    while docs.status != "idle" or docs.agent.has_pending_input:
+        await asyncio.sleep(0.01)
+    assert docs.result is not None and docs.result.text == "re-checked: look at README.md again"
+    # Its reports reached main's inbox, to be read when main next runs.
+    assert main.has_pending_input
+    assert main.cost.total_usd == pytest.approx(tests.agent.cost.own_usd + docs.agent.cost.own_usd)
+    await main.aclose()
+    assert docs.status == "stopped"
