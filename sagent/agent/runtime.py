@@ -99,7 +99,14 @@ class AgentTools:
             if control is not None:
                 kind = cast(ControlKind, control)
                 receipt = me.control(to, kind, provider=provider, model=model, focus=focus)
-                return f"{control} sent to {to}: it applies it at its next safe point ({receipt.describe()})"
+                if kind == "stop":
+                    return f"stop sent to {to}: it stops now"
+                when = (
+                    "it is working and applies it at its next safe point"
+                    if receipt.was_working
+                    else "it applies it now"
+                )
+                return f"{control} sent to {to}: {when}"
             return me.send(to, text).describe()
         except FleetError as error:
             raise ToolError(str(error)) from None

@@ -382,3 +382,59 @@ async def test_the_library_spawns_waits_and_messages_an_idle_worker_which_wakes(
     assert main.cost.total_usd == pytest.approx(tests.agent.cost.own_usd + docs.agent.cost.own_usd)
     await main.aclose()
     assert docs.status == "stopped"
+
+
+async def test_compaction_by_the_agent_itself_and_a_coordinators_compact_and_stop() -> None:
+    gate = asyncio.Event()
+
+    @tool
+    async def build() -> str:
+        """Build."""
+        await asyncio.wait_for(gate.wait(), 5)
+        return "build ok"
+
+    def summary_or(step):
+        def answer(request: ModelRequest):
+            if "summarise this conversation" in request.messages[-1].text:
+                return text_turn(f"SUMMARY of {len(request.messages) - 1} messages")
+            return step(request) if callable(step) else step
+
+        return answer
+
+    model = RoutedModel(
+        {
+            "main": [
+                tool_turn(("AgentSpawn", {"prompt": "build", "label": "w", "persistent": True})),
+                tool_turn(("AgentSend", {"to": "w", "control": "compact", "focus": "the build"})),
+                tool_turn(("AgentSelf", {"action": "compact", "focus": "the workers"})),
+                summary_or(text_turn("x")),
+                summary_or(lambda r: tool_turn(("AgentSend", {"to": "w", "control": "stop"}))),
+                summary_or(lambda r: text_turn(f"main sees {r.messages[0].text[:40]!r}")),
+                *[summary_or(text_turn("noted"))] * 3,
+            ],
+            "w": [
+                tool_turn(("build", {})),
+                *[summary_or(lambda r: text_turn(f"w sees {len(r.messages)} messages"))] * 2,
+            ],
+        }
+    )
+    main = Agent(model, tools=[*fleet_tools(), build])
+    run = main.run("build, compacting as you go")
+    async for event in run:
+        if isinstance(event, ToolFinished) and event.result.text.startswith("compact sent to w"):
+            gate.set()
+    worker = main.children["w"]
+    w_requests = model.requests("w")
+    # The coordinator's compact reached the worker mid-task: its next request was the summary alone.
+    assert w_requests[-1].messages[0].text.endswith("SUMMARY of 3 messages")
+    assert len(w_requests[-1].messages) == 1 and worker.result is not None
+    assert worker.result.text == "w sees 1 messages"
+    # The main agent compacted itself between its responses, keeping the focus it asked for.
+    asks = [r for r in model.requests("main") if "summarise this conversation" in r.messages[-1].text]
+    assert len(asks) == 1 and "Give most room to: the workers" in asks[0].messages[-1].text
+    after = model.requests("main")[4].messages
+    assert len(after) == 1 and after[0].text.endswith("SUMMARY of 7 messages")
+    # stop ended the persistent worker; it told main it stopped.
+    assert worker.status == "stopped" and worker.agent.closed
+    assert any(isinstance(m, PeerMessage) and m.sender == "w" and m.text.startswith("[stopped") for m in main.history)
+    await main.aclose()

@@ -205,3 +205,26 @@ def test_sub_agents_show_live_and_the_user_can_message_one(project: Path, tmp_pa
         w1_requests = [r for r in fake.requests if label_of(r) == "w1"]
     assert "also check the docs" in user_texts(w1_requests[-1]["body"])
     assert any("Built the site and checked the docs." in t for t in user_texts(fake.requests[-1]["body"]))
+
+
+def test_a_background_job_is_listed_and_its_result_wakes_the_idle_agent(project: Path, tmp_path: Path) -> None:
+    steps = [
+        tool_use_response([("Bash", {"command": "sleep 3; echo site built", "background": True})]),
+        text_response("The build runs in the background."),
+        text_response("The job reported: site built."),
+    ]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        term.type("build the site in the background")
+        term.press("Enter")
+        screen = term.wait_for("The build runs in the background.")
+        assert "started in the background as job-1" in screen
+        term.wait_for("1 job in background")  # the status line
+        term.type("/jobs")
+        term.press("Enter")
+        screen = term.wait_for("Ctrl+B moves running calls here")
+        assert "job-1  running" in screen and "Bash sleep 3; echo site built" in screen
+        # Nobody types: the job's result arrives as a message and the agent answers it by itself.
+        term.wait_for("The job reported: site built.", timeout=20)
+        last = fake.requests[-1]["body"]
+    assert any("[message from background job job-1]" in t and "site built" in t for t in user_texts(last))
