@@ -45,6 +45,7 @@ from sagent.agent.inbox import (
     UserInput,
 )
 from sagent.agent.jobs import Job, JobTable
+from sagent.agent.runtime import AgentTools
 from sagent.agent.session import SessionLog, clear_results
 from sagent.events import (
     Compacted,
@@ -154,8 +155,6 @@ class Agent:
         self.max_depth = self.fleet.max_depth  # the deepest level agents below this one may reach
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
-        from sagent.agent.runtime import AgentTools
-
         self.context = ToolContext(
             cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir, runtime=AgentTools(self)
         )

@@ -28,6 +28,7 @@ ControlKind = Literal["switch_model", "compact", "stop"]
 CONTROLS: tuple[str, ...] = ("switch_model", "compact", "stop")
 ChildStatus = Literal["working", "idle", "stopped"]
 
+RESERVED_LABELS = frozenset({"user", "sagent"})  # senders of the person's messages and of sagent's notices
 DEFAULT_MAX_DEPTH = 3
 DEFAULT_MAX_AGENTS = 16
 
@@ -152,6 +153,8 @@ class Fleet:
             wanted = wanted.strip()
             if not wanted or any(c.isspace() for c in wanted):
                 raise FleetError(f"a label is one word, got {wanted!r}")
+            if wanted in RESERVED_LABELS:
+                raise FleetError(f"{wanted!r} names the person or sagent itself; choose another label")
             if wanted in self.agents:
                 raise FleetError(f"the label {wanted!r} is taken by a running agent; choose another")
             return wanted

@@ -176,19 +176,20 @@ class AgentTools:
 
     def clear_tool_results(self, ids: list[str] | None, keep_last: int | None) -> str:
         me = self.agent
-        results = [m.call_id for m in me.history if isinstance(m, ToolResult)]
+        # The calls of the response being answered now are not cleared: their results are still arriving.
+        turn = next((m for m in reversed(me.history) if isinstance(m, AssistantMessage)), None)
+        current = {c.id for c in turn.tool_calls} if turn is not None else set()
+        results = [m.call_id for m in me.history if isinstance(m, ToolResult) and m.call_id not in current]
         if ids:
             unknown = [i for i in ids if i not in results]
             if unknown:
                 raise ToolError(f"no tool result with id {', '.join(unknown)}")
             chosen = list(ids)
         elif keep_last is not None and keep_last >= 0:
-            # The results of the response being answered now are not in the history yet: they stay.
             chosen = results[: max(len(results) - keep_last, 0)]
         else:
             raise ToolError("give the ids to clear, or keep_last")
-        own_calls = {c.id for m in me.history[-1:] if isinstance(m, AssistantMessage) for c in m.tool_calls}
-        cleared = me.clear_tool_results([c for c in chosen if c not in own_calls])
+        cleared = me.clear_tool_results(chosen)
         return f"cleared {len(cleared)} tool result(s)" if cleared else "nothing to clear"
 
     # --------------------------------------------------------------------------------------- jobs

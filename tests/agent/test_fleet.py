@@ -115,6 +115,8 @@ async def test_limits_refuse_spawns_with_clear_errors() -> None:
     assert "AgentSpawn" not in worker.agent.tools and "AgentSend" in worker.agent.tools
     with pytest.raises(FleetError, match=r"depth 2, beyond the limit of 1 \(max_depth\)"):
         worker.agent.spawn("deeper")
+    with pytest.raises(FleetError, match="names the person or sagent itself"):
+        main.spawn("pose", label="user")
     with pytest.raises(FleetError, match="label 'worker' is taken"):
         main.spawn("again", label="worker")
     with pytest.raises(FleetError, match="provider 'openai' is not allowed here"):
