@@ -753,11 +753,9 @@ class Agent:
                     yield self._add_tool_result(ToolFinished(item.result, item.duration_ms))
                 elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
                     # The calls keep running as jobs; their tool calls are answered now, their results come later.
-                    # Waiting on jobs or messaging is not work to move: those calls stay.
+                    # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
                     for call in [c for c in pending.values() if c.name not in NO_BACKGROUND]:
                         task = task_of[call.id]
-                        if any(task_of[other.id] is task for other in pending.values() if other.name in NO_BACKGROUND):
-                            continue
                         job = self.jobs.add(call, task, started)
                         tasks.pop(task, None)
                         del pending[call.id]

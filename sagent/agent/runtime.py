@@ -40,9 +40,6 @@ class AgentTools:
             lines.append(f"{label}: {relation}, {other.model.provider}/{other.model.name}, {state}")
         return lines
 
-    def can_spawn(self) -> bool:
-        return self.agent.depth < self.agent.max_depth
-
     async def spawn(
         self,
         prompt: str,

@@ -15,8 +15,6 @@ class AgentRuntime(Protocol):
         """One line per agent this one can message: label, model, status."""
         ...
 
-    def can_spawn(self) -> bool: ...
-
     async def spawn(
         self,
         prompt: str,
