@@ -64,7 +64,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
-from sagent.providers.base import Model, ProviderError, RetryPolicy, stream_with_retry
+from sagent.providers.base import Model, ProviderError, RetryPolicy, close_model, stream_with_retry
 from sagent.providers.catalog import lookup
 from sagent.tools.base import Tool, ToolContext
 from sagent.types import (
@@ -470,9 +470,7 @@ class Agent:
         self.fleet.leave(self)
         models = [*self._retired, self.model] if self.owns_model else self._retired
         for model in models:
-            close = getattr(model, "aclose", None)
-            if close is not None:
-                await close()
+            await close_model(model)
         self._retired.clear()
         self.session.close()
 
@@ -579,9 +577,7 @@ class Agent:
                 refusal = self.fits(control.model.name)
                 if refusal is not None:
                     self._queued.append(PeerMessage("sagent", f"not switched to {control.model.name}: {refusal}"))
-                    close = getattr(control.model, "aclose", None)
-                    if close is not None:
-                        await close()
+                    await close_model(control.model)
                 else:
                     switched = self.switch_model(control.model)
                     if switched is not None:

@@ -8,6 +8,7 @@ whole tree.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sagent.providers.catalog import cost_of
@@ -38,11 +39,16 @@ class CostTracker:
         """Count one response of this agent; returns its cost (from the catalog unless given)."""
         cost = cost if cost is not None else cost_of(model, usage)
         self.own_by_model[model] = self.own_by_model.get(model, ModelSpend()).plus(usage, cost)
+        for tracker in self.chain():
+            tracker.by_model[model] = tracker.by_model.get(model, ModelSpend()).plus(usage, cost)
+        return cost
+
+    def chain(self) -> Iterator[CostTracker]:
+        """This tracker, then its parent's, up to the root's."""
         tracker: CostTracker | None = self
         while tracker is not None:
-            tracker.by_model[model] = tracker.by_model.get(model, ModelSpend()).plus(usage, cost)
+            yield tracker
             tracker = tracker.parent
-        return cost
 
     @property
     def total_usd(self) -> float:
@@ -70,9 +76,8 @@ class CostTracker:
 
     def limiting(self) -> CostTracker | None:
         """The tracker whose budget is spent (this one or an ancestor), or None."""
-        tracker: CostTracker | None = self
-        while tracker is not None:
-            if tracker.max_budget_usd is not None and tracker.total_usd >= tracker.max_budget_usd:
-                return tracker
-            tracker = tracker.parent
-        return None
+        return next((t for t in self.chain() if t.max_budget_usd is not None and t.total_usd >= t.max_budget_usd), None)
+
+    def budgeted(self) -> CostTracker | None:
+        """The nearest tracker up the chain that has a budget, or None."""
+        return next((t for t in self.chain() if t.max_budget_usd is not None), None)

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from sagent.agent.session import SessionLog
 from sagent.events import Result
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
 
 ControlKind = Literal["switch_model", "compact", "stop"]
-CONTROLS: tuple[str, ...] = ("switch_model", "compact", "stop")
+CONTROLS: tuple[str, ...] = get_args(ControlKind)
 ChildStatus = Literal["working", "idle", "stopped"]
 
 RESERVED_LABELS = frozenset({"user", "sagent"})  # senders of the person's messages and of sagent's notices
@@ -136,7 +136,7 @@ class Fleet:
         self.models = models or registry_models
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
-        self._numbers: dict[str, int] = {}
+        self._last_number = 0  # of the labels given out as agent-N
 
     def join(self, agent: Agent) -> None:
         self.bus.register(agent.label, agent.deliver)
@@ -159,9 +159,9 @@ class Fleet:
                 raise FleetError(f"the label {wanted!r} is taken by a running agent; choose another")
             return wanted
         while True:
-            n = self._numbers["agent"] = self._numbers.get("agent", 0) + 1
-            if f"agent-{n}" not in self.agents:
-                return f"agent-{n}"
+            self._last_number += 1
+            if f"agent-{self._last_number}" not in self.agents:
+                return f"agent-{self._last_number}"
 
     def check_room(self) -> None:
         if len(self.agents) >= self.max_agents:

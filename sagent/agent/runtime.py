@@ -8,14 +8,13 @@ import contextlib
 from typing import TYPE_CHECKING, cast
 
 from sagent.agent.fleet import ControlKind, FleetError
-from sagent.providers.base import ProviderError
+from sagent.providers.base import ProviderError, close_model
 from sagent.providers.catalog import lookup
 from sagent.tools.base import ToolError
 from sagent.types import AssistantMessage, Effort, ToolResult
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
-    from sagent.agent.cost import CostTracker
 
 
 class AgentTools:
@@ -125,7 +124,7 @@ class AgentTools:
             f"context: {context}, {len(me.history)} messages",
             f"cost: ${me.cost.own_usd:.4f} yours, ${me.cost.total_usd:.4f} with your sub-agents",
         ]
-        limit = me.cost.limiting() or _budgeted(me)
+        limit = me.cost.limiting() or me.cost.budgeted()
         if limit is not None and limit.max_budget_usd is not None:
             lines.append(f"budget: ${limit.total_usd:.4f} of ${limit.max_budget_usd:.4f} spent")
         for child in me.children.values():
@@ -136,7 +135,7 @@ class AgentTools:
             lines.append("jobs: " + "; ".join(j.line() for j in running))
         return "\n".join(lines)
 
-    def switch(self, provider: str | None, model: str | None, effort: str | None, thinking: int | None) -> str:
+    async def switch(self, provider: str | None, model: str | None, effort: str | None, thinking: int | None) -> str:
         me = self.agent
         if provider is None and model is None and effort is None and thinking is None:
             raise ToolError("switch needs a provider, a model, an effort or a thinking budget")
@@ -150,10 +149,7 @@ class AgentTools:
                 raise ToolError(f"cannot switch: {error}") from None
             refusal = me.fits(built.name)
             if refusal is not None:
-                with contextlib.suppress(RuntimeError):
-                    close = getattr(built, "aclose", None)
-                    if close is not None:
-                        asyncio.get_running_loop().create_task(close())
+                await close_model(built)
                 raise ToolError(f"cannot switch: {refusal}")
         if thinking is not None and thinking < 0:
             raise ToolError("thinking is a number of tokens, 0 or more")
@@ -227,13 +223,3 @@ class AgentTools:
         if job.result.is_error:
             raise ToolError(f"{job.summary()} failed:\n{text}")
         return f"{job.summary()} finished after {job.duration_ms / 1000:.1f} s:\n{text}"
-
-
-def _budgeted(agent: Agent) -> CostTracker | None:
-    """The nearest tracker up the tree with a budget, for the status line."""
-    tracker: CostTracker | None = agent.cost
-    while tracker is not None:
-        if tracker.max_budget_usd is not None:
-            return tracker
-        tracker = tracker.parent
-    return None

@@ -98,6 +98,13 @@ _TOO_LONG = (
 )
 
 
+async def close_model(model: Model) -> None:
+    """Release what a model holds (an HTTP client, a local server), for the models that hold anything."""
+    close = getattr(model, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None) -> ProviderError:
     """The typed error for an HTTP status and the provider's message, the same rules for every provider."""
     args = {"provider": provider, "status": status, "retry_after": retry_after}

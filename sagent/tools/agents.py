@@ -131,7 +131,7 @@ class AgentSelf(_AgentTool):
         if action == "status":
             return runtime.status()
         if action == "switch":
-            return runtime.switch(
+            return await runtime.switch(
                 arguments.get("provider"), arguments.get("model"), arguments.get("effort"), arguments.get("thinking")
             )
         if action == "compact":
