@@ -121,14 +121,37 @@ class TurnFinished:
 
 @dataclass(frozen=True, slots=True)
 class Compacted:
-    """The history was replaced by a summary the model wrote (`summary` is now the whole history)."""
+    """The older history was replaced by a summary the model wrote; the newest `kept` messages stay after it.
+
+    `replaced` is how many messages the summary stands for. `trigger` says why: asked for (`manual`), the
+    context crossed the threshold (`auto`), or the provider answered "context too long" (`overflow`). The
+    summary was checked against `user_messages` and the file lists, which sagent carries from compaction to
+    compaction; `repaired` names what the check had to add back. Tokens are of the whole next request."""
 
     summary: UserMessage
-    replaced: int  # how many messages the summary stands for
+    replaced: int
     usage: Usage
     cost: Cost
     model: str
+    kept: int = 0
+    trigger: str = "manual"
+    tokens_before: int = 0
+    tokens_after: int = 0
+    user_messages: tuple[str, ...] = ()
+    files_read: tuple[str, ...] = ()
+    files_modified: tuple[str, ...] = ()
+    repaired: tuple[str, ...] = ()
     type: Literal["compacted"] = "compacted"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPruned:
+    """Old outputs of reproducible tool calls were replaced by the stubs in `results` to free context."""
+
+    results: tuple[ToolResult, ...]
+    tokens_before: int
+    tokens_after: int
+    type: Literal["context_pruned"] = "context_pruned"
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +218,7 @@ Event = (
     | SessionStarted
     | ModelSwitched
     | Compacted
+    | ContextPruned
     | ToolResultsCleared
     | MessageAdded
     | ToolStarted

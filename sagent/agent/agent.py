@@ -30,7 +30,7 @@ from sagent.agent.calls import (
     tool_specs,
     wants_background,
 )
-from sagent.agent.compaction import summary_message, summary_request
+from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.inbox import (
@@ -47,6 +47,8 @@ from sagent.agent.inbox import (
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.runtime import AgentTools
 from sagent.agent.session import SessionLog, clear_results
+from sagent.agent.tokens import ContextSize
+from sagent.agent.window import ContextWindow
 from sagent.events import (
     Compacted,
     ErrorEvent,
@@ -64,7 +66,14 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
-from sagent.providers.base import Model, ProviderError, RetryPolicy, close_model, stream_with_retry
+from sagent.providers.base import (
+    ContextTooLongError,
+    Model,
+    ProviderError,
+    RetryPolicy,
+    close_model,
+    stream_with_retry,
+)
 from sagent.providers.catalog import lookup
 from sagent.tools.base import Tool, ToolContext
 from sagent.types import (
@@ -106,6 +115,9 @@ class _Run:
     last: AssistantMessage | None = None
     outcome: ResultSubtype | None = None
     reason: str = ""
+    overflows: int = 0  # "context too long" answers met, each followed by a compaction
+    call_again: bool = False
+    auto_compact: bool = True  # off for the rest of the run once an automatic compaction failed
 
     def stop(self, outcome: ResultSubtype, reason: str) -> None:
         self.outcome, self.reason = outcome, reason
@@ -130,11 +142,13 @@ class Agent:
         label: str = "main",
         fleet: Fleet | None = None,
         background_after: float | None = None,
+        compaction: CompactionPolicy | None = None,
         parent: Agent | None = None,
     ) -> None:
         """`fleet` holds the limits for sub-agents (depth, count, allowed providers) and how their models
         are built; a root agent makes its own when none is given. `background_after` moves a tool call
-        that runs longer than that many seconds to the background. `parent` is set by `spawn`."""
+        that runs longer than that many seconds to the background. `compaction` says when the context is
+        compacted (by default at 80% of the model's window). `parent` is set by `spawn`."""
         self.model = model
         self.system = system
         self.base_system = system  # without a sub-agent's note: what its own children inherit
@@ -158,7 +172,7 @@ class Agent:
         self.context = ToolContext(
             cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir, runtime=AgentTools(self)
         )
-        self.context_tokens = 0  # prompt plus answer of the last response: what the context holds
+        self.window = ContextWindow(self, compaction)
         self.owns_model = True  # False when the model is shared with the parent (not closed with this agent)
         self._resumed = bool(history)
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
@@ -174,12 +188,18 @@ class Agent:
         self.fleet.join(self)
 
     @classmethod
-    def resume(cls, path: str | Path, model: Model, **settings: Any) -> Agent:
+    def resume(cls, path: str | Path, model: Model, *, before_compaction: bool = False, **settings: Any) -> Agent:
         """Reopen a session log and continue it. Tool calls the log shows without a result (the process
-        died mid-tool) are answered as interrupted, so the model sees a consistent history."""
-        log, state = SessionLog.open(Path(path))
+        died mid-tool) are answered as interrupted, so the model sees a consistent history.
+        `before_compaction` continues instead a new session forked from the log as it was before its last
+        compaction (the original log is left as it is)."""
+        path = Path(path)
+        if before_compaction:
+            path = SessionLog.fork_before_compaction(path)
+        log, state = SessionLog.open(path)
         settings.setdefault("cwd", state.header.get("cwd"))
         agent = cls(model, session=log, history=state.history, **settings)
+        agent.window.thread = state.thread
         for result in state.dangling:
             agent._add_tool_result(ToolFinished(result, 0.0))
         return agent
@@ -381,8 +401,8 @@ class Agent:
         present = {m.call_id for m in self.history if isinstance(m, ToolResult)}
         cleared = [c for c in call_ids if c in present]
         if cleared:
-            self._emit(ToolResultsCleared(tuple(cleared)))
-            self.history = clear_results(self.history, set(cleared))
+            self.emit(ToolResultsCleared(tuple(cleared)))
+            self.window.rewrite(clear_results(self.history, set(cleared)))
         return cleared
 
     def failure(self, reason: str) -> Result:
@@ -390,34 +410,23 @@ class Agent:
         return Result("error_during_execution", reason, 0, Usage(), self.cost.total_usd, 0.0, 0.0, self.session.id)
 
     async def compact(self, focus: str | None = None) -> Compacted | None:
-        """Replace the history with a summary the model writes of it, to free context. The summary keeps
-        the thread: the task, decisions and why, files touched, what is done and what is next. `focus`
-        says what matters most. Only between runs; None when there is nothing to compact."""
+        """Free context now: prune old reproducible tool outputs, then replace the older history with a
+        summary the model writes (checked to keep the goal, every user message and the files touched); the
+        most recent turns stay verbatim. `focus` says what the summary must keep above all. Only between
+        runs; None when there is nothing to compact. The session log keeps the history from before."""
         if self._running:
             raise RuntimeError("cannot compact while the agent is running")
-        return await self._compact(focus)
+        events = await self.window.compact(focus, "manual")
+        return next((e for e in events if isinstance(e, Compacted)), None)
 
-    async def _compact(self, focus: str | None) -> Compacted | None:
-        if not self.history:
-            return None
-        if self.cost.over_budget():
-            raise ProviderError(f"not compacted: {self._budget_reason()}")
-        request = summary_request(self._request(), self.history, focus)
-        message: AssistantMessage | None = None
-        async for event in stream_with_retry(self.model, request, self.retry):
-            if isinstance(event, ResponseComplete):
-                message = event.message
-        assert message is not None
-        summary_text = message.text.strip()
-        if not summary_text:
-            raise ProviderError("the model returned an empty summary; the history is unchanged")
-        cost = self.cost.add(self.model.name, message.usage)
-        summary = summary_message(summary_text)
-        event = Compacted(summary, len(self.history), message.usage, cost, self.model.name)
-        self._emit(event)
-        self.history = [summary]
-        self.context_tokens = message.usage.output_tokens
-        return event
+    @property
+    def context_tokens(self) -> int:
+        """The size of the next request in tokens: the last reported count plus an estimate since."""
+        return self.window.tokens()
+
+    def context_size(self) -> ContextSize:
+        """The next request's size by part (system prompt, tools, messages, tool results)."""
+        return self.window.size()
 
     async def ask(self, prompt: str | UserMessage) -> AssistantMessage:
         """Run `prompt` to the end and return the final assistant message; raise `AgentError` otherwise."""
@@ -454,11 +463,12 @@ class Agent:
         if model is previous:
             return None
         self.model = model
+        self.window.meter.rewritten()  # the last count was in the old model's tokens
         if self.owns_model:
             self._retired.append(previous)
         self.owns_model = True
         event = ModelSwitched(model.provider, model.name, previous.provider, previous.name)
-        self._emit(event)
+        self.emit(event)
         return event
 
     async def aclose(self) -> None:
@@ -476,7 +486,7 @@ class Agent:
 
     # ------------------------------------------------------------------------------------------ loop
 
-    def _emit(self, event: Event) -> Event:
+    def emit(self, event: Event) -> Event:
         """Persist, then act: the session log gets every event before anything else happens."""
         self.session.record(event)
         return event
@@ -485,7 +495,7 @@ class Agent:
         run = _Run(started=time.monotonic())
         if not self._started:
             self._started = True
-            yield self._emit(
+            yield self.emit(
                 SessionStarted(
                     self.session.id,
                     str(self.context.cwd),
@@ -505,17 +515,22 @@ class Agent:
             # while these events are being handled, so the next request carries all of them.
             while not self._drain(run) and self._queued:
                 message = self._queued.pop(0)
-                yield self._emit(MessageAdded(message))
+                yield self.emit(MessageAdded(message))
                 self.history.append(message)
             if run.outcome is not None:
                 break
             if self.cost.over_budget():
-                run.stop("error_max_budget_usd", self._budget_reason())
+                run.stop("error_max_budget_usd", self.budget_reason())
                 break
+            async for event in self._keep_room(run):
+                yield event
             async for event in self._call_model(run):
                 yield event
             if run.outcome is not None:
                 break
+            if run.call_again:  # the context was too long for the provider and has been compacted
+                run.call_again = False
+                continue
             assert run.last is not None
             calls = run.last.tool_calls
             if not calls:
@@ -527,7 +542,7 @@ class Agent:
             if self.cost.over_budget():
                 for call in calls:
                     yield self._add_tool_result(ToolFinished(ToolResult.of(call, NOT_RUN_BUDGET, is_error=True), 0))
-                run.stop("error_max_budget_usd", self._budget_reason())
+                run.stop("error_max_budget_usd", self.budget_reason())
                 break
             async for event in self._run_tools(calls, run):
                 yield event
@@ -539,7 +554,7 @@ class Agent:
                         f"stopped after {run.rounds} tool rounds, the limit (max_tool_rounds); "
                         "continue the session to go on",
                     )
-        yield self._emit(
+        yield self.emit(
             Result(
                 run.outcome,
                 run.reason,
@@ -588,14 +603,23 @@ class Agent:
                 self.thinking_budget = control.thinking_budget or None
             if control.compact:
                 try:
-                    compacted = await self._compact(control.focus)
+                    for event in await self.window.compact(control.focus, "manual"):
+                        yield event
                 except ProviderError as error:
-                    yield self._emit(ErrorEvent(f"compaction failed, the history is unchanged: {error.message}"))
-                else:
-                    if compacted is not None:
-                        yield compacted
+                    yield self.emit(ErrorEvent(f"compaction failed, the history is unchanged: {error.message}"))
 
-    def _budget_reason(self) -> str:
+    async def _keep_room(self, run: _Run) -> AsyncIterator[Event]:
+        """Before a request: compact when the context has crossed the threshold of the model's window."""
+        if not run.auto_compact or not self.window.over_threshold():
+            return
+        try:
+            for event in await self.window.compact(None, "auto"):
+                yield event
+        except ProviderError as error:
+            run.auto_compact = False
+            yield self.emit(ErrorEvent(f"automatic compaction failed, the history is unchanged: {error.message}"))
+
+    def budget_reason(self) -> str:
         tracker = self.cost.limiting() or self.cost
         whose = "" if tracker is self.cost else f" by the tree of agents {self.label} belongs to"
         return (
@@ -645,7 +669,7 @@ class Agent:
 
     # ------------------------------------------------------------------------------------ model call
 
-    def _request(self) -> ModelRequest:
+    def request(self) -> ModelRequest:
         return ModelRequest(
             system=self.system,
             messages=tuple(self.history),
@@ -668,7 +692,8 @@ class Agent:
         started = time.monotonic()
         partial: list[str] = []
         message: AssistantMessage | None = None
-        task = asyncio.create_task(self._pump(self._request(), epoch))
+        request = self.request()
+        task = asyncio.create_task(self._pump(request, epoch))
         try:
             while message is None:
                 item = await self._inbox.get()
@@ -681,9 +706,13 @@ class Agent:
                         partial.clear()
                     elif isinstance(event, TextDelta):
                         partial.append(event.text)
-                    yield self._emit(event)
+                    yield self.emit(event)
                 elif isinstance(item, ModelFailed) and item.epoch == epoch:
-                    yield self._emit(_error_event(item.error))
+                    if isinstance(item.error, ContextTooLongError) and run.overflows < 2 and not partial:
+                        async for event in self._recover_overflow(run):
+                            yield event
+                        return
+                    yield self.emit(_error_event(item.error))
                     run.stop("error_during_execution", _describe(item.error))
                     return
                 elif self._on_busy(item, run):
@@ -706,14 +735,27 @@ class Agent:
         run.usage = run.usage + message.usage
         run.api_ms += elapsed
         run.last = message
-        self.context_tokens = message.usage.total_input_tokens + message.usage.output_tokens
-        yield self._emit(TurnFinished(message, message.usage, cost, self.cost.total_usd, elapsed))
+        yield self.emit(TurnFinished(message, message.usage, cost, self.cost.total_usd, elapsed))
         self.history.append(message)
+        self.window.observed(request, message.usage)
+
+    async def _recover_overflow(self, run: _Run) -> AsyncIterator[Event]:
+        """The provider said the request is too long: compact and send it again. The second time, nothing
+        is kept verbatim."""
+        run.overflows += 1
+        try:
+            for event in await self.window.compact(None, "overflow", keep_recent=run.overflows == 1):
+                yield event
+        except ProviderError as error:
+            yield self.emit(_error_event(error))
+            run.stop("error_during_execution", f"the context is too long and compaction failed: {_describe(error)}")
+            return
+        run.call_again = True
 
     # ------------------------------------------------------------------------------------ tool round
 
     def _add_tool_result(self, event: ToolFinished) -> ToolFinished:
-        self._emit(event)
+        self.emit(event)
         self.history.append(event.result)
         return event
 
@@ -721,7 +763,7 @@ class Agent:
         epoch = self._next_epoch()
         started = time.monotonic()
         for call in calls:
-            yield self._emit(ToolStarted(call))
+            yield self.emit(ToolStarted(call))
         foreground: list[ToolCall] = []
         for call in calls:
             if wants_background(self.tools, call):

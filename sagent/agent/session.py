@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sagent.agent.compaction import Thread, replace_results
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.types import (
     AssistantMessage,
@@ -81,6 +82,8 @@ class SessionState:
     # The provider and model the session was last using, once it has run.
     provider: str | None = None
     model: str | None = None
+    # What the last compaction carried (the user's messages, the files touched), for the next one.
+    thread: Thread = field(default_factory=Thread)
 
 
 class SessionLog:
@@ -123,6 +126,27 @@ class SessionLog:
         prev = hashlib.sha256(lines[-1]).hexdigest() if lines else None
         session_id = state.header.get("session_id") or path.stem
         return cls(session_id, path, seq=len(lines), prev=prev), state
+
+    @classmethod
+    def fork_before_compaction(cls, path: Path) -> Path:
+        """A new session holding `path`'s records up to its last compaction: the conversation as it was
+        before that summary replaced it. The original log is not touched. Raises ValueError when the
+        session was never compacted."""
+        lines = path.read_bytes().splitlines()
+        records = [json.loads(line) for line in lines]
+        compactions = [i for i, r in enumerate(records) if (r.get("event") or {}).get("type") == "compacted"]
+        if not compactions:
+            raise ValueError(f"session {path.stem} was never compacted")
+        header = next((r for r in records if r.get("kind") == "header"), {"kind": "header"})
+        keep = [r for r in records[: compactions[-1]] if r.get("kind") != "header"]
+        extra = {k: v for k, v in header.items() if k not in ("seq", "prev", "ts", "kind", "session_id", "cwd")}
+        extra |= {"forked_from": header.get("session_id", path.stem), "forked_before_seq": compactions[-1]}
+        log = cls.create(Path(header.get("cwd") or "."), extra, directory=path.parent)
+        for record in keep:
+            log.append({k: v for k, v in record.items() if k not in ("seq", "prev")})
+        log.close()
+        assert log.path is not None
+        return log.path
 
     @property
     def session_dir(self) -> Path | None:
@@ -173,7 +197,13 @@ def read_state(lines: list[bytes]) -> SessionState:
         if kind in ("session_started", "model_switched"):
             state.provider, state.model = event["provider"], event["model"]
         elif kind == "compacted":
-            state.history = [message_from_dict(event["summary"])]
+            kept = event.get("kept", 0)
+            state.history = [message_from_dict(event["summary"]), *(state.history[-kept:] if kept else [])]
+            state.thread = Thread(
+                tuple(event.get("user_messages", ())),
+                tuple(event.get("files_read", ())),
+                tuple(event.get("files_modified", ())),
+            )
             usage, cost, n = state.usage_by_model.get(event["model"], (Usage(), Cost(), 0))
             state.usage_by_model[event["model"]] = (
                 usage + Usage(**event["usage"]),
@@ -192,6 +222,9 @@ def read_state(lines: list[bytes]) -> SessionState:
                 cost + Cost(**event["cost"]),
                 n + 1,
             )
+        elif kind == "context_pruned":
+            stubs = [message_from_dict(r) for r in event["results"]]
+            state.history = replace_results(state.history, stubs)  # type: ignore[arg-type]
         elif kind == "tool_results_cleared":
             state.history = clear_results(state.history, set(event["call_ids"]))
         elif kind == "tool_finished":

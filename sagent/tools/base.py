@@ -65,7 +65,11 @@ ToolOutput = str | tuple[UserContent, ...]
 
 @runtime_checkable
 class Tool(Protocol):
-    """A capability the model can call. `run` returns text (or content parts) or raises `ToolError`."""
+    """A capability the model can call. `run` returns text (or content parts) or raises `ToolError`.
+
+    A tool may also set `reproducible = True` when calling it again gives its output again (a file read, a
+    search, a command's output): compaction then replaces its old outputs with a stub before it summarises.
+    """
 
     name: str
     description: str

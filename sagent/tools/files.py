@@ -45,6 +45,7 @@ class _FileTool:
 
 class Read(_FileTool):
     name = "Read"
+    reproducible = True  # its output can be had again: compaction may prune it
     description = (
         "Read a text file. Returns numbered lines (number, tab, text), 2000 lines from `offset` by default; "
         f"lines longer than {MAX_LINE} characters are cut. Read a file before you Write over it or Edit it."

@@ -80,6 +80,7 @@ class _NoResource:
 
 class Glob(_NoResource):
     name = "Glob"
+    reproducible = True  # its output can be had again: compaction may prune it
     description = (
         "Find files by glob pattern (`**/*.py`, `src/*.ts`), newest first, skipping .git and .gitignored "
         f"files. At most {MAX_RESULTS} paths."
@@ -117,6 +118,7 @@ def _between(root: Path, folder: Path) -> list[Path]:
 
 class Grep(_NoResource):
     name = "Grep"
+    reproducible = True  # its output can be had again: compaction may prune it
     description = (
         "Search file contents with a regular expression (the common subset of Python and ripgrep syntax). "
         "output_mode: files_with_matches (default), content (path:line:text, with `context` lines), or "
@@ -207,6 +209,7 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> 
 
 class List(_NoResource):
     name = "List"
+    reproducible = True  # its output can be had again: compaction may prune it
     description = "List a folder's entries (folders end with /, files show their size), skipping .gitignored ones."
     input_schema = {
         "type": "object",

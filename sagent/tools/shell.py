@@ -21,6 +21,7 @@ MAX_OUTPUT = 30_000
 
 class Bash:
     name = "Bash"
+    reproducible = True  # its output can be had again: compaction may prune it
     description = (
         "Run a bash command. The working directory persists between calls (a `cd` stays). stdout and "
         f"stderr come back together, with the exit code when it is not 0. Timeout {DEFAULT_TIMEOUT} s by "

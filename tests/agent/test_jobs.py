@@ -69,7 +69,7 @@ async def test_a_call_the_model_backgrounds_answers_at_once_and_its_result_comes
 
 
 def model_specs(agent: Agent):
-    return agent._request().tools
+    return agent.request().tools
 
 
 async def test_a_call_past_the_time_limit_moves_to_the_background_and_wait_takes_its_result() -> None:

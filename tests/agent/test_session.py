@@ -176,13 +176,18 @@ async def test_compaction_replaces_the_history_with_a_summary_that_survives_resu
     done = await agent.compact("the failing test")
     assert done is not None and done.replaced == 2
     ask = model.requests[1].messages[-1].text
-    assert "summarise this conversation" in ask and "the failing test" in ask
-    assert [m.text for m in agent.history] == [f"{COMPACT_PREFIX}\n\n{summary}"]
+    assert "write a summary of the conversation above" in ask and "the failing test" in ask
+    # The summary has no "## Goal" section: the check adds the user's first message under one.
+    assert done.repaired == ("goal",)
+    assert [m.text for m in agent.history] == [
+        f"{COMPACT_PREFIX}\n\n{summary}\n\n## Goal (the user's first message, kept by sagent)\n> fix add()"
+    ]
     assert agent.cost.by_model["scripted"].responses == 2
     await agent.ask("go on")
-    assert model.requests[2].messages[0].text.endswith(summary)  # the next call starts from the summary
+    assert summary in model.requests[2].messages[0].text  # the next call starts from the summary
     await agent.aclose()
 
     state = peek_state(log.path)
-    assert state.history[0].text.endswith(summary) and len(state.history) == 3
+    assert summary in state.history[0].text and len(state.history) == 3
+    assert state.thread.user_messages == ("fix add()",)
     assert state.usage_by_model["scripted"][2] == 3

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tests.fakes.anthropic_cache import PromptCache
 from tests.fakes.sse_server import FakeServer, JSONReply, Stream, pieces
 
 
@@ -130,14 +131,21 @@ class FakeAnthropic(FakeServer):
         *,
         scripts: dict[str, list[Step]] | None = None,
         route: Callable[[dict[str, Any]], str] | None = None,
+        cache: PromptCache | None = None,
     ) -> None:
+        """With `cache`, each reply's input usage is what Anthropic's prompt cache would report for the
+        request (see `anthropic_cache`), instead of the scripted numbers."""
         empty = JSONReply(500, _error_body("api_error", "fake: no scripted response left"))
+        self.cache = cache
         super().__init__(steps, self._render, empty, scripts=scripts, route=route)
 
-    @staticmethod
-    def _render(step: Step, request: dict[str, Any]) -> JSONReply | Stream:
+    def _render(self, step: Step, request: dict[str, Any]) -> JSONReply | Stream:
         if isinstance(step, Fault):
             return JSONReply(step.status, _error_body(step.error_type, step.message), step.headers)
+        if self.cache is not None:
+            usage = self.cache.usage(request["body"]) | {"output_tokens": step.usage.get("output_tokens", 0)}
+            step = replace(step, usage=usage)
+            request["usage"] = usage
         return Stream(sse_events(step, request["body"].get("model", "claude")), step.cut_after, step.delay)
 
 

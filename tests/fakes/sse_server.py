@@ -47,7 +47,8 @@ class FakeServer:
         route: Callable[[dict[str, Any]], str] | None = None,
     ) -> None:
         """Steps are answered in order; or, for concurrent clients (a fleet of agents), `route` names the
-        script in `scripts` each request takes its next step from."""
+        script in `scripts` each request takes its next step from. A step may be a function of the
+        recorded request that returns the step to answer with."""
         self.steps: list[Any] = list(steps or [])
         self.scripts = {key: list(value) for key, value in (scripts or {}).items()}
         self.route = route
@@ -69,6 +70,8 @@ class FakeServer:
                     fake.requests.append(request)
                     queue = fake.scripts.get(fake.route(request), []) if fake.route else fake.steps
                     step = queue.pop(0) if queue else None
+                if callable(step):  # a step that answers from what was asked
+                    step = step(request)
                 reply = no_step_left if step is None else render(step, request)
                 if isinstance(reply, JSONReply):
                     self._send_json(reply)

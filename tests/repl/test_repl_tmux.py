@@ -163,8 +163,11 @@ def test_compact_replaces_the_history_with_a_summary(project: Path, tmp_path: Pa
             term.wait_for("Still with you.")
         asked, after = fake.requests[1]["body"], fake.requests[2]["body"]
     assert "file locations" in user_texts(asked)[-1]
-    assert "Summary: parser lives in src/parse.py." in user_texts(after)[0]
-    assert "where is the parser?" not in str(after)
+    summary, *rest = user_texts(after)
+    assert "Summary: parser lives in src/parse.py." in summary
+    # The old turns are gone; the user's words live on only inside the summary, kept verbatim by its check.
+    assert "> where is the parser?" in summary and rest == ["thanks"]
+    assert "The parser is in src/parse.py." not in str(after)
 
 
 def test_sub_agents_show_live_and_the_user_can_message_one(project: Path, tmp_path: Path) -> None:

@@ -1,0 +1,161 @@
+"""Token accounting: how big the next request will be, before it is sent, and what it is made of.
+
+The provider reports the exact prompt size of every response. The next request holds that prompt, the
+answer, and whatever was added since (tool results, queued messages), so its size is the reported count
+plus an estimate of the additions. When the history is rewritten (compaction, pruning, cleared results) or
+the model changes, the report no longer describes the history; the size is then estimated from the text,
+scaled by how far the last estimate was from the last report.
+
+Estimates count characters: about four per token for English and code with the tokenizers in use. Only
+the difference since the last report is estimated in the common case, so the error stays small.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sagent.types import (
+    ImagePart,
+    Message,
+    PeerMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+)
+
+CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1_600  # about what a screen-sized image costs on the major providers
+MESSAGE_OVERHEAD = 4  # role markers and separators around every message
+
+
+def estimate_text(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def estimate_message(message: Message) -> int:
+    if isinstance(message, PeerMessage):
+        return MESSAGE_OVERHEAD + estimate_text(message.sender) + estimate_text(message.text)
+    total = MESSAGE_OVERHEAD
+    for part in message.content:
+        if isinstance(part, TextPart):
+            total += estimate_text(part.text)
+        elif isinstance(part, ImagePart):
+            total += IMAGE_TOKENS
+        elif isinstance(part, ThinkingPart):
+            total += estimate_text(part.text)
+        elif isinstance(part, ToolCall):
+            total += estimate_text(part.name) + estimate_text(json.dumps(part.arguments, ensure_ascii=False))
+    return total
+
+
+def estimate_messages(messages: Sequence[Message]) -> int:
+    return sum(estimate_message(m) for m in messages)
+
+
+def estimate_tools(tools: Sequence[ToolSpec]) -> int:
+    return sum(estimate_text(t.name + t.description + json.dumps(t.input_schema)) for t in tools)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSize:
+    """The size of the next request, by part, in tokens. `measured` is True when it rests on the provider's
+    count of the last response (plus an estimate of what was added since), False when it is an estimate."""
+
+    system: int
+    tools: int
+    messages: int  # user, assistant and peer messages
+    tool_results: int
+    window: int | None = None
+    measured: bool = False
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools + self.messages + self.tool_results
+
+    @property
+    def share(self) -> float | None:
+        """The fraction of the window the request fills, when the window is known."""
+        return self.total / self.window if self.window else None
+
+    def lines(self) -> list[str]:
+        """A readable breakdown, one part a line."""
+        share = f" of {self.window:,} ({100 * (self.share or 0):.1f}%)" if self.window else ""
+        how = "measured at the last response, plus an estimate since" if self.measured else "estimated"
+        total = max(self.total, 1)
+        lines = [f"context: {self.total:,} tokens{share}, {how}"]
+        for name, value in (
+            ("system prompt", self.system),
+            ("tools", self.tools),
+            ("messages", self.messages),
+            ("tool results", self.tool_results),
+        ):
+            lines.append(f"  {name:<14} {value:>9,}  {100 * value / total:5.1f}%")
+        return lines
+
+
+class ContextMeter:
+    """Remembers the last provider-reported size and the history it described."""
+
+    def __init__(self) -> None:
+        self._reported = 0  # prompt plus answer of the last response
+        self._covered = 0  # how many history messages that count covers; 0 when it no longer describes it
+        self._scale = 1.0  # reported / estimated at the last report: corrects later estimates
+
+    def observe(self, usage: Usage, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> None:
+        """After a response, with `history` holding the answer: its usage is the truth about that history."""
+        reported = usage.total_input_tokens + usage.output_tokens
+        if reported <= 0:  # a provider that reports no usage (the local server): keep estimating
+            self.rewritten()
+            return
+        self._reported, self._covered = reported, len(history)
+        estimated = estimate_text(system) + estimate_tools(tools) + estimate_messages(history)
+        if estimated > 0:
+            self._scale = min(3.0, max(0.5, reported / estimated))
+
+    def rewritten(self) -> None:
+        """The history no longer is the one last reported on (compacted, pruned, model switched)."""
+        self._covered = 0
+
+    def next_total(self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> int:
+        """The size of the next request; cheap when the last report still holds (only the new messages are
+        estimated)."""
+        if self._covered and self._covered <= len(history):
+            return self._reported + round(estimate_messages(history[self._covered :]) * self._scale)
+        return self.estimate(system, tools, history)
+
+    def estimate(self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> int:
+        """The size of a request from its text alone, corrected by the last report."""
+        return round((estimate_text(system) + estimate_tools(tools) + estimate_messages(history)) * self._scale)
+
+    def measure(
+        self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message], window: int | None = None
+    ) -> ContextSize:
+        """The next request by part. The parts are estimated and scaled so they add up to the best total."""
+        parts = [
+            estimate_text(system),
+            estimate_tools(tools),
+            sum(estimate_message(m) for m in history if not isinstance(m, ToolResult)),
+            sum(estimate_message(m) for m in history if isinstance(m, ToolResult)),
+        ]
+        measured = bool(self._covered and self._covered <= len(history))
+        if measured:
+            total = self._reported + round(estimate_messages(history[self._covered :]) * self._scale)
+        else:
+            total = round(sum(parts) * self._scale)
+        scaled = _apportion(parts, total)
+        return ContextSize(*scaled, window=window, measured=measured)
+
+
+def _apportion(parts: list[int], total: int) -> list[int]:
+    """`parts` scaled to add up to `total` exactly."""
+    whole = sum(parts)
+    if whole <= 0:
+        return [0, 0, total, 0]
+    scaled = [part * total // whole for part in parts]
+    scaled[2] += total - sum(scaled)  # the rounding remainder goes to the messages
+    return scaled

@@ -1,0 +1,169 @@
+"""One agent's context window: how full it is, and making it smaller when it must be.
+
+`ContextWindow` sits between the agent and the pure pieces (`tokens` counts, `compaction` decides what
+replaces what). It knows the window of the model in use, checks the threshold before each request, and
+runs a compaction: prune first, summarise when still over, check the summary. Every change is written to
+the session log (as `ContextPruned` or `Compacted`) before the history changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from sagent.agent.compaction import (
+    CompactionPolicy,
+    Thread,
+    Trigger,
+    check_summary,
+    halves,
+    prune,
+    recent_start,
+    replace_results,
+    summary_message,
+    summary_request,
+)
+from sagent.agent.tokens import ContextMeter, ContextSize
+from sagent.events import Compacted, ContextPruned, Event, ResponseComplete
+from sagent.providers.base import ContextTooLongError, ProviderError, stream_with_retry
+from sagent.providers.catalog import lookup
+from sagent.types import AssistantMessage, Cost, Message, ModelRequest, Usage
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+
+
+class ContextWindow:
+    def __init__(self, agent: Agent, policy: CompactionPolicy | None = None, thread: Thread | None = None) -> None:
+        self.agent = agent
+        self.policy = policy or CompactionPolicy()
+        self.meter = ContextMeter()
+        # The user's messages and the files touched, carried from compaction to compaction.
+        self.thread = thread or Thread()
+
+    # ------------------------------------------------------------------------------------- measuring
+
+    @property
+    def limit(self) -> int | None:
+        """The context window of the model in use, in tokens, when known."""
+        model = self.agent.model
+        own = getattr(model, "context_window", None)
+        if isinstance(own, int) and own > 0:
+            return own
+        info = lookup(model.name)
+        return info.context_window if info is not None else self.policy.window
+
+    def tokens(self) -> int:
+        """The size of the next request."""
+        request = self.agent.request()
+        return self.meter.next_total(request.system, request.tools, self.agent.history)
+
+    def size(self) -> ContextSize:
+        """The next request by part: system prompt, tools, messages, tool results."""
+        request = self.agent.request()
+        return self.meter.measure(request.system, request.tools, self.agent.history, self.limit)
+
+    def observed(self, request: ModelRequest, usage: Usage) -> None:
+        """A response to `request` arrived and joined the history."""
+        self.meter.observe(usage, request.system, request.tools, self.agent.history)
+
+    def rewrite(self, history: list[Message]) -> None:
+        """Replace the history (after its change is in the session log)."""
+        self.agent.history = history
+        self.meter.rewritten()
+
+    def over_threshold(self) -> bool:
+        threshold = self.policy.threshold_for(self.agent.model.name)
+        limit = self.limit
+        return threshold is not None and limit is not None and self.tokens() > threshold * limit
+
+    # ------------------------------------------------------------------------------------ compacting
+
+    async def compact(self, focus: str | None, trigger: Trigger, *, keep_recent: bool = True) -> list[Event]:
+        """Prune old reproducible tool outputs, then (unless pruning freed enough for an automatic
+        compaction) summarise the older history, keeping the recent part verbatim. Returns the events,
+        already persisted; empty when there was nothing to compact."""
+        agent = self.agent
+        if not agent.history:
+            return []
+        events: list[Event] = []
+        before = self.tokens()
+        keep = self.policy.recent_tokens(self.limit or before) if keep_recent else 0
+        recent = recent_start(agent.history, keep)
+        stubs = prune(agent.history, recent, self._reproducible, self.policy.min_prune_tokens)
+        if stubs:
+            pruned = replace_results(agent.history, stubs)
+            after = self._tokens_of(pruned)
+            events.append(agent.emit(ContextPruned(stubs, before, after)))
+            self.rewrite(pruned)
+            if trigger == "auto" and not self._still_over(after):
+                return events
+        start = recent_start(agent.history, keep)
+        if start == 0:
+            if trigger == "auto":
+                return events  # all of it is recent: a summary would free nothing
+            start = len(agent.history)  # asked for, or the provider refused: summarise all of it
+        older, recent = agent.history[:start], agent.history[start:]
+        text, usage, cost = await self._summarise(older, focus)
+        thread = self.thread.extended(older)
+        text, repaired = check_summary(text, thread)
+        history: list[Message] = [summary_message(text), *recent]
+        event = Compacted(
+            history[0],  # type: ignore[arg-type]
+            len(older),
+            usage,
+            cost,
+            agent.model.name,
+            kept=len(recent),
+            trigger=trigger,
+            tokens_before=before,
+            tokens_after=self._tokens_of(history),
+            user_messages=thread.user_messages,
+            files_read=thread.files_read,
+            files_modified=thread.files_modified,
+            repaired=repaired,
+        )
+        events.append(agent.emit(event))
+        self.rewrite(history)
+        self.thread = thread
+        return events
+
+    def _still_over(self, tokens: int) -> bool:
+        threshold = self.policy.threshold_for(self.agent.model.name)
+        limit = self.limit
+        if threshold is None or limit is None:
+            return False
+        return tokens > threshold * limit * self.policy.after_prune
+
+    def _tokens_of(self, history: Sequence[Message]) -> int:
+        request = self.agent.request()
+        return self.meter.estimate(request.system, request.tools, history)
+
+    def _reproducible(self, name: str) -> bool:
+        return bool(getattr(self.agent.tools.get(name), "reproducible", False))
+
+    async def _summarise(self, older: Sequence[Message], focus: str | None) -> tuple[str, Usage, Cost]:
+        """The model's summary of `older`. When even that request is too long for the model, the older
+        part is summarised in two halves, the second carrying the first's summary."""
+        try:
+            message = await self._complete(summary_request(self.agent.request(), older, focus))
+        except ContextTooLongError:
+            cut = halves(older)
+            if cut is None:
+                raise
+            first, usage, cost = await self._summarise(older[:cut], focus)
+            rest, more_usage, more_cost = await self._summarise([summary_message(first), *older[cut:]], focus)
+            return rest, usage + more_usage, cost + more_cost
+        text = message.text.strip()
+        if not text:
+            raise ProviderError("the model returned an empty summary; the history is unchanged")
+        return text, message.usage, self.agent.cost.add(self.agent.model.name, message.usage)
+
+    async def _complete(self, request: ModelRequest) -> AssistantMessage:
+        agent = self.agent
+        if agent.cost.over_budget():
+            raise ProviderError(f"not compacted: {agent.budget_reason()}")
+        async for event in stream_with_retry(agent.model, request, agent.retry):
+            if isinstance(event, ResponseComplete):
+                return event.message
+        raise ProviderError("the summary request ended without a response")

@@ -1,0 +1,152 @@
+"""Token accounting before a request, the compaction policy, the summary check, and re-opening a session
+from before a compaction."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagent.agent.agent import Agent
+from sagent.agent.compaction import (
+    COMPACT_PREFIX,
+    CompactionPolicy,
+    Thread,
+    check_summary,
+    recent_start,
+)
+from sagent.agent.session import SessionLog, peek_state
+from sagent.agent.tokens import estimate_message
+from sagent.events import Compacted, ContextPruned
+from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
+from sagent.tools.base import tool
+from sagent.types import AssistantMessage, ToolCall, ToolResult, Usage, UserMessage
+
+
+@pytest.fixture(autouse=True)
+def data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+@tool
+def dump(size: int) -> str:
+    """Print `size` characters.
+
+    Args:
+        size: how many
+    """
+    return "x" * size
+
+
+dump.reproducible = True  # type: ignore[attr-defined]
+
+
+async def test_the_next_request_is_the_reported_count_plus_an_estimate_of_what_was_added() -> None:
+    seen = []
+
+    def measure(request):  # the second request: what the agent knew just before sending it
+        seen.append(agent.context_size())
+        return text_turn("done")
+
+    model = ScriptedModel([tool_turn(("dump", {"size": 4000}), usage=Usage(1000, 50, cache_read_tokens=3000)), measure])
+    agent = Agent(model, system="s" * 400, tools=[dump])
+    before = agent.context_size()
+    assert not before.measured and before.system == 100 and before.total == agent.context_tokens
+    events = [e async for e in agent.run("go")]
+    assert events[-1].subtype == "success"
+    # 4,050 reported for the first response (cached tokens count), then an estimate of its tool result.
+    size = seen[0]
+    result_tokens = estimate_message(agent.history[2])
+    assert size.measured and size.total > 4050 + result_tokens // 2
+    assert size.system + size.tools + size.messages + size.tool_results == size.total
+    assert size.tool_results > size.messages > 0
+    assert any("tool results" in line for line in size.lines())
+
+
+def test_a_history_rewrite_falls_back_to_a_scaled_estimate() -> None:
+    agent = Agent(ScriptedModel([]), system="s" * 400)
+    agent.history = [UserMessage.of("u" * 4000), AssistantMessage((), usage=Usage(2004, 0))]
+    agent.window.observed(agent.request(), Usage(2004, 0))
+    assert agent.context_tokens == 2004
+    agent.clear_tool_results([])  # nothing cleared: the count still holds
+    assert agent.context_size().measured
+    agent.window.rewrite([UserMessage.of("u" * 400)])
+    size = agent.context_size()
+    # Estimated from the text (100 + 100 + overhead), scaled by reported/estimated at the last report.
+    assert not size.measured and 200 < size.total < 420
+    # A provider that reports no usage (the local server) leaves the size to the estimate.
+    agent.window.observed(agent.request(), Usage(2004, 0))
+    assert agent.context_size().measured
+    agent.window.observed(agent.request(), Usage())
+    assert not agent.context_size().measured
+
+
+def test_the_policy_takes_a_fraction_or_off_per_model() -> None:
+    policy = CompactionPolicy(threshold=0.7, per_model={"cheap": 0.5, "huge": None})
+    assert policy.threshold_for("other") == 0.7
+    assert policy.threshold_for("cheap") == 0.5 and policy.threshold_for("huge") is None
+    with pytest.raises(ValueError, match="fraction of the window"):
+        CompactionPolicy(threshold=1.5)
+
+
+async def test_automatic_compaction_is_off_when_the_threshold_is_none() -> None:
+    big = tool_turn(("dump", {"size": 40_000}))
+    model = ScriptedModel([big, big, text_turn("done")])
+    agent = Agent(model, tools=[dump], compaction=CompactionPolicy(threshold=None, window=10_000))
+    events = [e async for e in agent.run("go")]
+    assert not any(isinstance(e, Compacted | ContextPruned) for e in events)
+    assert agent.context_tokens > 10_000
+    model.add(big, text_turn("done"))
+    agent.window.policy = CompactionPolicy(threshold=0.5, window=10_000)
+    events = [e async for e in agent.run("again")]
+    pruned = next(e for e in events if isinstance(e, ContextPruned))
+    assert pruned.tokens_before > 5_000 > pruned.tokens_after
+
+
+def test_the_recent_part_never_starts_with_a_tool_result() -> None:
+    call = ToolCall("c1", "dump", {"size": 10})
+    history = [
+        UserMessage.of("a" * 400),
+        AssistantMessage((call,)),
+        ToolResult.of(call, "x" * 40),
+        UserMessage.of("b" * 40),
+    ]
+    # 14 tokens each for the last message and the tool result, 8 for the call: 30 tokens reach into the
+    # result, which cannot start the recent part without its call; 36 take the call too.
+    assert recent_start(history, 20) == 3
+    assert recent_start(history, 30) == 3
+    assert recent_start(history, 36) == 1
+    assert recent_start(history, 10_000) == 0
+
+
+def test_the_check_puts_back_what_the_summary_lost() -> None:
+    thread = Thread(("fix the\nparser", "use tabs"), ("src/parse.py",), ("src/parse.py", "tests/t.py"))
+    kept, repaired = check_summary("## Goal\nFix it.\n## User messages\n> fix the\n> parser\nRead src/parse.py", thread)
+    assert repaired == ("1 user messages", "1 file paths")
+    assert kept.endswith("> use tabs\n\n## Files (kept by sagent)\nModified: tests/t.py")
+    assert check_summary(kept, thread)[1] == ()  # what the check wrote passes the check
+
+
+async def test_a_session_reopens_from_before_its_compaction(tmp_path) -> None:
+    model = ScriptedModel(
+        [text_turn("parser found"), text_turn("## Goal\nFix the parser.\n> where is it?"), text_turn("noted")]
+    )
+    log = SessionLog.create(tmp_path, {"model": "scripted"})
+    agent = Agent(model, session=log, cwd=tmp_path)
+    await agent.ask("where is it?")
+    before = list(agent.history)
+    done = await agent.compact()
+    assert done is not None and agent.history[0].text.startswith(COMPACT_PREFIX)
+    await agent.ask("thanks")
+    await agent.aclose()
+    assert log.path is not None
+    original = log.path.read_bytes()
+
+    model.add(text_turn("back before the summary"))
+    forked = Agent.resume(log.path, model, before_compaction=True)
+    assert forked.history == before and forked.session_id != agent.session_id
+    assert (await forked.ask("and now?")).text == "back before the summary"
+    await forked.aclose()
+    assert log.path.read_bytes() == original  # the original log is untouched
+    state = peek_state(log.path)
+    assert state.thread.user_messages == ("where is it?",)
+    with pytest.raises(ValueError, match="never compacted"):
+        SessionLog.fork_before_compaction(forked.session.path)  # type: ignore[arg-type]
