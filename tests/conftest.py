@@ -1,5 +1,6 @@
 """Tests never see the developer's provider keys or endpoints: each test starts with none set, so what a
-test expects cannot depend on the machine it runs on (and no test can reach a real provider)."""
+test expects cannot depend on the machine it runs on (and no test can reach a real provider). Nor do they
+see the developer's own agent memory (~/.config/sagent/AGENTS.md)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ _PROVIDER_VARIABLES = {v for variables in KEY_VARIABLES.values() for v in variab
 
 
 @pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for name in _PROVIDER_VARIABLES & set(os.environ):
         monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))

@@ -1,7 +1,8 @@
 """One tool call: how the model sees the tools, how a call runs, and the notes a backgrounded call gets.
 
 `execute` never raises: an unknown tool, bad arguments, a `ToolError` or a crash all become an error
-result the model can read and act on.
+result the model can read and act on. An output too long for the context keeps its head and tail; the
+whole of it is saved in the session folder.
 """
 
 from __future__ import annotations
@@ -9,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sagent.agent.jobs import Job
-from sagent.tools.base import Tool, ToolContext, ToolError, check_arguments, output_content, tool_spec
-from sagent.types import ToolCall, ToolResult, ToolSpec
+from sagent.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    check_arguments,
+    fit_output,
+    output_content,
+    tool_spec,
+)
+from sagent.types import TextPart, ToolCall, ToolResult, ToolSpec
 
 JOBS_TOOL = "Jobs"
 # Waiting on jobs and messaging are not work to send to the background.
@@ -58,7 +67,11 @@ async def execute(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -
     try:
         check_arguments(tool.input_schema, arguments)
         output = await tool.run(arguments, ctx)
-        return ToolResult(call.id, call.name, output_content(output))
+        content = tuple(
+            TextPart(fit_output(p.text, ctx, call.name)) if isinstance(p, TextPart) else p
+            for p in output_content(output)
+        )
+        return ToolResult(call.id, call.name, content)
     except ToolError as error:
         return ToolResult.of(call, str(error), is_error=True)
     except Exception as error:

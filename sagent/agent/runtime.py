@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, cast
 
 from sagent.agent.fleet import ControlKind, FleetError
 from sagent.providers.base import ProviderError, close_model
-from sagent.providers.catalog import lookup
 from sagent.tools.base import ToolError
 from sagent.types import AssistantMessage, Effort, ToolResult
 
@@ -112,16 +111,14 @@ class AgentTools:
     def status(self) -> str:
         me = self.agent
         model = me.model
-        info = lookup(model.name)
-        used = me.context_tokens
-        context = f"{used:,} tokens"
-        if info:
-            context += f" of {info.context_window:,} ({100 * used / info.context_window:.0f}%)"
+        threshold = me.window.policy.threshold_for(model.name)
         lines = [
             f"label: {me.label} (depth {me.depth}; sub-agents may go to depth {me.max_depth})",
             f"model: {model.provider}/{model.name}",
             f"effort: {me.effort or 'default'}; thinking budget: {me.thinking_budget or 'off'}",
-            f"context: {context}, {len(me.history)} messages",
+            *me.context_size().lines(),
+            f"  {len(me.history)} messages; automatic compaction "
+            + (f"at {threshold:.0%} of the window" if threshold is not None else "off"),
             f"cost: ${me.cost.own_usd:.4f} yours, ${me.cost.total_usd:.4f} with your sub-agents",
         ]
         limit = me.cost.limiting() or me.cost.budgeted()

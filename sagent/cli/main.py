@@ -95,11 +95,24 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
     agent.add_argument("--append-system", metavar="TEXT", help="append to the system prompt")
     agent.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="do not read AGENTS.md / CLAUDE.md (from the repository root down to the working directory, "
+        "and ~/.config/sagent/AGENTS.md) into the system prompt",
+    )
+    agent.add_argument(
         "--tools", metavar="NAMES", help="comma-separated tool names, or 'none' (default: all built-in tools)"
     )
     agent.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N rounds of tool calls")
     agent.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop before spending more than this")
     agent.add_argument("--cwd", metavar="DIR", help="the working directory for tools and sessions")
+    agent.add_argument(
+        "--compact-at",
+        action="append",
+        metavar="FRACTION|off",
+        help="compact the context when it fills this fraction of the model's window (default 0.8), or never "
+        "automatically with 'off'; MODEL=FRACTION sets it for one model id. May be repeated",
+    )
     agent.add_argument(
         "--background-after",
         type=float,
@@ -135,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         metavar="ID",
         help="open the REPL on a session: the one given, or one picked from this directory's list",
+    )
+    sessions.add_argument(
+        "--before-compaction",
+        action="store_true",
+        help="with --continue, --session or --resume: go on from the session as it was before its last "
+        "compaction, as a new session (the original is kept as it is)",
     )
     sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
     return p
@@ -186,6 +205,15 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--continue, --session and --resume cannot be used together"
     if args.ephemeral and (args.continue_ or args.session or args.resume is not None):
         return "--ephemeral cannot continue a session"
+    if args.before_compaction and not (args.continue_ or args.session or args.resume is not None):
+        return "--before-compaction needs --continue, --session or --resume"
+    if args.compact_at:
+        from sagent.cli.run import compaction_policy
+
+        try:
+            compaction_policy(args.compact_at)
+        except ValueError as error:
+            return f"--compact-at: {error}"
     if args.input_format == "stream-json" and sys.stdin.isatty():
         return "--input-format stream-json reads JSON lines from standard input, which is a terminal"
     if args.include_partial_messages and args.output_format != "stream-json":

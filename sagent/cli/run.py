@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.agent import Agent
+from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet, FleetError
+from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state, sessions_dir
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
@@ -58,7 +60,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         tools = _tools(args.tools)
         session_path = _session_to_continue(args, cwd)
         if session_path is None and args.resume is not None:
-            session_path = _pick_session(args.resume, cwd)
+            session_path = _before_compaction(args, _pick_session(args.resume, cwd))
             if session_path is None:
                 return 0
         choice = _choice(args, session_path)
@@ -106,6 +108,9 @@ def make_agent(
     system = args.system if args.system is not None else coding_system_prompt(cwd)
     if args.append_system:
         system = f"{system}\n\n{args.append_system}"
+    memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
+    if memory:
+        system = f"{system}\n\n{memory}"
     settings: dict[str, Any] = dict(
         system=system,
         tools=tools,
@@ -116,7 +121,9 @@ def make_agent(
         effort=args.effort,
         cwd=cwd,
     )
-    settings.update(background_after=args.background_after, fleet=_fleet(args, model))
+    settings.update(
+        background_after=args.background_after, fleet=_fleet(args, model), compaction=compaction_policy(args.compact_at)
+    )
     if settings_from is not None:
         settings.update(thinking_budget=settings_from.thinking_budget, effort=settings_from.effort)
     if session_path is not None:
@@ -227,12 +234,50 @@ def _tools(spec: str | None) -> list[Tool]:
 def _session_to_continue(args: argparse.Namespace, cwd: Path) -> Path | None:
     if args.session:
         try:
-            return find_session(args.session, cwd)
+            return _before_compaction(args, find_session(args.session, cwd))
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
     if args.continue_:
         sessions = list_sessions(cwd)
         if not sessions:
             raise UsageError(f"no session to continue in {cwd}")
-        return sessions[0].path
+        return _before_compaction(args, sessions[0].path)
     return None
+
+
+def _before_compaction(args: argparse.Namespace, path: Path | None) -> Path | None:
+    """With --before-compaction, a new session forked from `path` as it was before its last compaction."""
+    if path is None or not args.before_compaction:
+        return path
+    try:
+        forked = SessionLog.fork_before_compaction(path)
+    except ValueError as error:
+        raise UsageError(f"--before-compaction: {error}") from None
+    sys.stderr.write(f"sagent: continuing session {path.stem} from before its last compaction as {forked.stem}\n")
+    return forked
+
+
+def compaction_policy(values: list[str] | None) -> CompactionPolicy:
+    """The policy --compact-at describes: `0.7`, `off`, `MODEL=0.6` or `MODEL=off`, the last word winning."""
+    threshold: float | None = CompactionPolicy().threshold
+    per_model: dict[str, float | None] = {}
+    for value in values or []:
+        model, _, fraction = value.rpartition("=")
+        parsed = _fraction(fraction.strip())
+        if model:
+            per_model[model.strip()] = parsed
+        else:
+            threshold = parsed
+    return CompactionPolicy(threshold=threshold, per_model=per_model)
+
+
+def _fraction(text: str) -> float | None:
+    if text.lower() in ("off", "none", "never"):
+        return None
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a fraction of the window (like 0.8 or 80%) or 'off'") from None
+    if not 0 < value <= 1:
+        raise ValueError(f"{text} is not a fraction of the window in (0, 1]")
+    return value

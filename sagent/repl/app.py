@@ -20,8 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.agent import Agent
-from sagent.events import Event, MessageAdded, Result, ToolFinished, ToolStarted, TurnFinished
-from sagent.providers.catalog import lookup
+from sagent.events import (
+    Compacted,
+    ContextPruned,
+    Event,
+    MessageAdded,
+    Result,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+)
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
 
@@ -163,6 +171,8 @@ class Repl:
             self.state.queued = [q for q in self.state.queued if q.message is not event.message]
         elif isinstance(event, TurnFinished):
             self.state.last_input_tokens = event.usage.total_input_tokens + event.usage.output_tokens
+        elif isinstance(event, Compacted | ContextPruned):
+            self.state.last_input_tokens = event.tokens_after
         elif isinstance(event, ToolStarted | ToolFinished | Result):
             pass
         self.refresh()
@@ -207,11 +217,11 @@ class Repl:
 
     def status_text(self) -> str:
         model = self.agent.model
-        info = lookup(model.name)
+        limit = self.agent.window.limit
         used = self.state.last_input_tokens
         context = f"ctx {used:,}"
-        if info:
-            context += f"/{info.context_window // 1000}k ({100 * used / info.context_window:.0f}%)"
+        if limit:
+            context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
         spent = self.agent.cost.total_usd
         cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
         parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagent.agent.session import SessionInfo, age_text, list_sessions, peek_state
-from sagent.providers.catalog import CATALOG, lookup
+from sagent.providers.catalog import CATALOG
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -181,12 +181,30 @@ def _cost(repl: Repl, arg: str) -> list[str]:
     return [*lines, total]
 
 
-@command("context", "how much of the context window the session holds")
+@command("context", "what the context holds, by part, and when it will be compacted")
 def _context(repl: Repl, arg: str) -> list[str]:
-    used = repl.state.last_input_tokens
-    info = lookup(repl.agent.model.name)
-    share = f" of {info.context_window:,} ({100 * used / info.context_window:.1f}%)" if info else ""
-    return [f"context: {used:,} tokens{share} at the last response · {len(repl.agent.history)} messages"]
+    agent = repl.agent
+    lines = [*agent.context_size().lines(), f"  {len(agent.history)} messages in the history"]
+    threshold = agent.window.policy.threshold_for(agent.model.name)
+    limit = agent.window.limit
+    if threshold is None:
+        lines.append("  automatic compaction: off (/compact still works)")
+    elif limit:
+        lines.append(f"  compacts automatically at {threshold:.0%} of the window ({int(threshold * limit):,} tokens)")
+    else:
+        lines.append(f"  compacts automatically at {threshold:.0%} of the window, once the window is known")
+    return lines
+
+
+@command("memory", "the AGENTS.md / CLAUDE.md files read into the system prompt")
+def _memory(repl: Repl, arg: str) -> list[str]:
+    from sagent.agent.memory import MEMORY_NAMES, memory_files, user_memory_file
+
+    found = [f for f in memory_files(repl.agent.context.cwd) if str(f.path) in repl.agent.base_system]
+    if not found:
+        names = " or ".join(MEMORY_NAMES)
+        return [f"no memory files: put {names} in the repository, or instructions in {user_memory_file()}"]
+    return [f"  {f.path}  ({len(f.text):,} characters{', cut' if f.cut else ''})" for f in found]
 
 
 @command("clear", "start a new session on the same model")
@@ -218,8 +236,10 @@ async def compact(repl: Repl, focus: str | None) -> None:
     if done is None:
         repl.commit(["nothing to compact yet"])
         return
-    repl.state.last_input_tokens = done.usage.output_tokens
-    lines = [repl.renderer.c("dim", f"─ compacted {before} messages into a summary (${done.cost.total:.4f}):")]
+    repl.state.last_input_tokens = done.tokens_after
+    sizes = f"context {done.tokens_before:,} → {done.tokens_after:,} tokens"
+    head = f"─ compacted {done.replaced} of {before} messages into a summary ({sizes}, ${done.cost.total:.4f}):"
+    lines = [repl.renderer.c("dim", head)]
     repl.commit([*lines, repl.renderer.markdown(done.summary.text)])
     repl.refresh()
 

@@ -104,11 +104,13 @@ class AgentSend(_AgentTool):
 class AgentSelf(_AgentTool):
     name = "AgentSelf"
     description = (
-        "Inspect or change your own runtime. status: your model, context used, cost so far, sub-agents and "
-        "jobs. switch: another provider, model, reasoning effort or thinking budget, applied before your next "
-        "response (refused when the model cannot hold your current context). compact: summarise the "
-        "conversation now to free context, keeping what `focus` names. clear_tool_results: replace old tool "
-        "outputs you no longer need (by call id, or all but the last `keep_last`) with a short note."
+        "Inspect or change your own runtime. status: your model, the context by part (system, tools, "
+        "messages, tool results) against the window, cost so far, sub-agents and jobs. switch: another "
+        "provider, model, reasoning effort or thinking budget, applied before your next response (refused "
+        "when the model cannot hold your current context). compact: free context now (old tool outputs "
+        "pruned, older turns summarised, recent turns kept), keeping what `focus` names; it also happens by "
+        "itself near the window's limit. clear_tool_results: replace old tool outputs you no longer need (by "
+        "call id, or all but the last `keep_last`) with a short note."
     )
     input_schema = {
         "type": "object",

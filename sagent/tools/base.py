@@ -6,6 +6,7 @@ import inspect
 import re
 import types
 import typing
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,21 @@ class ToolContext:
 
 
 ToolOutput = str | tuple[UserContent, ...]
+
+MAX_OUTPUT = 30_000  # characters of one tool output that enter the context
+
+
+def fit_output(text: str, ctx: ToolContext, tool_name: str) -> str:
+    """`text` if it is short enough for the context; else its head and tail, with the whole of it saved to
+    the session folder and its path given, so nothing is lost and the model can Read or Grep the rest."""
+    if len(text) <= MAX_OUTPUT:
+        return text
+    spill = ctx.spill_dir() / f"{tool_name.lower()}-{uuid.uuid4().hex[:12]}.txt"
+    spill.write_text(text, encoding="utf-8")
+    half = MAX_OUTPUT // 2
+    cut = len(text) - 2 * half
+    note = f"[… {cut:,} characters cut; the whole output is in {spill}: Read it by offset and limit, or Grep it]"
+    return f"{text[:half]}\n{note}\n{text[-half:]}"
 
 
 @runtime_checkable

@@ -7,7 +7,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import FileStamp, ToolContext, ToolError
+from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError
 
 MAX_LINE = 2000
 DEFAULT_LIMIT = 2000
@@ -47,8 +47,9 @@ class Read(_FileTool):
     name = "Read"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Read a text file. Returns numbered lines (number, tab, text), 2000 lines from `offset` by default; "
-        f"lines longer than {MAX_LINE} characters are cut. Read a file before you Write over it or Edit it."
+        "Read a text file. Returns numbered lines (number, tab, text), 2000 lines from `offset` by default "
+        f"and at most about {MAX_OUTPUT:,} characters (the end says where to go on); lines longer than "
+        f"{MAX_LINE} characters are cut. Read a file before you Write over it or Edit it."
     )
     input_schema = {
         "type": "object",
@@ -81,12 +82,15 @@ class Read(_FileTool):
         window = lines[offset - 1 : offset - 1 + limit]
         if not window:
             raise ToolError(f"offset {offset} is past the end: {path} has {len(lines)} lines")
-        out = []
+        out, size = [], 0
         for n, line in enumerate(window, start=offset):
             if len(line) > MAX_LINE:
                 line = line[:MAX_LINE] + f" [… {len(line) - MAX_LINE} more characters]"
+            size += len(line) + 8
+            if size > MAX_OUTPUT - 200 and out:  # a page the context can take; the note says how to go on
+                break
             out.append(f"{n:>6}\t{line}")
-        last = offset + len(window) - 1
+        last = offset + len(out) - 1
         if last < len(lines):
             out.append(f"[{len(lines) - last} more lines: Read with offset={last + 1} to go on]")
         return "\n".join(out)

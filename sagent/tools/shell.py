@@ -12,11 +12,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import ToolContext, ToolError
+from sagent.tools.base import MAX_OUTPUT, ToolContext, ToolError
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
-MAX_OUTPUT = 30_000
 
 
 class Bash:
@@ -80,7 +79,7 @@ class Bash:
         text = out.decode("utf-8", errors="replace")
         if proc.returncode:
             text = text.rstrip("\n") + f"\nexit code {proc.returncode}"
-        return _fit(text, ctx) or "(no output)"
+        return text or "(no output)"  # a long output is cut to head and tail by the agent, all of it kept
 
 
 async def _kill_group(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
@@ -93,14 +92,3 @@ async def _kill_group(proc: asyncio.subprocess.Process, grace: float = 2.0) -> N
                 await asyncio.wait_for(proc.wait(), grace)
     with contextlib.suppress(ProcessLookupError):
         await proc.wait()
-
-
-def _fit(text: str, ctx: ToolContext) -> str:
-    """Keep head and tail of a long output; the whole of it goes to a file the model can Read."""
-    if len(text) <= MAX_OUTPUT:
-        return text
-    spill = ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt"
-    spill.write_text(text, encoding="utf-8")
-    half = MAX_OUTPUT // 2
-    cut = len(text) - 2 * half
-    return f"{text[:half]}\n[… {cut:,} characters cut; the full output is in {spill}]\n{text[-half:]}"

@@ -157,7 +157,7 @@ def test_compact_replaces_the_history_with_a_summary(project: Path, tmp_path: Pa
             term.wait_for("The parser is in src/parse.py.")
             term.type("/compact file locations")
             term.press("Enter")
-            term.wait_for("compacted 2 messages into a summary")
+            term.wait_for("compacted 2 of 2 messages into a summary")
             term.type("thanks")
             term.press("Enter")
             term.wait_for("Still with you.")

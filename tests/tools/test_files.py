@@ -25,6 +25,17 @@ async def test_read_numbers_lines_windows_and_cuts_long_lines(ctx: ToolContext, 
     assert "[… 500 more characters]" in tail and "more lines" not in tail
 
 
+async def test_read_pages_a_file_too_big_for_the_context(ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "wide.txt").write_text("\n".join(f"{i} " + "y" * 1500 for i in range(1, 101)) + "\n")
+    first = await Read().run({"path": "wide.txt"}, ctx)
+    lines = first.splitlines()
+    assert len(first) < 30_000 and lines[-1].startswith("[") and "more lines: Read with offset=" in lines[-1]
+    go_on = int(lines[-1].split("offset=")[1].split()[0])
+    assert lines[-2].startswith(f"{go_on - 1:>6}\t")  # it stops at a whole line, and says where it stopped
+    second = await Read().run({"path": "wide.txt", "offset": go_on}, ctx)
+    assert second.startswith(f"{go_on:>6}\t{go_on} y")
+
+
 async def test_read_errors_say_what_to_do(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "main.py").write_text("x\n")
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01" * 100)

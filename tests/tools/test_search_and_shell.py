@@ -117,10 +117,14 @@ async def test_bash_cancellation_kills_the_group(tmp_path: Path) -> None:
 
 
 async def test_long_output_keeps_head_and_tail_and_spills_the_rest(tmp_path: Path) -> None:
+    from sagent.agent.calls import execute
+    from sagent.types import ToolCall
+
     ctx = ToolContext(cwd=tmp_path, session_dir=tmp_path / "session")
-    out = await Bash().run({"command": "seq 1 20000"}, ctx)
-    assert out.startswith("1\n2\n") and out.rstrip().endswith("20000")
-    assert "characters cut; the full output is in" in out
-    spill = Path(out.split("the full output is in ")[1].split("]")[0])
-    assert spill.parent == tmp_path / "session" / "outputs"
+    result = await execute({"Bash": Bash()}, ToolCall("c1", "Bash", {"command": "seq 1 20000"}), ctx)
+    out = result.text
+    assert out.startswith("1\n2\n") and out.rstrip().endswith("20000") and len(out) < 31_000
+    assert "characters cut; the whole output is in" in out
+    spill = Path(out.split("the whole output is in ")[1].split(":")[0])
+    assert spill.parent == tmp_path / "session" / "outputs" and spill.name.startswith("bash-")
     assert spill.read_text().splitlines() == [str(i) for i in range(1, 20001)]
