@@ -99,12 +99,15 @@ class ContextSize:
 
 
 class ContextMeter:
-    """Remembers the last provider-reported size and the history it described."""
+    """Remembers the last provider-reported size and the history it described. Estimates are kept
+    incrementally, so a response costs an estimate of the new messages only, not of the whole history."""
 
     def __init__(self) -> None:
         self._reported = 0  # prompt plus answer of the last response
         self._covered = 0  # how many history messages that count covers; 0 when it no longer describes it
+        self._estimated = 0  # the estimate of those messages
         self._scale = 1.0  # reported / estimated at the last report: corrects later estimates
+        self._fixed: tuple[object, int] = (None, 0)  # (system and tool names, their estimate)
 
     def observe(self, usage: Usage, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> None:
         """After a response, with `history` holding the answer: its usage is the truth about that history."""
@@ -112,10 +115,20 @@ class ContextMeter:
         if reported <= 0:  # a provider that reports no usage (the local server): keep estimating
             self.rewritten()
             return
+        if self._covered and self._covered <= len(history):
+            self._estimated += estimate_messages(history[self._covered :])
+        else:
+            self._estimated = estimate_messages(history)
         self._reported, self._covered = reported, len(history)
-        estimated = estimate_text(system) + estimate_tools(tools) + estimate_messages(history)
+        estimated = self._fixed_part(system, tools) + self._estimated
         if estimated > 0:
             self._scale = min(3.0, max(0.5, reported / estimated))
+
+    def _fixed_part(self, system: str, tools: Sequence[ToolSpec]) -> int:
+        key = (system, tuple((t.name, t.description) for t in tools))
+        if self._fixed[0] != key:
+            self._fixed = (key, estimate_text(system) + estimate_tools(tools))
+        return self._fixed[1]
 
     def rewritten(self) -> None:
         """The history no longer is the one last reported on (compacted, pruned, model switched)."""
