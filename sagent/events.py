@@ -143,6 +143,14 @@ class Compacted:
     repaired: tuple[str, ...] = ()
     type: Literal["compacted"] = "compacted"
 
+    def line(self) -> str:
+        """What happened, in one line for people."""
+        why = {"auto": "the context reached its threshold", "overflow": "the provider said it was too long"}
+        reason = f" ({why[self.trigger]})" if self.trigger in why else ""
+        kept = f", the last {self.kept} kept verbatim" if self.kept else ""
+        sizes = _sizes(self.tokens_before, self.tokens_after)
+        return f"─ {sizes}: {self.replaced} messages summarised{kept}{reason} · ${self.cost.total:.4f}"
+
 
 @dataclass(frozen=True, slots=True)
 class ContextPruned:
@@ -152,6 +160,15 @@ class ContextPruned:
     tokens_before: int
     tokens_after: int
     type: Literal["context_pruned"] = "context_pruned"
+
+    def line(self) -> str:
+        """What happened, in one line for people."""
+        sizes = _sizes(self.tokens_before, self.tokens_after)
+        return f"─ {sizes}: {len(self.results)} old tool outputs pruned (they can be had again)"
+
+
+def _sizes(before: int, after: int) -> str:
+    return f"context {before / 1000:.1f}k → {after / 1000:.1f}k tokens"
 
 
 @dataclass(frozen=True, slots=True)

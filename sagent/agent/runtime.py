@@ -127,6 +127,9 @@ class AgentTools:
         for child in me.children.values():
             a = child.agent
             lines.append(f"sub-agent {child.label}: {a.model.name}, {child.status}, ${a.cost.total_usd:.4f}")
+        peers = self.peers()
+        lines.append("reachable with AgentSend:" + ("" if peers else " no other agent is running now"))
+        lines += [f"  {line}" for line in peers]
         running = me.jobs.running()
         if running:
             lines.append("jobs: " + "; ".join(j.line() for j in running))

@@ -12,7 +12,16 @@ from typing import IO, Any
 
 from sagent.agent.agent import Agent
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
-from sagent.events import ErrorEvent, Event, Result, Retrying, ToolFinished, ToolStarted
+from sagent.events import (
+    Compacted,
+    ContextPruned,
+    ErrorEvent,
+    Event,
+    Result,
+    Retrying,
+    ToolFinished,
+    ToolStarted,
+)
 from sagent.types import UserMessage
 
 EXIT_OK = 0
@@ -68,6 +77,8 @@ class Output:
             self.stderr.write(f"  ✗ {event.result.text.splitlines()[0][:120] if event.result.text else ''}\n")
         elif isinstance(event, Retrying):
             self.stderr.write(f"· retrying in {event.delay:.1f}s ({event.error})\n")
+        elif isinstance(event, Compacted | ContextPruned):
+            self.stderr.write(event.line() + "\n")
 
     def result(self, result: Result, agent: Agent) -> None:
         record = result_record(result, agent.cost)

@@ -13,6 +13,8 @@ from typing import Any
 
 from sagent.agent.cost import CostTracker
 from sagent.events import (
+    Compacted,
+    ContextPruned,
     ErrorEvent,
     Event,
     Result,
@@ -151,6 +153,20 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
         }
     if isinstance(event, ErrorEvent):
         return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
+    if isinstance(event, Compacted):
+        metadata = {
+            "trigger": event.trigger,
+            "pre_tokens": event.tokens_before,
+            "post_tokens": event.tokens_after,
+            "messages_summarised": event.replaced,
+            "messages_kept": event.kept,
+            "repaired": list(event.repaired),
+        }
+        return {"type": "system", "subtype": "compact_boundary", "compact_metadata": metadata, **base}
+    if isinstance(event, ContextPruned):
+        pruned = [r.call_id for r in event.results]
+        sizes = {"pre_tokens": event.tokens_before, "post_tokens": event.tokens_after}
+        return {"type": "system", "subtype": "context_pruned", "tool_use_ids": pruned, **sizes, **base}
     if partial and isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
         return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
     return None

@@ -118,7 +118,7 @@ class Renderer:
             out.append(self.c("dim", f"switched to {event.provider}/{event.model}"))
         elif isinstance(event, ContextPruned | Compacted):
             out += self._flush_thinking() + self._flush_text()
-            out.append(self.c("dim", compaction_line(event)))
+            out.append(self.c("dim", event.line()))
         elif isinstance(event, ErrorEvent):
             out += self._flush_thinking() + self._flush_text()
             out.append(self.c("red", f"error: {event.message}"))
@@ -300,14 +300,3 @@ class Renderer:
 
 def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-
-def compaction_line(event: ContextPruned | Compacted) -> str:
-    """One line saying what a compaction did: "─ context 162k → 48k tokens: …"."""
-    sizes = f"context {_k(event.tokens_before)} → {_k(event.tokens_after)} tokens"
-    if isinstance(event, ContextPruned):
-        return f"─ {sizes}: {len(event.results)} old tool outputs pruned (they can be read again)"
-    why = {"auto": "the context reached its threshold", "overflow": "the provider said it was too long"}
-    reason = f" ({why[event.trigger]})" if event.trigger in why else ""
-    kept = f", the last {event.kept} kept verbatim" if event.kept else ""
-    return f"─ {sizes}: {event.replaced} messages summarised{kept}{reason} · ${event.cost.total:.4f}"

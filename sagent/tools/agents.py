@@ -71,7 +71,8 @@ class AgentSend(_AgentTool):
         "Send a message to another agent by its label: a sub-agent, a sibling, your parent ('main' is the "
         "top one) or any other running agent. A busy agent reads it at its next safe point; nothing is "
         "dropped, and you get a receipt. To an agent you started (or one below it), you can also send a "
-        "control instead of text: switch_model (with model and/or provider), compact (with an optional focus), or stop."
+        "control instead of text: switch_model (with model and/or provider), compact (with an optional "
+        "focus), or stop. AgentSelf status lists the agents reachable now."
     )
     input_schema = {
         "type": "object",
@@ -85,11 +86,6 @@ class AgentSend(_AgentTool):
         },
         "required": ["to"],
     }
-
-    def describe(self, ctx: ToolContext) -> str:
-        peers = ctx.runtime.peers() if ctx.runtime is not None else []
-        listing = "\n".join(f"- {line}" for line in peers) if peers else "(no other agent is running now)"
-        return f"{self.description}\n\nReachable now:\n{listing}"
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         text = arguments.get("message") or ""

@@ -99,8 +99,8 @@ class Tool(Protocol):
 
 
 def tool_spec(t: Tool, ctx: ToolContext | None = None) -> ToolSpec:
-    """What the model is told about `t`. A tool whose description depends on the moment (AgentSend lists
-    the peers reachable now) has a `describe(ctx)` method."""
+    """What the model is told about `t`. A tool whose description depends on its context has a
+    `describe(ctx)` method; it should change rarely, as the tools open every request's cached prefix."""
     describe = getattr(t, "describe", None)
     description = describe(ctx) if describe is not None and ctx is not None else t.description
     return ToolSpec(t.name, description, t.input_schema)

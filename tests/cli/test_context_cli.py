@@ -10,7 +10,7 @@ from sagent.agent.agent import Agent
 from sagent.agent.session import SessionLog
 from sagent.providers.scripted import ScriptedModel, text_turn
 from tests.cli.test_headless import env_for, run_sagent
-from tests.fakes.anthropic_server import FakeAnthropic, text_response
+from tests.fakes.anthropic_server import FakeAnthropic, Fault, text_response
 
 
 def system_of(request: dict) -> str:
@@ -66,3 +66,19 @@ def test_continue_before_compaction_goes_on_from_the_full_history(tmp_path: Path
     assert "The bug is in calc.py line 2." in sent and "compacted" not in sent
     assert json.loads(done.stdout)["session_id"] != original.stem
     assert len(list(original.parent.glob("*.jsonl"))) == 2  # the fork beside the untouched original
+
+
+def test_a_too_long_prompt_is_compacted_and_stream_json_shows_the_boundary(tmp_path: Path) -> None:
+    too_long = Fault(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+    summary = text_response("## Goal\nSummarise the log.\n## User messages\n> summarise this log")
+    with FakeAnthropic([too_long, summary, text_response("The log is fine.")]) as fake:
+        done = run_sagent(
+            ["-p", "summarise this log", "--output-format", "stream-json"], env_for(fake, tmp_path), cwd=tmp_path
+        )
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
+    assert boundary["compact_metadata"]["trigger"] == "overflow"
+    assert boundary["compact_metadata"]["messages_summarised"] == 1 and boundary["compact_metadata"]["repaired"] == []
+    assert records[-1]["type"] == "result" and records[-1]["result"] == "The log is fine."
+    assert len(fake.requests) == 3
