@@ -18,6 +18,9 @@ class Model(Protocol):
 
     `stream()` yields `TextDelta`, `ThinkingDelta` and `ToolCallDelta` events as they arrive and ends with
     exactly one `ResponseComplete`. Failures raise a `ProviderError` subclass.
+
+    A model whose window the catalog cannot know (a local server) may also have a `context_window`
+    attribute, in tokens; automatic compaction measures against it.
     """
 
     @property

@@ -135,6 +135,11 @@ class LlamaCppModel:
     def name(self) -> str:
         return self._alias
 
+    @property
+    def context_window(self) -> int:
+        """The context the server is started with: what automatic compaction measures against."""
+        return self._context
+
     def _model_file(self) -> Path:
         if self._path is not None:
             if not self._path.is_file():

@@ -79,6 +79,15 @@ def test_a_history_rewrite_falls_back_to_a_scaled_estimate() -> None:
     assert not agent.context_size().measured
 
 
+def test_the_window_comes_from_the_model_the_catalog_or_the_policy() -> None:
+    from sagent.providers.llamacpp import LlamaCppModel
+
+    assert Agent(LlamaCppModel(context=4096)).window.limit == 4096  # the local server's own context
+    assert Agent(ScriptedModel([], name="claude-sonnet-4-6")).window.limit == 200_000
+    assert Agent(ScriptedModel([])).window.limit is None  # unknown: no automatic compaction
+    assert Agent(ScriptedModel([]), compaction=CompactionPolicy(window=32_000)).window.limit == 32_000
+
+
 def test_the_policy_takes_a_fraction_or_off_per_model() -> None:
     policy = CompactionPolicy(threshold=0.7, per_model={"cheap": 0.5, "huge": None})
     assert policy.threshold_for("other") == 0.7
