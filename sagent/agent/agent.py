@@ -613,11 +613,16 @@ class Agent:
         if not run.auto_compact or not self.window.over_threshold():
             return
         try:
-            for event in await self.window.compact(None, "auto"):
-                yield event
+            events = await self.window.compact(None, "auto")
         except ProviderError as error:
             run.auto_compact = False
             yield self.emit(ErrorEvent(f"automatic compaction failed, the history is unchanged: {error.message}"))
+            return
+        for event in events:
+            yield event
+        if any(isinstance(e, Compacted) for e in events) and self.window.over_threshold():
+            # The recent turns alone fill the threshold: summarising again each round would buy nothing.
+            run.auto_compact = False
 
     def budget_reason(self) -> str:
         tracker = self.cost.limiting() or self.cost
@@ -670,6 +675,7 @@ class Agent:
     # ------------------------------------------------------------------------------------ model call
 
     def request(self) -> ModelRequest:
+        """The request the next model call sends (the history as it stands now)."""
         return ModelRequest(
             system=self.system,
             messages=tuple(self.history),

@@ -322,6 +322,7 @@ def spawn_child(
         label=name,
         fleet=fleet,
         background_after=parent.background_after,
+        compaction=parent.window.policy,
         parent=parent,
     )
     agent.base_system = base_system

@@ -159,3 +159,46 @@ async def test_a_session_reopens_from_before_its_compaction(tmp_path) -> None:
     assert state.thread.user_messages == ("where is it?",)
     with pytest.raises(ValueError, match="never compacted"):
         SessionLog.fork_before_compaction(forked.session.path)  # type: ignore[arg-type]
+
+
+@tool
+def fetch(size: int) -> str:
+    """Fetch `size` characters that cannot be had again.
+
+    Args:
+        size: how many
+    """
+    return "y" * size
+
+
+async def test_when_the_recent_turns_alone_fill_the_threshold_compaction_is_not_repeated_every_round() -> None:
+    fetched = []
+
+    def respond(request):
+        if "write a summary" in request.messages[-1].text:
+            return text_turn("## Goal\nFetch things.")
+        fetched.append(1)
+        return tool_turn(("fetch", {"size": 8000})) if len(fetched) <= 6 else text_turn("ok")
+
+    # A 3,000-token threshold, but the newest 5,000 tokens stay verbatim: after one summary the context
+    # is still over, and summarising again every round would free nothing.
+    policy = CompactionPolicy(threshold=0.3, window=10_000, recent=0.5, recent_max=5_000)
+    model = ScriptedModel([respond] * 10)
+    agent = Agent(model, tools=[fetch], compaction=policy)
+    events = [e async for e in agent.run("fetch")]
+    assert events[-1].subtype == "success" and len(fetched) == 7
+    assert len([e for e in events if isinstance(e, Compacted)]) == 1
+    assert not any(isinstance(e, ContextPruned) for e in events)  # fetch is not reproducible: never pruned
+    assert agent.window.over_threshold()
+
+
+async def test_sub_agents_compact_by_their_parents_policy() -> None:
+    from sagent.tools import AgentSpawn
+
+    policy = CompactionPolicy(threshold=0.5, per_model={"scripted": None})
+    model = ScriptedModel([tool_turn(("AgentSpawn", {"prompt": "p", "label": "w"})), text_turn("w"), text_turn("ok")])
+    main = Agent(model, tools=[AgentSpawn()], compaction=policy)
+    child = main.spawn("look", label="w2")
+    assert child.agent.window.policy is policy
+    await child.wait()
+    await main.aclose()
