@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sagent.agent.tokens import estimate_message
-from sagent.types import AssistantMessage, Message, ModelRequest, TextPart, ToolResult, UserMessage
+from sagent.types import AssistantMessage, Message, ModelRequest, PeerMessage, TextPart, ToolResult, UserMessage
 
 COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
 COMPACT_INSTRUCTION = """\
@@ -106,8 +106,8 @@ class Thread:
         users = list(self.user_messages)
         read, modified = list(self.files_read), list(self.files_modified)
         for message in history:
-            if isinstance(message, UserMessage) and not is_summary(message) and message.text.strip():
-                users.append(_carried(message.text))
+            if _from_the_user(message):
+                users.append(_carried(message.text))  # type: ignore[union-attr]
             elif isinstance(message, AssistantMessage):
                 for call in message.tool_calls:
                     path = call.arguments.get("path")
@@ -118,6 +118,13 @@ class Thread:
                     elif call.name in WRITES and path not in modified:
                         modified.append(path)
         return Thread(tuple(users), tuple(read), tuple(modified))
+
+
+def _from_the_user(message: Message) -> bool:
+    """A person's words: their messages (not summaries), and what they send to a sub-agent."""
+    if isinstance(message, PeerMessage):
+        return message.sender == "user"
+    return isinstance(message, UserMessage) and not is_summary(message) and bool(message.text.strip())
 
 
 def is_summary(message: Message) -> bool:

@@ -126,6 +126,21 @@ def test_the_recent_part_never_starts_with_a_tool_result() -> None:
     assert recent_start(history, 10_000) == 0
 
 
+def test_the_thread_holds_the_users_words_and_the_files_touched() -> None:
+    from sagent.types import PeerMessage
+
+    read, edit = ToolCall("c1", "Read", {"path": "a.py"}), ToolCall("c2", "Edit", {"path": "b.py"})
+    history = [
+        UserMessage.of("fix it"),
+        AssistantMessage((read, edit)),
+        PeerMessage("user", "also the docs"),  # a person's message to a sub-agent
+        PeerMessage("w2", "done"),  # another agent's is not the user's
+        UserMessage.of(f"{COMPACT_PREFIX}\n\nolder summary"),
+    ]
+    thread = Thread(("first",)).extended(history)
+    assert thread == Thread(("first", "fix it", "also the docs"), ("a.py",), ("b.py",))
+
+
 def test_the_check_puts_back_what_the_summary_lost() -> None:
     thread = Thread(("fix the\nparser", "use tabs"), ("src/parse.py",), ("src/parse.py", "tests/t.py"))
     kept, repaired = check_summary("## Goal\nFix it.\n## User messages\n> fix the\n> parser\nRead src/parse.py", thread)
