@@ -25,6 +25,8 @@ _EXPORTS = {
     "FleetError": "sagent.agent.fleet",
     "Child": "sagent.agent.fleet",
     "Receipt": "sagent.agent.fleet",
+    "CompactionPolicy": "sagent.agent.compaction",
+    "ContextSize": "sagent.agent.tokens",
     "tool": "sagent.tools.base",
     "Tool": "sagent.tools.base",
     "ToolContext": "sagent.tools.base",
@@ -61,6 +63,7 @@ _EVENTS = (
     "SessionStarted",
     "ModelSwitched",
     "Compacted",
+    "ContextPruned",
     "ToolResultsCleared",
     "MessageAdded",
     "ToolStarted",
@@ -76,9 +79,11 @@ __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load on first use
     from sagent.agent.agent import Agent, AgentError  # noqa: F401
+    from sagent.agent.compaction import CompactionPolicy  # noqa: F401
     from sagent.agent.cost import CostTracker  # noqa: F401
     from sagent.agent.fleet import Child, Fleet, FleetError, Receipt  # noqa: F401
     from sagent.agent.session import SessionLog  # noqa: F401
+    from sagent.agent.tokens import ContextSize  # noqa: F401
     from sagent.events import *  # noqa: F403
     from sagent.providers.base import Model, ProviderError, RetryPolicy  # noqa: F401
     from sagent.providers.registry import resolve_model  # noqa: F401

@@ -34,12 +34,12 @@ if TYPE_CHECKING:
 
 
 class ContextWindow:
-    def __init__(self, agent: Agent, policy: CompactionPolicy | None = None, thread: Thread | None = None) -> None:
+    def __init__(self, agent: Agent, policy: CompactionPolicy | None = None) -> None:
         self.agent = agent
         self.policy = policy or CompactionPolicy()
         self.meter = ContextMeter()
         # The user's messages and the files touched, carried from compaction to compaction.
-        self.thread = thread or Thread()
+        self.thread = Thread()
 
     # ------------------------------------------------------------------------------------- measuring
 
