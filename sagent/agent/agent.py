@@ -373,14 +373,12 @@ class Agent:
     def fits(self, model_name: str) -> str | None:
         """Why `model_name` cannot hold the current context, or None when it can (or its window is unknown)."""
         info = lookup(model_name)
-        if info is None or self.context_tokens <= 0:
+        if info is None:
             return None
+        used = self.context_tokens
         room = info.context_window - min(info.max_output, info.context_window // 4)
-        if self.context_tokens > room:
-            return (
-                f"{model_name} holds {info.context_window:,} tokens and the context is {self.context_tokens:,}; "
-                "compact first"
-            )
+        if used > room:
+            return f"{model_name} holds {info.context_window:,} tokens and the context is {used:,}; compact first"
         return None
 
     def request_change(

@@ -111,14 +111,12 @@ class AgentTools:
     def status(self) -> str:
         me = self.agent
         model = me.model
-        threshold = me.window.policy.threshold_for(model.name)
         lines = [
             f"label: {me.label} (depth {me.depth}; sub-agents may go to depth {me.max_depth})",
             f"model: {model.provider}/{model.name}",
             f"effort: {me.effort or 'default'}; thinking budget: {me.thinking_budget or 'off'}",
             *me.context_size().lines(),
-            f"  {len(me.history)} messages; automatic compaction "
-            + (f"at {threshold:.0%} of the window" if threshold is not None else "off"),
+            f"  {len(me.history)} messages; {me.window.policy_line()}",
             f"cost: ${me.cost.own_usd:.4f} yours, ${me.cost.total_usd:.4f} with your sub-agents",
         ]
         limit = me.cost.limiting() or me.cost.budgeted()

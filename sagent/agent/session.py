@@ -245,12 +245,12 @@ CLEARED = "[output cleared by the agent to save context]"
 
 def clear_results(history: list[Message], call_ids: set[str]) -> list[Message]:
     """`history` with the output of these tool calls replaced by a short note."""
-    return [
+    notes = [
         ToolResult(m.call_id, m.name, (TextPart(CLEARED),), m.is_error)
-        if isinstance(m, ToolResult) and m.call_id in call_ids
-        else m
         for m in history
+        if isinstance(m, ToolResult) and m.call_id in call_ids
     ]
+    return replace_results(history, notes)
 
 
 def peek_state(path: Path) -> SessionState:

@@ -137,13 +137,19 @@ class ContextMeter:
     def next_total(self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> int:
         """The size of the next request; cheap when the last report still holds (only the new messages are
         estimated)."""
+        known = self._since_report(history)
+        return known if known is not None else self.estimate(system, tools, history)
+
+    def _since_report(self, history: Sequence[Message]) -> int | None:
+        """The last reported count plus the scaled estimate of what `history` added since; None when the
+        report no longer describes `history`."""
         if self._covered and self._covered <= len(history):
             return self._reported + round(estimate_messages(history[self._covered :]) * self._scale)
-        return self.estimate(system, tools, history)
+        return None
 
     def estimate(self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> int:
         """The size of a request from its text alone, corrected by the last report."""
-        return round((estimate_text(system) + estimate_tools(tools) + estimate_messages(history)) * self._scale)
+        return round((self._fixed_part(system, tools) + estimate_messages(history)) * self._scale)
 
     def measure(
         self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message], window: int | None = None
@@ -155,13 +161,9 @@ class ContextMeter:
             sum(estimate_message(m) for m in history if not isinstance(m, ToolResult)),
             sum(estimate_message(m) for m in history if isinstance(m, ToolResult)),
         ]
-        measured = bool(self._covered and self._covered <= len(history))
-        if measured:
-            total = self._reported + round(estimate_messages(history[self._covered :]) * self._scale)
-        else:
-            total = round(sum(parts) * self._scale)
-        scaled = _apportion(parts, total)
-        return ContextSize(*scaled, window=window, measured=measured)
+        known = self._since_report(history)
+        total = known if known is not None else round(sum(parts) * self._scale)
+        return ContextSize(*_apportion(parts, total), window=window, measured=known is not None)
 
 
 def _apportion(parts: list[int], total: int) -> list[int]:

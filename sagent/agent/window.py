@@ -72,10 +72,24 @@ class ContextWindow:
         self.agent.history = history
         self.meter.rewritten()
 
-    def over_threshold(self) -> bool:
+    def threshold_tokens(self) -> int | None:
+        """The context size at which the agent compacts by itself; None when it never does."""
         threshold = self.policy.threshold_for(self.agent.model.name)
         limit = self.limit
-        return threshold is not None and limit is not None and self.tokens() > threshold * limit
+        return int(threshold * limit) if threshold is not None and limit is not None else None
+
+    def over_threshold(self) -> bool:
+        threshold = self.threshold_tokens()
+        return threshold is not None and self.tokens() > threshold
+
+    def policy_line(self) -> str:
+        """When this agent compacts by itself, for people."""
+        threshold = self.policy.threshold_for(self.agent.model.name)
+        if threshold is None:
+            return "automatic compaction: off (compacting by hand still works)"
+        at = self.threshold_tokens()
+        tokens = f" ({at:,} tokens)" if at is not None else ", once the window is known"
+        return f"compacts automatically at {threshold:.0%} of the window{tokens}"
 
     # ------------------------------------------------------------------------------------ compacting
 
@@ -129,11 +143,8 @@ class ContextWindow:
         return events
 
     def _still_over(self, tokens: int) -> bool:
-        threshold = self.policy.threshold_for(self.agent.model.name)
-        limit = self.limit
-        if threshold is None or limit is None:
-            return False
-        return tokens > threshold * limit * self.policy.after_prune
+        threshold = self.threshold_tokens()
+        return threshold is not None and tokens > threshold * self.policy.after_prune
 
     def _tokens_of(self, history: Sequence[Message]) -> int:
         request = self.agent.request()

@@ -184,16 +184,11 @@ def _cost(repl: Repl, arg: str) -> list[str]:
 @command("context", "what the context holds, by part, and when it will be compacted")
 def _context(repl: Repl, arg: str) -> list[str]:
     agent = repl.agent
-    lines = [*agent.context_size().lines(), f"  {len(agent.history)} messages in the history"]
-    threshold = agent.window.policy.threshold_for(agent.model.name)
-    limit = agent.window.limit
-    if threshold is None:
-        lines.append("  automatic compaction: off (/compact still works)")
-    elif limit:
-        lines.append(f"  compacts automatically at {threshold:.0%} of the window ({int(threshold * limit):,} tokens)")
-    else:
-        lines.append(f"  compacts automatically at {threshold:.0%} of the window, once the window is known")
-    return lines
+    return [
+        *agent.context_size().lines(),
+        f"  {len(agent.history)} messages in the history",
+        f"  {agent.window.policy_line()}",
+    ]
 
 
 @command("memory", "the AGENTS.md / CLAUDE.md files read into the system prompt")

@@ -86,6 +86,16 @@ def test_the_window_comes_from_the_model_the_catalog_or_the_policy() -> None:
     assert Agent(ScriptedModel([], name="claude-sonnet-4-6")).window.limit == 200_000
     assert Agent(ScriptedModel([])).window.limit is None  # unknown: no automatic compaction
     assert Agent(ScriptedModel([]), compaction=CompactionPolicy(window=32_000)).window.limit == 32_000
+    lines = [
+        Agent(ScriptedModel([], name="claude-sonnet-4-6")).window.policy_line(),
+        Agent(ScriptedModel([])).window.policy_line(),
+        Agent(ScriptedModel([]), compaction=CompactionPolicy(threshold=None)).window.policy_line(),
+    ]
+    assert lines == [
+        "compacts automatically at 80% of the window (160,000 tokens)",
+        "compacts automatically at 80% of the window, once the window is known",
+        "automatic compaction: off (compacting by hand still works)",
+    ]
 
 
 def test_the_policy_takes_a_fraction_or_off_per_model() -> None:
