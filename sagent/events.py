@@ -172,6 +172,18 @@ def _sizes(before: int, after: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class SmallModelCall:
+    """A tool asked a cheap model something on the agent's account (WebFetch, about a large page)."""
+
+    tool: str
+    provider: str
+    model: str
+    usage: Usage
+    cost: Cost
+    type: Literal["small_model_call"] = "small_model_call"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResultsCleared:
     """The agent replaced the output of these tool calls with a short note, to free context."""
 
@@ -237,6 +249,7 @@ Event = (
     | Compacted
     | ContextPruned
     | ToolResultsCleared
+    | SmallModelCall
     | MessageAdded
     | ToolStarted
     | ToolFinished

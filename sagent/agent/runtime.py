@@ -8,9 +8,13 @@ import contextlib
 from typing import TYPE_CHECKING, cast
 
 from sagent.agent.fleet import ControlKind, FleetError
-from sagent.providers.base import ProviderError, close_model
+from sagent.events import ResponseComplete, SmallModelCall
+from sagent.providers.base import Model, ProviderError, close_model, stream_with_retry
+from sagent.providers.catalog import SMALL_MODELS, lookup
 from sagent.tools.base import ToolError
-from sagent.types import AssistantMessage, Effort, ToolResult
+from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
+
+SMALL_MODEL_MAX_TOKENS = 2048
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -221,3 +225,51 @@ class AgentTools:
         if job.result.is_error:
             raise ToolError(f"{job.summary()} failed:\n{text}")
         return f"{job.summary()} finished after {job.duration_ms / 1000:.1f} s:\n{text}"
+
+    # --------------------------------------------------------------------------- models for tools
+
+    def accepts_images(self) -> bool:
+        return accepts_images(self.agent.model)
+
+    async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
+        me = self.agent
+        if me.cost.over_budget():
+            raise ToolError(f"not asked: {me.budget_reason()}")
+        model, owned = self._small_model()
+        request = ModelRequest(system, (UserMessage.of(prompt),), max_tokens=SMALL_MODEL_MAX_TOKENS)
+        message: AssistantMessage | None = None
+        try:
+            async for event in stream_with_retry(model, request, me.retry):
+                if isinstance(event, ResponseComplete):
+                    message = event.message
+        except ProviderError as error:
+            raise ToolError(f"{model.provider}/{model.name} could not answer: {error.message}") from None
+        finally:
+            if owned:
+                await close_model(model)
+        if message is None:
+            raise ToolError(f"{model.provider}/{model.name} ended without an answer")
+        cost = me.cost.add(model.name, message.usage)
+        me.emit(SmallModelCall(tool, model.provider, model.name, message.usage, cost))
+        return message.text
+
+    def _small_model(self) -> tuple[Model, bool]:
+        """The provider's cheap model and whether it is new (to close); the agent's own model otherwise."""
+        me = self.agent
+        name = SMALL_MODELS.get(me.model.provider)
+        if name is None or name == me.model.name:
+            return me.model, False
+        try:
+            return me.fleet.model(me.model.provider, name), True
+        except FleetError:
+            return me.model, False
+
+
+def accepts_images(model: Model) -> bool:
+    """What the model says of itself (an `accepts_images` attribute), else the catalog; unknown models are
+    taken not to, as an image sent to a text-only model fails the whole request."""
+    said = getattr(model, "accepts_images", None)
+    if isinstance(said, bool):
+        return said
+    info = lookup(model.name)
+    return info.images if info is not None else False

@@ -144,6 +144,9 @@ CATALOG: tuple[ModelInfo, ...] = (
     ModelInfo("smollm2", "local", 8_192, 2_048, 0.0, 0.0, 0.0, 0.0),
 )
 
+# The cheap model of each provider that tools use to read large inputs (WebFetch's question about a page).
+SMALL_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-nano", "google": "gemini-3.1-flash-lite"}
+
 _BY_ID = {m.id: m for m in CATALOG}
 # What may follow a catalog id in a model id of the same model: a date, a version number, or an alias.
 _SUFFIX = re.compile(r"^(-\d{8}|-\d{4}-\d{2}-\d{2}|-\d{3}|-latest|@\d{8})$")

@@ -1,4 +1,5 @@
-"""What the agent tools (AgentSpawn, AgentSend, AgentSelf, Jobs) may ask of the agent that runs them.
+"""What the agent tools (AgentSpawn, AgentSend, AgentSelf, Jobs) and the tools that need the agent's model
+(Read for images, WebFetch for its small-model answers) may ask of the agent that runs them.
 
 The agent puts an object with these methods in `ToolContext.runtime`; the tools only parse arguments and
 call it, so tools never import the agent. Every method answers in text for the model and raises
@@ -48,3 +49,11 @@ class AgentRuntime(Protocol):
     def cancel_job(self, job_id: str) -> str: ...
 
     async def wait_job(self, job_id: str, timeout: float) -> str: ...
+
+    def accepts_images(self) -> bool:
+        """Whether the agent's current model can be shown images."""
+        ...
+
+    async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
+        """The answer of a cheap model (of the agent's provider) to `prompt`, charged to the agent."""
+        ...
