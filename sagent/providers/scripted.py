@@ -54,8 +54,10 @@ class ScriptedModel:
         provider: str = "scripted",
         chunk_size: int = 16,
         delay: float = 0.0,
+        accepts_images: bool = True,
     ) -> None:
         self._steps = list(steps)
+        self.accepts_images = accepts_images
         self._name = name
         self._provider = provider
         self._chunk = chunk_size

@@ -3,15 +3,32 @@ that changed on disk since it was read, so the model never overwrites work it ha
 
 from __future__ import annotations
 
+import base64
 import difflib
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError
+from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput
+from sagent.types import ImagePart, TextPart
 
 MAX_LINE = 2000
 DEFAULT_LIMIT = 2000
 MAX_DIFF_LINES = 80
+# Base64 grows data by a third; 3.75 MB of image stays under the strictest provider limit (5 MB encoded).
+MAX_IMAGE_BYTES = 3_750_000
+_IMAGE_TYPES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def image_type(data: bytes) -> str | None:
+    """The media type of an image the providers accept (PNG, JPEG, GIF, WebP), from its first bytes."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((media for magic, media in _IMAGE_TYPES if data.startswith(magic)), None)
 
 
 def _stamp(path: Path) -> FileStamp:
@@ -49,7 +66,9 @@ class Read(_FileTool):
     description = (
         "Read a text file. Returns numbered lines (number, tab, text), 2000 lines from `offset` by default "
         f"and at most about {MAX_OUTPUT:,} characters (the end says where to go on); lines longer than "
-        f"{MAX_LINE} characters are cut. Read a file before you Write over it or Edit it."
+        f"{MAX_LINE} characters are cut. Read a file before you Write over it or Edit it. "
+        'A PDF gives the text of its pages with page numbers (`pages` picks them, e.g. "1-5"). An image '
+        "(PNG, JPEG, GIF, WebP) is shown to you when your model accepts images."
     )
     input_schema = {
         "type": "object",
@@ -60,11 +79,12 @@ class Read(_FileTool):
             },
             "offset": {"type": "integer", "description": "the first line to read, from 1", "default": 1},
             "limit": {"type": "integer", "description": "how many lines", "default": DEFAULT_LIMIT},
+            "pages": {"type": "string", "description": 'PDF pages: "3", "2-5", "2,4-6" or "7-" (default: all)'},
         },
         "required": ["path"],
     }
 
-    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(arguments["path"])
         offset = max(1, arguments.get("offset") or 1)
         limit = max(1, arguments.get("limit") or DEFAULT_LIMIT)
@@ -73,8 +93,17 @@ class Read(_FileTool):
         if not path.exists():
             raise _missing(path)
         data = path.read_bytes()
+        if data.startswith(b"%PDF-"):
+            from sagent.tools.pdf import pdf_text
+
+            ctx.read_files[path] = _stamp(path)
+            return pdf_text(data, arguments.get("pages"), name=str(path))
+        media = image_type(data)
+        if media is not None:
+            ctx.read_files[path] = _stamp(path)
+            return _image(path, data, media, ctx)
         if b"\0" in data[:8192]:
-            raise ToolError(f"{path} is a binary file ({len(data):,} bytes); Read shows text files")
+            raise ToolError(f"{path} is a binary file ({len(data):,} bytes); Read shows text, PDFs and images")
         ctx.read_files[path] = _stamp(path)
         lines = data.decode("utf-8", errors="replace").splitlines()
         if not lines:
@@ -94,6 +123,19 @@ class Read(_FileTool):
         if last < len(lines):
             out.append(f"[{len(lines) - last} more lines: Read with offset={last + 1} to go on]")
         return "\n".join(out)
+
+
+def _image(path: Path, data: bytes, media: str, ctx: ToolContext) -> ToolOutput:
+    kind = media.split("/")[1].upper()
+    about = f"{path}: {kind} image, {len(data):,} bytes"
+    if ctx.runtime is not None and not ctx.runtime.accepts_images():
+        return (
+            f"{about}. The current model does not accept images, so it cannot be shown; switch to a model "
+            "that does (AgentSelf switch) or describe what you need from it another way."
+        )
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ToolError(f"{about}: too large to send (the limit is {MAX_IMAGE_BYTES:,} bytes); make it smaller")
+    return (TextPart(about), ImagePart(base64.b64encode(data).decode("ascii"), media))
 
 
 class Write(_FileTool):
