@@ -42,6 +42,13 @@ honoured. See `sagent providers`.
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
 ~/.local/share/sagent/sessions); SAGENT_LLAMA_SERVER (a llama-server binary for the local model).
+
+web and papers: WebSearch uses DuckDuckGo, or Brave Search when BRAVE_API_KEY is set, or a SearXNG
+instance when SEARXNG_URL is set (SAGENT_SEARCH=duckduckgo|brave|searxng chooses). The paper tools use
+Semantic Scholar (SEMANTIC_SCHOLAR_API_KEY, optional) and OpenAlex (OPENALEX_API_KEY, OPENALEX_EMAIL,
+optional), and keep PDFs in $XDG_CACHE_HOME/sagent/papers (default ~/.cache/sagent/papers);
+SAGENT_SEMANTIC_SCHOLAR_URL, SAGENT_OPENALEX_URL and SAGENT_ARXIV_URL point them at a mirror.
+SAGENT_ALLOW_HOSTS is --allow-host for every run.
 """
 
 
@@ -102,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     agent.add_argument(
         "--tools", metavar="NAMES", help="comma-separated tool names, or 'none' (default: all built-in tools)"
+    )
+    agent.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST",
+        help="let WebFetch and the paper tools reach this host (or HOST:PORT) even at a loopback or private "
+        "address, which they refuse by default; comma-separated or repeated (also SAGENT_ALLOW_HOSTS)",
     )
     agent.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N rounds of tool calls")
     agent.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop before spending more than this")

@@ -20,6 +20,7 @@ from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.registry import Choice, build_model, choose, infer_provider
 from sagent.tools import builtin_tools, tools_by_name
+from sagent.tools.net import Fetcher
 from sagent.tools.base import Tool
 from sagent.types import UserMessage
 
@@ -34,7 +35,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         prompt = _prompt(args, piped)
         if prompt is None and args.input_format == "text":
             raise UsageError("the task is empty")
-        tools = _tools(args.tools)
+        tools = _tools(args)
         session_path = _session_to_continue(args, cwd)
         choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
@@ -57,7 +58,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     """The REPL on a terminal: the same model, tools, sessions and agent as a headless run."""
     cwd = Path(args.cwd or ".").resolve()
     try:
-        tools = _tools(args.tools)
+        tools = _tools(args)
         session_path = _session_to_continue(args, cwd)
         if session_path is None and args.resume is not None:
             session_path = _before_compaction(args, _pick_session(args.resume, cwd))
@@ -220,13 +221,16 @@ def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:
     return UserMessage.of(text) if text.strip() else None
 
 
-def _tools(spec: str | None) -> list[Tool]:
+def _tools(args: argparse.Namespace) -> list[Tool]:
+    spec = args.tools
+    fetcher = Fetcher.from_env()
+    fetcher.allow(*(h.strip() for value in args.allow_host or () for h in value.split(",") if h.strip()))
     if spec is None:
-        return builtin_tools()
+        return builtin_tools(fetcher=fetcher)
     if spec.strip().lower() == "none":
         return []
     try:
-        return tools_by_name([n.strip() for n in spec.split(",") if n.strip()])
+        return tools_by_name([n.strip() for n in spec.split(",") if n.strip()], fetcher=fetcher)
     except ValueError as error:
         raise UsageError(str(error)) from None
 

@@ -7,17 +7,22 @@ from collections.abc import Iterable
 from sagent.tools.agents import AgentSelf, AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import Tool
 from sagent.tools.files import Edit, Read, Write
+from sagent.tools.net import Fetcher
+from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
+from sagent.tools.web import WebFetch, WebSearch
 
 CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
+WEB = (WebFetch, WebSearch, PaperSearch, PaperDetails, PaperFetch)  # the web and the literature
 FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
-BUILTIN = CORE + FLEET
+BUILTIN = CORE + WEB + FLEET
 
 __all__ = [
     "BUILTIN",
     "CORE",
     "FLEET",
+    "WEB",
     "AgentSelf",
     "AgentSend",
     "AgentSpawn",
@@ -27,22 +32,40 @@ __all__ = [
     "Grep",
     "Jobs",
     "List",
+    "PaperDetails",
+    "PaperFetch",
+    "PaperSearch",
     "Read",
+    "WebFetch",
+    "WebSearch",
     "Write",
     "builtin_tools",
     "tools_by_name",
 ]
 
 
-def builtin_tools(fleet: bool = True) -> list[Tool]:
-    """New instances of every built-in tool; without the fleet tools when `fleet` is False."""
-    return [cls() for cls in (BUILTIN if fleet else CORE)]
+def builtin_tools(fleet: bool = True, *, fetcher: Fetcher | None = None) -> list[Tool]:
+    """New instances of every built-in tool; without the fleet tools when `fleet` is False. The web and
+    paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS)."""
+    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + WEB)], fetcher=fetcher)
 
 
-def tools_by_name(names: Iterable[str]) -> list[Tool]:
+def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:
     """Built-in tools by name; ValueError naming the valid ones for an unknown name."""
+    names = list(names)
     by_name = {cls.name: cls for cls in BUILTIN}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown tool(s): {', '.join(unknown)}; the tools are: {', '.join(by_name)}")
-    return [by_name[n]() for n in names]
+    fetcher = fetcher or Fetcher.from_env()
+    scholar = Scholar.from_env(fetcher=fetcher) if any(by_name[n] in WEB[2:] for n in names) else None
+    made: list[Tool] = []
+    for n in names:
+        cls = by_name[n]
+        if cls in (WebFetch, WebSearch):
+            made.append(cls(fetcher=fetcher))
+        elif cls in (PaperSearch, PaperDetails, PaperFetch):
+            made.append(cls(scholar))
+        else:
+            made.append(cls())
+    return made
