@@ -20,8 +20,8 @@ from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.registry import Choice, build_model, choose, infer_provider
 from sagent.tools import builtin_tools, tools_by_name
-from sagent.tools.net import Fetcher
 from sagent.tools.base import Tool
+from sagent.tools.net import Fetcher
 from sagent.types import UserMessage
 
 

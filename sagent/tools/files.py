@@ -3,6 +3,7 @@ that changed on disk since it was read, so the model never overwrites work it ha
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import difflib
 from pathlib import Path
@@ -97,7 +98,7 @@ class Read(_FileTool):
             from sagent.tools.pdf import pdf_text
 
             ctx.read_files[path] = _stamp(path)
-            return pdf_text(data, arguments.get("pages"), name=str(path))
+            return await asyncio.to_thread(pdf_text, data, arguments.get("pages"), name=str(path))
         media = image_type(data)
         if media is not None:
             ctx.read_files[path] = _stamp(path)

@@ -133,8 +133,11 @@ class Fetcher:
         timeout: float = DEFAULT_TIMEOUT,
         user_agent: str = USER_AGENT,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        verify: ssl.SSLContext | None = None,
     ) -> None:
+        """`verify` replaces the certificate authorities trusted (certifi's, by default)."""
         self.allow_hosts = {h.lower() for h in allow_hosts}
+        self.verify = verify
         self.resolve = resolve or system_resolve
         self.timeout = timeout
         self.user_agent = user_agent
@@ -202,7 +205,7 @@ class Fetcher:
         current = httpx.URL(url, params=params) if params else httpx.URL(url)
         method = "POST" if form is not None else "GET"
         async with httpx.AsyncClient(
-            verify=_ssl_context(), timeout=httpx.Timeout(self.timeout), follow_redirects=False
+            verify=self.verify or _ssl_context(), timeout=httpx.Timeout(self.timeout), follow_redirects=False
         ) as client:
             for _hop in range(MAX_REDIRECTS + 1):
                 response, body = await self._send(client, method, current, headers, form, max_bytes)

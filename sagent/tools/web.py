@@ -41,7 +41,7 @@ AD_XPATHS = [
 ]
 
 
-def html_to_markdown(html: str, url: str) -> str:
+def html_to_markdown(html: str | bytes, url: str) -> str:
     """The readable part of an HTML page as Markdown, headed by its title, author and date when known."""
     import trafilatura
 
@@ -81,7 +81,8 @@ def page_content(page: Page, pages: str | None = None) -> str:
     if media in ("text/html", "application/xhtml+xml") or (
         not media and (start.startswith(b"<!doctype html") or start.startswith(b"<html"))
     ):
-        return html_to_markdown(page.text(), page.url)
+        # Without a declared charset, trafilatura reads the bytes and finds the page's own <meta charset>.
+        return html_to_markdown(page.text() if page.charset else page.body, page.url)
     if media.startswith("text/") or media in _TEXT_TYPES or media.endswith(("+json", "+xml")):
         return page.text()
     if not media:

@@ -5,6 +5,7 @@ query, headers, body), so a test can say which pages were never asked for."""
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -50,7 +51,8 @@ class FakeWeb:
     """Serves `routes` (path without query → an answer, a function of the request, or a list of answers
     given in turn, the last repeated). Unknown paths answer 404."""
 
-    def __init__(self, routes: dict[str, Route] | None = None) -> None:
+    def __init__(self, routes: dict[str, Route] | None = None, *, tls: ssl.SSLContext | None = None) -> None:
+        """With `tls` (a server context holding a certificate), the fake speaks HTTPS."""
         self.routes: dict[str, Route] = dict(routes or {})
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -91,6 +93,9 @@ class FakeWeb:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        self.scheme = "https" if tls is not None else "http"
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def _route(self, request: dict[str, Any]) -> Answer:
@@ -107,7 +112,7 @@ class FakeWeb:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def paths(self) -> list[str]:
         return [r["path"] for r in self.requests]

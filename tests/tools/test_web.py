@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import ssl
 from pathlib import Path
 
 import pytest
@@ -346,3 +347,57 @@ async def test_brave_and_searxng_backends_and_choosing_one(tmp_path: Path) -> No
     with pytest.raises(ToolError, match="not a search backend"):
         backend_from_env({"SAGENT_SEARCH": "altavista"})
     assert domain_matches("docs.python.org", ["python.org"]) and not domain_matches("notpython.org", ["python.org"])
+
+
+# ------------------------------------------------------------------------------------------------ HTTPS
+
+
+def certificate(tmp_path: Path, host: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A self-signed certificate for `host`: the server's context, and a client context trusting it."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(cert_file, key_file)
+    client = ssl.create_default_context(cafile=str(cert_file))
+    return server, client
+
+
+async def test_https_goes_to_the_checked_address_with_the_hosts_own_name_and_certificate(tmp_path: Path) -> None:
+    server, client = certificate(tmp_path, "docs.example.test")
+    resolve = names({"docs.example.test": ["127.0.0.1"], "mirror.example.test": ["127.0.0.1"]})
+    fetcher = Fetcher(
+        allow_hosts=["docs.example.test", "mirror.example.test"], resolve=resolve, verify=client, timeout=5
+    )
+    with FakeWeb({"/guide": Answer(200, "secure guide", {"content-type": "text/plain"})}, tls=server) as web:
+        text = await fetch(WebFetch(fetcher), f"https://docs.example.test:{web.port}/guide", tmp_path)
+        assert "secure guide" in text
+        assert web.requests[0]["headers"]["host"] == f"docs.example.test:{web.port}"
+        # The same address under a name the certificate does not hold: TLS checks the name, not the address.
+        with pytest.raises(ToolError, match=r"cannot connect to mirror\.example\.test"):
+            await fetch(WebFetch(fetcher), f"https://mirror.example.test:{web.port}/guide", tmp_path)
+    assert len(web.requests) == 1
