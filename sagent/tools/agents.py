@@ -6,18 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagent.tools.base import ToolContext, ToolError
+from sagent.tools.base import AnyOrder, ToolContext, ToolError
 
 MAX_WAIT = 600
 
 
-class _AgentTool:
+class _AgentTool(AnyOrder):
     name = ""
     description = ""
     input_schema: dict[str, Any] = {}
-
-    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        return None
 
 
 class AgentSpawn(_AgentTool):

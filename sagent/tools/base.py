@@ -98,6 +98,13 @@ class Tool(Protocol):
         ...
 
 
+class AnyOrder:
+    """For a tool whose calls may run alongside any other call: it touches no file the agent edits."""
+
+    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        return None
+
+
 def tool_spec(t: Tool, ctx: ToolContext | None = None) -> ToolSpec:
     """What the model is told about `t`. A tool whose description depends on its context has a
     `describe(ctx)` method; it should change rarely, as the tools open every request's cached prefix."""

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import httpx
 
 DEFAULT_TIMEOUT = 30.0
+TOTAL_TIMEOUTS = 4  # a whole response may take this many timeouts
 MAX_BYTES = 10_000_000
 MAX_REDIRECTS = 8
 MAX_RETRIES = 2
@@ -237,13 +238,18 @@ class Fetcher:
                 method, url.copy_with(host=ip), headers=sent_headers, data=form, extensions=extensions
             )
             try:
-                response = await client.send(request, stream=True)
-                try:
-                    body = await _read_capped(response, max_bytes, url)
-                finally:
-                    await response.aclose()
+                # `timeout` bounds each step (connect, each read); the whole response gets a few times that,
+                # so a server that drips its bytes cannot hold the tool for ever.
+                async with asyncio.timeout(self.timeout * TOTAL_TIMEOUTS):
+                    response = await client.send(request, stream=True)
+                    try:
+                        body = await _read_capped(response, max_bytes, url)
+                    finally:
+                        await response.aclose()
             except httpx.TimeoutException:
                 raise ToolError(f"{url}: timed out after {self.timeout:g} s") from None
+            except TimeoutError:
+                raise ToolError(f"{url}: not complete after {self.timeout * TOTAL_TIMEOUTS:g} s; gave up") from None
             except httpx.HTTPError as error:
                 raise ToolError(f"{url}: cannot connect to {url.host} ({error or type(error).__name__})") from None
             status = response.status_code

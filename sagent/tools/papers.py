@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import ToolContext, ToolError
+from sagent.tools.base import AnyOrder, ToolContext, ToolError
 from sagent.tools.net import Fetcher, TTLCache, host_of
 from sagent.tools.web import CACHE_SECONDS
 
@@ -411,12 +411,9 @@ def _cache_home() -> Path:
 # ------------------------------------------------------------------------------------------------ tools
 
 
-class _PaperTool:
+class _PaperTool(AnyOrder):
     def __init__(self, scholar: Scholar | None = None) -> None:
         self.scholar = scholar or Scholar.from_env()
-
-    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        return None
 
 
 def _limit(arguments: dict[str, Any], default: int, most: int) -> int:

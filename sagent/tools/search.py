@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import ToolContext, ToolError
+from sagent.tools.base import AnyOrder, ToolContext, ToolError
 
 MAX_RESULTS = 200
 
@@ -73,12 +73,7 @@ def _cap(lines: list[str], what: str) -> str:
     return "\n".join(lines)
 
 
-class _NoResource:
-    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        return None
-
-
-class Glob(_NoResource):
+class Glob(AnyOrder):
     name = "Glob"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
@@ -116,7 +111,7 @@ def _between(root: Path, folder: Path) -> list[Path]:
     return [*reversed([p for p in folder.parents if root in p.parents]), folder]
 
 
-class Grep(_NoResource):
+class Grep(AnyOrder):
     name = "Grep"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
@@ -207,7 +202,7 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> 
     return matches
 
 
-class List(_NoResource):
+class List(AnyOrder):
     name = "List"
     reproducible = True  # its output can be had again: compaction may prune it
     description = "List a folder's entries (folders end with /, files show their size), skipping .gitignored ones."

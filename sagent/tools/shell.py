@@ -12,13 +12,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import MAX_OUTPUT, ToolContext, ToolError
+from sagent.tools.base import MAX_OUTPUT, AnyOrder, ToolContext, ToolError
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
 
-class Bash:
+class Bash(AnyOrder):
     name = "Bash"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
@@ -37,9 +37,6 @@ class Bash:
         },
         "required": ["command"],
     }
-
-    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        return None
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         timeout = arguments.get("timeout") or DEFAULT_TIMEOUT

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sagent.tools.base import ToolContext, ToolError
+from sagent.tools.base import AnyOrder, ToolContext, ToolError
 from sagent.tools.net import Fetcher, Page, TTLCache, host_of
 
 CACHE_SECONDS = 15 * 60
@@ -99,7 +99,7 @@ def page_content(page: Page, pages: str | None = None) -> str:
 # -------------------------------------------------------------------------------------------- WebFetch
 
 
-class WebFetch:
+class WebFetch(AnyOrder):
     name = "WebFetch"
     reproducible = True  # the page can be fetched again: compaction may prune its old output
     description = (
@@ -122,9 +122,6 @@ class WebFetch:
     def __init__(self, fetcher: Fetcher | None = None, *, cache_seconds: float = CACHE_SECONDS) -> None:
         self.fetcher = fetcher or Fetcher.from_env()
         self.cache: TTLCache[tuple[str, str]] = TTLCache(cache_seconds)
-
-    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        return None
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         url = arguments["url"].strip()
@@ -306,7 +303,7 @@ def domain_matches(host: str, domains: Iterable[str]) -> bool:
     return False
 
 
-class WebSearch:
+class WebSearch(AnyOrder):
     name = "WebSearch"
     reproducible = True  # a search can be run again: compaction may prune its old output
     description = (
@@ -347,9 +344,6 @@ class WebSearch:
         self.fetcher = fetcher or Fetcher.from_env()
         self.allowed_domains = list(allowed_domains)
         self.blocked_domains = list(blocked_domains)
-
-    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        return None
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         query = arguments["query"].strip()

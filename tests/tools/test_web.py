@@ -272,6 +272,8 @@ async def test_a_question_about_a_large_page_goes_to_the_providers_small_model(t
     logged = [json.loads(line) for line in log.path.read_text().splitlines()]
     calls = [r["event"] for r in logged if r.get("kind") == "event" and r["event"]["type"] == "small_model_call"]
     assert [(c["tool"], c["model"]) for c in calls] == [("WebFetch", "claude-haiku-4-5")]
+    _, state = SessionLog.open(log.path)  # and the log still replays
+    assert len(state.history) == len(agent.history)
 
 
 async def test_a_question_about_a_short_page_is_left_to_the_agent(tmp_path: Path) -> None:
