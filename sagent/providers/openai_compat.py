@@ -244,7 +244,12 @@ def _user_content(parts: tuple[TextPart | ImagePart, ...]) -> str | list[dict[st
 
 def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    # Tool messages carry text only: the images of a run of tool results follow it as one user message.
+    images: list[ImagePart] = []
     for message in history:
+        if images and not isinstance(message, ToolResult):
+            out.append({"role": "user", "content": _user_content(tuple(images))})
+            images = []
         if isinstance(message, AssistantMessage):
             entry: dict[str, Any] = {"role": "assistant", "content": message.text}  # "" not null: llama.cpp needs it
             if message.tool_calls:
@@ -261,8 +266,11 @@ def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
             out.append(
                 {"role": "tool", "tool_call_id": call_id(message.call_id), "content": message.text or "(no output)"}
             )
+            images += [p for p in message.content if isinstance(p, ImagePart)]
         elif isinstance(message, PeerMessage):
             out.append({"role": "user", "content": f"[message from {message.sender}]\n{message.text}"})
         else:
             out.append({"role": "user", "content": _user_content(message.content)})
+    if images:
+        out.append({"role": "user", "content": _user_content(tuple(images))})
     return out

@@ -14,7 +14,8 @@ from sagent.tools.shell import Bash
 from sagent.tools.web import WebFetch, WebSearch
 
 CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
-WEB = (WebFetch, WebSearch, PaperSearch, PaperDetails, PaperFetch)  # the web and the literature
+PAPERS = (PaperSearch, PaperDetails, PaperFetch)  # they share one Scholar: its cache and its fetcher
+WEB = (WebFetch, WebSearch, *PAPERS)  # the web and the literature
 FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
 BUILTIN = CORE + WEB + FLEET
 
@@ -22,6 +23,7 @@ __all__ = [
     "BUILTIN",
     "CORE",
     "FLEET",
+    "PAPERS",
     "WEB",
     "AgentSelf",
     "AgentSend",
@@ -58,13 +60,13 @@ def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> li
     if unknown:
         raise ValueError(f"unknown tool(s): {', '.join(unknown)}; the tools are: {', '.join(by_name)}")
     fetcher = fetcher or Fetcher.from_env()
-    scholar = Scholar.from_env(fetcher=fetcher) if any(by_name[n] in WEB[2:] for n in names) else None
+    scholar = Scholar.from_env(fetcher=fetcher) if any(by_name[n] in PAPERS for n in names) else None
     made: list[Tool] = []
     for n in names:
         cls = by_name[n]
         if cls in (WebFetch, WebSearch):
             made.append(cls(fetcher=fetcher))
-        elif cls in (PaperSearch, PaperDetails, PaperFetch):
+        elif cls in PAPERS:
             made.append(cls(scholar))
         else:
             made.append(cls())

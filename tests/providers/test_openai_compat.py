@@ -7,7 +7,16 @@ import pytest
 from sagent.events import ResponseComplete, TextDelta
 from sagent.providers.base import RateLimitError, RetryPolicy, stream_with_retry
 from sagent.providers.openai_compat import OpenAICompatModel, call_id, convert_history
-from sagent.types import AssistantMessage, ModelRequest, ToolCall, ToolResult, ToolSpec, UserMessage
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    ModelRequest,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    UserMessage,
+)
 from tests.fakes.openai_chat_server import FakeChat, chunk, text_chunks, tool_chunks
 
 TOOLS = (ToolSpec("Read", "read", {"type": "object", "properties": {"path": {"type": "string"}}}),)
@@ -79,3 +88,19 @@ def test_history_uses_empty_content_with_tool_calls_and_remaps_ids() -> None:
     assert user == {"role": "user", "content": "go"}
     assert assistant["content"] == "" and assistant["tool_calls"][0]["id"] == call_id("toolu:01/x") != "toolu:01/x"
     assert tool == {"role": "tool", "tool_call_id": call_id("toolu:01/x"), "content": "text"}
+
+
+def test_images_of_tool_results_follow_the_tool_messages_as_one_user_message() -> None:
+    calls = (ToolCall("c1", "Read", {"path": "a.png"}), ToolCall("c2", "Read", {"path": "b.txt"}))
+    history = (
+        UserMessage.of("look"),
+        AssistantMessage(calls),
+        ToolResult("c1", "Read", (TextPart("a.png: PNG image"), ImagePart("aW1n", "image/png"))),
+        ToolResult("c2", "Read", (TextPart("text"),)),
+        AssistantMessage((TextPart("A red square."),)),
+    )
+    roles = [m["role"] for m in convert_history(history)]
+    assert roles == ["user", "assistant", "tool", "tool", "user", "assistant"]  # tool messages stay together
+    image_turn = convert_history(history)[4]["content"]
+    assert image_turn == [{"type": "image_url", "image_url": {"url": "data:image/png;base64,aW1n"}}]
+    assert convert_history(history[:3])[-1]["content"] == image_turn  # also when the history ends there
