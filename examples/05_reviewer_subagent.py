@@ -43,9 +43,11 @@ async def main() -> None:
         async for event in agent.run("Have a reviewer sub-agent (label 'reviewer', Read only) review stats.py."):
             if isinstance(event, ToolFinished) and event.result.name == "AgentSpawn":
                 print("[AgentSpawn]", event.result.text)
-        reviewer = agent.children["reviewer"].agent  # finished sub-agents stay inspectable
-        seen = next(m for m in reviewer.history if m.role == "tool_result")
-        print(f"the reviewer read {len(seen.text.splitlines())} lines, the first: {seen.text.splitlines()[0]!r}")
+        child = agent.children.get("reviewer")  # finished sub-agents stay inspectable
+        seen = [m for m in child.agent.history if m.role == "tool_result"] if child else []
+        if seen:
+            lines = seen[0].text.splitlines()
+            print(f"the reviewer read {len(lines)} lines, the first: {lines[0]!r}")
         print("answer:", agent.history[-1].text)
         print(f"spent: ${agent.cost.own_usd:.4f} by main, ${agent.cost.total_usd:.4f} with the reviewer")
         await agent.aclose()

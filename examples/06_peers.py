@@ -44,9 +44,8 @@ model = fleet_model_or_scripts(
 async def main() -> None:
     agent = Agent(model, tools=builtin_tools(), max_budget_usd=0.50)
     await agent.ask("Have a writer and a critic agree on a tagline for sagent; they talk to each other.")
-    for label in ("writer", "critic"):
-        peer = agent.children[label].agent
-        for message in peer.history:
+    for label, child in agent.children.items():  # a real model may choose other labels
+        for message in child.agent.history:
             if isinstance(message, PeerMessage):
                 print(f"{label} got from {message.sender}: {message.text}")
     reports = [m for m in agent.history if isinstance(m, PeerMessage)]
