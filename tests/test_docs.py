@@ -63,3 +63,15 @@ def test_relative_links_point_at_files() -> None:
             if "://" not in target and not (page.parent / target).exists():
                 broken.append(f"{page.name}: {target}")
     assert broken == []
+
+
+def test_every_repl_command_and_event_is_documented() -> None:
+    import typing
+
+    from sagent.events import Event
+    from sagent.repl.commands import COMMANDS
+
+    repl = (DOCS / "repl.md").read_text()
+    assert [name for name in COMMANDS if f"`/{name}" not in repl] == []
+    concepts = (DOCS / "concepts.md").read_text()
+    assert [e.__name__ for e in typing.get_args(Event) if f"`{e.__name__}`" not in concepts] == []
