@@ -193,7 +193,9 @@ def test_sub_agents_show_live_and_the_user_can_message_one(project: Path, tmp_pa
         term.wait_for("Esc interrupts")
         term.type("build the site with a worker")
         term.press("Enter")
-        screen = term.wait_for("w1 is on it.")
+        term.wait_for("w1 is on it.")
+        # The live panel is redrawn on its own tick, so it may land a frame after the answer's text.
+        screen = term.wait_for("◆ w1 · claude-sonnet-4-6 · working", timeout=5)
         assert re.search(r"◆ w1 · claude-sonnet-4-6 · working · \$0\.\d{4}", screen), screen
         term.type("/send w1 also check the docs")
         term.press("Enter")
