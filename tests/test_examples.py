@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from sagent.providers.registry import KEY_VARIABLES
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
-KEYS = ("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "MOONSHOT", "DASHSCOPE", "MINIMAX", "OPENROUTER")
+KEYS = {variable for variables in KEY_VARIABLES.values() for variable in variables}
 
 
 def run_example(name: str, tmp_path: Path, timeout: float = 120) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(KEYS) and k != "ENDPOINT_URL"}
+    env = {k: v for k, v in os.environ.items() if k not in KEYS and k != "ENDPOINT_URL"}
     env["XDG_DATA_HOME"] = str(tmp_path / "data")
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / name)], cwd=EXAMPLES, env=env, capture_output=True, text=True, timeout=timeout

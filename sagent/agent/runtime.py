@@ -8,8 +8,8 @@ import contextlib
 from typing import TYPE_CHECKING, cast
 
 from sagent.agent.fleet import ControlKind, FleetError
-from sagent.events import ResponseComplete, SmallModelCall
-from sagent.providers.base import Model, ProviderError, close_model, stream_with_retry
+from sagent.events import SmallModelCall
+from sagent.providers.base import Model, ProviderError, close_model, complete
 from sagent.providers.catalog import SMALL_MODELS, lookup
 from sagent.tools.base import ToolError
 from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
@@ -237,18 +237,13 @@ class AgentTools:
             raise ToolError(f"not asked: {me.budget_reason()}")
         model, owned = self._small_model()
         request = ModelRequest(system, (UserMessage.of(prompt),), max_tokens=SMALL_MODEL_MAX_TOKENS)
-        message: AssistantMessage | None = None
         try:
-            async for event in stream_with_retry(model, request, me.retry):
-                if isinstance(event, ResponseComplete):
-                    message = event.message
+            message = await complete(model, request, me.retry)
         except ProviderError as error:
             raise ToolError(f"{model.provider}/{model.name} could not answer: {error.message}") from None
         finally:
             if owned:
                 await close_model(model)
-        if message is None:
-            raise ToolError(f"{model.provider}/{model.name} ended without an answer")
         cost = me.cost.add(model.name, message.usage)
         me.emit(SmallModelCall(tool, model.provider, model.name, message.usage, cost))
         return message.text

@@ -24,8 +24,8 @@ from sagent.agent.compaction import (
     summary_request,
 )
 from sagent.agent.tokens import ContextMeter, ContextSize
-from sagent.events import Compacted, ContextPruned, Event, ResponseComplete
-from sagent.providers.base import ContextTooLongError, ProviderError, stream_with_retry
+from sagent.events import Compacted, ContextPruned, Event
+from sagent.providers.base import ContextTooLongError, ProviderError, complete
 from sagent.providers.catalog import lookup
 from sagent.types import AssistantMessage, Cost, Message, ModelRequest, Usage
 
@@ -174,7 +174,4 @@ class ContextWindow:
         agent = self.agent
         if agent.cost.over_budget():
             raise ProviderError(f"not compacted: {agent.budget_reason()}")
-        async for event in stream_with_retry(agent.model, request, agent.retry):
-            if isinstance(event, ResponseComplete):
-                return event.message
-        raise ProviderError("the summary request ended without a response")
+        return await complete(agent.model, request, agent.retry)

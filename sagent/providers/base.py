@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from sagent.events import ModelEvent, ResponseComplete, Retrying
-from sagent.types import ModelRequest
+from sagent.types import AssistantMessage, ModelRequest
 
 
 @runtime_checkable
@@ -180,3 +180,12 @@ async def stream_with_retry(
             delay = policy.delay(attempt, error)
             yield Retrying(attempt, delay, f"{error.kind}: {error.message}")
             await sleep(delay)  # type: ignore[misc]
+
+
+async def complete(model: Model, request: ModelRequest, policy: RetryPolicy) -> AssistantMessage:
+    """The whole response to `request`, retried like `stream_with_retry`, for callers that need no deltas
+    (a compaction summary, a tool's question to a small model)."""
+    async for event in stream_with_retry(model, request, policy):
+        if isinstance(event, ResponseComplete):
+            return event.message
+    raise ProviderConnectionError("the model stream ended without a complete response")

@@ -94,18 +94,16 @@ class Read(_FileTool):
         if not path.exists():
             raise _missing(path)
         data = path.read_bytes()
-        if data.startswith(b"%PDF-"):
-            from sagent.tools.pdf import pdf_text
-
-            ctx.read_files[path] = _stamp(path)
-            return await asyncio.to_thread(pdf_text, data, arguments.get("pages"), name=str(path))
-        media = image_type(data)
-        if media is not None:
-            ctx.read_files[path] = _stamp(path)
-            return _image(path, data, media, ctx)
-        if b"\0" in data[:8192]:
+        is_pdf, media = data.startswith(b"%PDF-"), image_type(data)
+        if not is_pdf and media is None and b"\0" in data[:8192]:
             raise ToolError(f"{path} is a binary file ({len(data):,} bytes); Read shows text, PDFs and images")
         ctx.read_files[path] = _stamp(path)
+        if is_pdf:
+            from sagent.tools.pdf import pdf_text
+
+            return await asyncio.to_thread(pdf_text, data, arguments.get("pages"), name=str(path))
+        if media is not None:
+            return _image(path, data, media, ctx)
         lines = data.decode("utf-8", errors="replace").splitlines()
         if not lines:
             return f"{path} is empty"
