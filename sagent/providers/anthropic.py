@@ -23,6 +23,7 @@ from sagent.providers.base import (
     error_for_status,
     parse_retry_after,
 )
+from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -70,6 +71,7 @@ class AnthropicModel:
     ) -> None:
         self._name = model
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        remember_secret(self._api_key)
         self._base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
         self._max_tokens = max_tokens
         self._timeout = timeout

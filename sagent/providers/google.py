@@ -27,6 +27,7 @@ from sagent.providers.base import (
     parse_retry_after,
 )
 from sagent.providers.catalog import lookup
+from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -69,6 +70,7 @@ class GoogleModel:
     ) -> None:
         self._name = model
         self._api_key = api_key
+        remember_secret(self._api_key)
         self._base_url = base_url
         self._max_tokens = max_tokens
         self._timeout = timeout
@@ -99,6 +101,7 @@ class GoogleModel:
                 # One attempt: sagent's own retry policy decides, the same for every provider.
                 retry_options=types.HttpRetryOptions(attempts=1),
             )
+            remember_secret(key)
             self._client = genai.Client(api_key=key, http_options=options)
         return self._client
 

@@ -20,6 +20,7 @@ from sagent.providers.base import (
     error_for_status,
     parse_retry_after,
 )
+from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -67,6 +68,7 @@ class OpenAICompatModel:
         self._provider = provider
         self._base_url = base_url
         self._api_key = api_key
+        remember_secret(self._api_key)
         self._max_tokens = max_tokens
         self._timeout = timeout
         self.supports_tool_choice = supports_tool_choice

@@ -16,6 +16,7 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import ProviderConnectionError, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.openai_compat import call_id, map_openai_error, parse_tool_call
+from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -54,6 +55,7 @@ class OpenAIModel:
     ) -> None:
         self._name = model
         self._api_key = api_key
+        remember_secret(self._api_key)
         self._base_url = base_url  # None: the SDK reads OPENAI_BASE_URL, then its default
         self._max_tokens = max_tokens
         self._timeout = timeout

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from sagent.providers.base import BadRequestError, Model
+from sagent.redaction import remember_secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +141,11 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
         key = os.environ.get(api_key_env)
         if not key:
             raise BadRequestError(f"--api-key-env {api_key_env}: that variable is not set")
+        remember_secret(key)
         return key
     variable = _key_set(provider)
     if variable:
+        remember_secret(os.environ[variable])
         return os.environ[variable]
     if required:
         wanted = " or ".join(KEY_VARIABLES[provider])

@@ -1,0 +1,36 @@
+"""The secrets sagent holds, so that nothing it writes (a session log, a spilled tool output) shows them.
+
+A provider remembers the key it was given, whatever variable, flag or file it came from; values of
+environment variables whose names look like secrets count too. `redact()` replaces every one of them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+REDACTED = "[redacted]"
+_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)", re.I)
+_MIN_LENGTH = 8  # shorter values ("none", "local") are not secrets worth hiding and would mangle text
+
+_remembered: set[str] = set()
+
+
+def remember_secret(value: str | None) -> None:
+    """Count `value` (an API key sagent uses) as a secret from now on, in this process."""
+    if value and len(value) >= _MIN_LENGTH:
+        _remembered.add(value)
+
+
+def known_secrets() -> list[str]:
+    """Every secret known now, longest first (so a key that contains another is replaced whole)."""
+    from_env = {v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_LENGTH}
+    return sorted(_remembered | from_env, key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """`text` with every secret replaced by `[redacted]`."""
+    for secret in known_secrets() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
