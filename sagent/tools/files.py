@@ -88,7 +88,7 @@ def _stat(path: Path) -> os.stat_result | None:
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
 
-def _open_regular(path: Path, tool: str) -> tuple[BinaryIO, os.stat_result]:
+def open_regular(path: Path, tool: str) -> tuple[BinaryIO, os.stat_result]:
     """`path` opened for reading, and its status, after making sure it is a regular file: checked before
     opening and again on the open file, so nothing is ever read from a device, pipe or socket."""
     st = _stat(path)
@@ -181,7 +181,7 @@ SNIFF = 8192  # bytes looked at to tell text from binary, PDFs and images
 def _read(path: Path, offset: int, limit: int, pages: str | None, images: bool) -> tuple[FileStamp, ToolOutput]:
     """What Read returns for `path`, from the first SNIFF bytes and then at most a page of lines: a file of
     any size costs the same memory."""
-    f, st = _open_regular(path, "Read")
+    f, st = open_regular(path, "Read")
     with f:
         head = f.read(SNIFF)
         is_pdf, media = head.startswith(b"%PDF-"), image_type(head)
@@ -219,10 +219,10 @@ _HOLD = 2**16  # characters of an unfinished line kept; a longer line keeps only
 _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines() splits
 
 
-def _line_chunks(f: BinaryIO) -> Iterator[tuple[list[str], int]]:
+def line_chunks(f: BinaryIO, keep: int = MAX_LINE) -> Iterator[tuple[list[str], int]]:
     """The file's lines with their line breaks, a chunk at a time, split exactly as `splitlines()` splits
     the whole decoded text, in bounded memory. With each chunk: how many characters its first line lost
-    (a line longer than _HOLD keeps its first MAX_LINE characters and the count of the rest)."""
+    (a line longer than _HOLD keeps its first `keep` characters and the count of the rest)."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     rest, dropped = "", 0
     while True:
@@ -242,11 +242,12 @@ def _line_chunks(f: BinaryIO) -> Iterator[tuple[list[str], int]]:
         if len(rest) > _HOLD:
             tail = "\r" if rest.endswith("\r") else ""
             body = rest[: len(rest) - len(tail)]
-            dropped += len(body) - MAX_LINE
-            rest = body[:MAX_LINE] + tail
+            dropped += len(body) - keep
+            rest = body[:keep] + tail
 
 
-def _strip_break(part: str) -> str:
+def strip_break(part: str) -> str:
+    """A line from `line_chunks` without its line break."""
     if part.endswith("\r\n"):
         return part[:-2]
     return part[:-1] if part and part[-1] in _BREAKS else part
@@ -258,7 +259,7 @@ def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
     out: list[str] = []
     total, used, counted = 0, 0, True
     full_at: int | None = None  # where the page was full; only lines are counted past it
-    for parts, dropped in _line_chunks(f):
+    for parts, dropped in line_chunks(f):
         if full_at is not None or total + len(parts) < offset:
             total += len(parts)
             if full_at is not None and f.tell() - full_at > COUNT_SCAN:
@@ -269,7 +270,7 @@ def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
             total += 1
             if total < offset or full_at is not None:
                 continue
-            line = _strip_break(part)
+            line = strip_break(part)
             length = len(line) + (dropped if i == 0 else 0)
             if length > MAX_LINE:
                 line = line[:MAX_LINE] + f" [… {length - MAX_LINE} more characters]"
@@ -358,7 +359,7 @@ MAX_EDIT_BYTES = 32 * 2**20
 
 
 def _edit(path: Path, old: str, new: str, every: bool, seen: FileStamp | None) -> tuple[FileStamp, str]:
-    f, st = _open_regular(path, "Edit")
+    f, st = open_regular(path, "Edit")
     with f:
         _check_fresh(path, seen, "edit")
         if old == new:
