@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -273,13 +274,19 @@ async def test_glob_skips_what_it_cannot_read_and_says_how_many(damaged_tree: tu
     assert len(lines) == 2
 
 
-async def test_grep_and_list_skip_what_they_cannot_read(damaged_tree: tuple[Path, int], monkeypatch) -> None:
+@pytest.mark.parametrize("backend", ["python", "ripgrep"])
+async def test_grep_and_list_skip_what_they_cannot_read(
+    damaged_tree: tuple[Path, int], monkeypatch, backend: str
+) -> None:
     root, _ = damaged_tree
     ctx = ToolContext(cwd=root)
     listing = await List().run({"path": "src"}, ctx)
     assert listing.splitlines()[:2] == [f"{'d' * 200}/", "app.py  (14 bytes)"]
     assert listing.splitlines()[-1].startswith("[2 entries could not be read")  # the two bad links
-    monkeypatch.setattr(search_module.shutil, "which", lambda name: None)  # the Python search
+    if backend == "python":
+        monkeypatch.setattr(search_module.shutil, "which", lambda name: None)
+    elif shutil.which("rg") is None:
+        pytest.skip("ripgrep is not installed")
     found = await Grep().run({"pattern": "TODO"}, ctx)
     assert found.splitlines()[0] == "src/app.py" and "could not be read" in found.splitlines()[-1]
 
