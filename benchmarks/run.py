@@ -112,6 +112,10 @@ def main() -> int:
         typing, streaming = repl_costs()
         results.append(report(f"REPL keystroke, {HISTORY:,}-message session", typing, "ms", 16))
         results.append(report(f"REPL redraw per streamed chunk, {HISTORY:,} messages", streaming, "ms", 16))
+        from benchmarks.read_memory import TARGET_MIB, read_memory_figures
+
+        for what, mib, _ in read_memory_figures():
+            results.append(report(f"Read peak RSS above idle: {what}", mib, "MiB", TARGET_MIB))
         from benchmarks.context import TURNS, context_figures
 
         f = context_figures()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 import inspect
 import re
+import threading
 import types
 import typing
 import uuid
@@ -62,6 +66,38 @@ class ToolContext:
 
 
 ToolOutput = str | tuple[UserContent, ...]
+
+_T = typing.TypeVar("_T")
+
+
+async def off_loop(fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+    """`fn(*args, **kwargs)` run in a thread of its own, awaited: blocking disk work never stalls the event
+    loop, so signals, streams and other agents go on while it runs. Unlike `asyncio.to_thread` the thread
+    is a daemon: a read stuck for good (a hung network mount, a file that never ends) is abandoned when the
+    awaiting task is cancelled and cannot keep sagent from exiting."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled meanwhile: the result is dropped
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        try:
+            result, error = context.run(fn, *args, **kwargs), None
+        except BaseException as exc:  # handed to the awaiting task, which re-raises it
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is waiting any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=work, name=f"sagent-{getattr(fn, '__name__', 'io')}", daemon=True).start()
+    return await future
+
 
 MAX_OUTPUT = 30_000  # characters of one tool output that enter the context
 

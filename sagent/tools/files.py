@@ -3,13 +3,17 @@ that changed on disk since it was read, so the model never overwrites work it ha
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import codecs
+import contextlib
 import difflib
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput
+from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput, off_loop
 from sagent.types import ImagePart, TextPart
 
 MAX_LINE = 2000
@@ -32,26 +36,102 @@ def image_type(data: bytes) -> str | None:
     return next((media for magic, media in _IMAGE_TYPES if data.startswith(magic)), None)
 
 
-def _stamp(path: Path) -> FileStamp:
-    st = path.stat()
+def _stamp(st: os.stat_result) -> FileStamp:
     return FileStamp(st.st_mtime_ns, st.st_size)
 
 
 def _missing(path: Path) -> ToolError:
     hint = ""
-    if path.parent.is_dir():
-        names = [p.name for p in path.parent.iterdir()]
-        close = difflib.get_close_matches(path.name, names, n=3)
-        if close:
-            hint = f"; did you mean: {', '.join(close)}"
+    with contextlib.suppress(OSError):
+        if path.parent.is_dir():
+            names = [p.name for p in path.parent.iterdir()]
+            close = difflib.get_close_matches(path.name, names, n=3)
+            if close:
+                hint = f"; did you mean: {', '.join(close)}"
     return ToolError(f"file not found: {path}{hint}")
 
 
-def _check_fresh(path: Path, ctx: ToolContext, verb: str) -> None:
-    seen = ctx.read_files.get(path)
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_a_file(path: Path, mode: int, tool: str) -> ToolError:
+    """The refusal for anything but a regular file: a device may never end (/dev/zero) and a pipe may wait
+    forever for a writer, so the file tools never open one for reading or writing."""
+    if stat.S_ISDIR(mode):
+        return ToolError(f"{path} is a directory" + ("; use List to see its entries" if tool == "Read" else ""))
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    if tool == "Read":
+        todo = f"to sample it, use Bash with a bound, e.g. `timeout 5 head -c 4096 {path}`"
+    else:
+        todo = "choose a path to a regular file, or use Bash if you mean to send data to it"
+    return ToolError(f"{path} is {kind}, not a regular file; {tool} works on regular files only: {todo}")
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """The file's status (following links), None when it does not exist; `ToolError` for what blocks it."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except PermissionError:
+        raise ToolError(f"permission denied: {path}") from None
+    except OSError as error:
+        raise ToolError(f"cannot open {path}: {error.strerror}") from None
+
+
+# O_NONBLOCK: if the path became a pipe after it was checked, opening it still returns at once.
+_OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_regular(path: Path, tool: str) -> tuple[BinaryIO, os.stat_result]:
+    """`path` opened for reading, and its status, after making sure it is a regular file: checked before
+    opening and again on the open file, so nothing is ever read from a device, pipe or socket."""
+    st = _stat(path)
+    if st is None:
+        raise _missing(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(path, st.st_mode, tool)
+    try:
+        fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise _missing(path) from None
+    except OSError as error:
+        raise ToolError(f"cannot open {path}: {error.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise _not_a_file(path, st.st_mode, tool)
+    return os.fdopen(fd, "rb"), st
+
+
+def _write_bytes(path: Path, data: bytes, tool: str) -> os.stat_result:
+    """Write `data` over `path` (created if new), refusing anything but a regular file."""
+    st = _stat(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(path, st.st_mode, tool)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, 0o666)
+    except OSError as error:
+        raise ToolError(f"cannot write {path}: {error.strerror}") from None
+    with os.fdopen(fd, "wb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_a_file(path, st.st_mode, tool)
+        f.write(data)
+        f.flush()
+        return os.fstat(fd)
+
+
+def _check_fresh(path: Path, seen: FileStamp | None, verb: str) -> None:
     if seen is None:
         raise ToolError(f"read {path} with Read before you {verb} it")
-    if _stamp(path) != seen:
+    st = _stat(path)
+    if st is None or _stamp(st) != seen:
         raise ToolError(f"{path} changed on disk since you read it; Read it again before you {verb} it")
 
 
@@ -89,52 +169,128 @@ class Read(_FileTool):
         path = ctx.resolve(arguments["path"])
         offset = max(1, arguments.get("offset") or 1)
         limit = max(1, arguments.get("limit") or DEFAULT_LIMIT)
-        if path.is_dir():
-            raise ToolError(f"{path} is a directory; use List to see its entries")
-        if not path.exists():
-            raise _missing(path)
-        data = path.read_bytes()
-        is_pdf, media = data.startswith(b"%PDF-"), image_type(data)
-        if not is_pdf and media is None and b"\0" in data[:8192]:
-            raise ToolError(f"{path} is a binary file ({len(data):,} bytes); Read shows text, PDFs and images")
-        ctx.read_files[path] = _stamp(path)
+        images = ctx.runtime is None or ctx.runtime.accepts_images()
+        stamp, output = await off_loop(_read, path, offset, limit, arguments.get("pages"), images)
+        ctx.read_files[path] = stamp
+        return output
+
+
+SNIFF = 8192  # bytes looked at to tell text from binary, PDFs and images
+
+
+def _read(path: Path, offset: int, limit: int, pages: str | None, images: bool) -> tuple[FileStamp, ToolOutput]:
+    """What Read returns for `path`, from the first SNIFF bytes and then at most a page of lines: a file of
+    any size costs the same memory."""
+    f, st = open_regular(path, "Read")
+    with f:
+        head = f.read(SNIFF)
+        is_pdf, media = head.startswith(b"%PDF-"), image_type(head)
+        if not is_pdf and media is None and b"\0" in head:
+            raise ToolError(f"{path} is a binary file ({st.st_size:,} bytes); Read shows text, PDFs and images")
+        f.seek(0)
         if is_pdf:
             from sagent.tools.pdf import pdf_text
 
-            return await asyncio.to_thread(pdf_text, data, arguments.get("pages"), name=str(path))
+            return _stamp(st), pdf_text(f, pages, name=str(path))
         if media is not None:
-            return _image(path, data, media, ctx)
-        lines = data.decode("utf-8", errors="replace").splitlines()
-        if not lines:
-            return f"{path} is empty"
-        window = lines[offset - 1 : offset - 1 + limit]
-        if not window:
-            raise ToolError(f"offset {offset} is past the end: {path} has {len(lines)} lines")
-        out, size = [], 0
-        for n, line in enumerate(window, start=offset):
-            if len(line) > MAX_LINE:
-                line = line[:MAX_LINE] + f" [… {len(line) - MAX_LINE} more characters]"
-            size += len(line) + 8
-            if size > MAX_OUTPUT - 200 and out:  # a page the context can take; the note says how to go on
-                break
-            out.append(f"{n:>6}\t{line}")
-        last = offset + len(out) - 1
-        if last < len(lines):
-            out.append(f"[{len(lines) - last} more lines: Read with offset={last + 1} to go on]")
-        return "\n".join(out)
+            return _stamp(st), _image(path, f, st.st_size, media, images)
+        return _stamp(st), _page(f, path, offset, limit)
 
 
-def _image(path: Path, data: bytes, media: str, ctx: ToolContext) -> ToolOutput:
+def _image(path: Path, f: BinaryIO, size: int, media: str, accepted: bool) -> ToolOutput:
     kind = media.split("/")[1].upper()
-    about = f"{path}: {kind} image, {len(data):,} bytes"
-    if ctx.runtime is not None and not ctx.runtime.accepts_images():
+    about = f"{path}: {kind} image, {size:,} bytes"
+    if not accepted:
         return (
             f"{about}. The current model does not accept images, so it cannot be shown; switch to a model "
             "that does (AgentSelf switch) or describe what you need from it another way."
         )
+    data = f.read(MAX_IMAGE_BYTES + 1)
     if len(data) > MAX_IMAGE_BYTES:
         raise ToolError(f"{about}: too large to send (the limit is {MAX_IMAGE_BYTES:,} bytes); make it smaller")
     return (TextPart(about), ImagePart(base64.b64encode(data).decode("ascii"), media))
+
+
+# Past its page, Read goes on only to count the lines left, and at most this far: a huge file gets a note
+# without the count rather than a long scan.
+COUNT_SCAN = 64 * 2**20
+_CHUNK = 2**16
+_HOLD = 2**16  # characters of an unfinished line kept; a longer line keeps only its first MAX_LINE
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines() splits
+
+
+def line_chunks(f: BinaryIO, keep: int = MAX_LINE) -> Iterator[tuple[list[str], int]]:
+    """The file's lines with their line breaks, a chunk at a time, split exactly as `splitlines()` splits
+    the whole decoded text, in bounded memory. With each chunk: how many characters its first line lost
+    (a line longer than _HOLD keeps its first `keep` characters and the count of the rest)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    rest, dropped = "", 0
+    while True:
+        data = f.read(_CHUNK)
+        parts = (rest + decoder.decode(data, final=not data)).splitlines(keepends=True)
+        rest = "" if not data or not parts else parts.pop()
+        # The last part may go on in the next chunk, unless it ends in a break; a lone "\r" may be the
+        # first half of "\r\n".
+        if rest and rest[-1] in _BREAKS and rest[-1] != "\r":
+            parts.append(rest)
+            rest = ""
+        if parts:
+            yield parts, dropped
+            dropped = 0
+        if not data:
+            return
+        if len(rest) > _HOLD:
+            tail = "\r" if rest.endswith("\r") else ""
+            body = rest[: len(rest) - len(tail)]
+            dropped += len(body) - keep
+            rest = body[:keep] + tail
+
+
+def strip_break(part: str) -> str:
+    """A line from `line_chunks` without its line break."""
+    if part.endswith("\r\n"):
+        return part[:-2]
+    return part[:-1] if part and part[-1] in _BREAKS else part
+
+
+def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
+    """Numbered lines from `offset`: at most `limit` of them and about MAX_OUTPUT characters, with a note
+    that says where to go on."""
+    out: list[str] = []
+    total, used, counted = 0, 0, True
+    full_at: int | None = None  # where the page was full; only lines are counted past it
+    for parts, dropped in line_chunks(f):
+        if full_at is not None or total + len(parts) < offset:
+            total += len(parts)
+            if full_at is not None and f.tell() - full_at > COUNT_SCAN:
+                counted = False
+                break
+            continue
+        for i, part in enumerate(parts):
+            total += 1
+            if total < offset or full_at is not None:
+                continue
+            line = strip_break(part)
+            length = len(line) + (dropped if i == 0 else 0)
+            if length > MAX_LINE:
+                line = line[:MAX_LINE] + f" [… {length - MAX_LINE} more characters]"
+            used += len(line) + 8
+            if used > MAX_OUTPUT - 200 and out:  # a page the context can take; the note says how to go on
+                full_at = f.tell()
+                continue
+            out.append(f"{total:>6}\t{line}")
+            if len(out) == limit:
+                full_at = f.tell()
+    if total == 0:
+        return f"{path} is empty"
+    if not out:
+        raise ToolError(f"offset {offset} is past the end: {path} has {total} lines")
+    last = offset + len(out) - 1
+    if not counted:
+        out.append(f"[more lines follow line {last}: Read with offset={last + 1} to go on]")
+    elif last < total:
+        out.append(f"[{total - last} more lines: Read with offset={last + 1} to go on]")
+    return "\n".join(out)
 
 
 class Write(_FileTool):
@@ -155,17 +311,21 @@ class Write(_FileTool):
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         path = ctx.resolve(arguments["path"])
         content: str = arguments["content"]
-        if path.is_dir():
-            raise ToolError(f"{path} is a directory")
-        existed = path.exists()
-        if existed:
-            _check_fresh(path, ctx, "overwrite")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-        ctx.read_files[path] = _stamp(path)
+        stamp, existed = await off_loop(_write, path, content, ctx.read_files.get(path))
+        ctx.read_files[path] = stamp
         verb = "overwrote" if existed else "created"
         lines = len(content.splitlines())
         return f"{verb} {path} ({lines} lines, {len(content.encode()):,} bytes)"
+
+
+def _write(path: Path, content: str, seen: FileStamp | None) -> tuple[FileStamp, bool]:
+    st = _stat(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(path, st.st_mode, "Write")
+    if st is not None:
+        _check_fresh(path, seen, "overwrite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _stamp(_write_bytes(path, content.encode("utf-8"), "Write")), st is not None
 
 
 class Edit(_FileTool):
@@ -188,31 +348,44 @@ class Edit(_FileTool):
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         path = ctx.resolve(arguments["path"])
         old, new = arguments["old_string"], arguments["new_string"]
-        if not path.exists():
-            raise _missing(path)
-        _check_fresh(path, ctx, "edit")
+        every = bool(arguments.get("replace_all"))
+        stamp, out = await off_loop(_edit, path, old, new, every, ctx.read_files.get(path))
+        ctx.read_files[path] = stamp
+        return out
+
+
+# Edit holds the file, the new text and their diff in memory: past this size, a script does it better.
+MAX_EDIT_BYTES = 32 * 2**20
+
+
+def _edit(path: Path, old: str, new: str, every: bool, seen: FileStamp | None) -> tuple[FileStamp, str]:
+    f, st = open_regular(path, "Edit")
+    with f:
+        _check_fresh(path, seen, "edit")
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change")
         if not old:
             raise ToolError("old_string is empty; give the exact text to replace")
-        text = path.read_text(encoding="utf-8")
-        count = text.count(old)
-        if count == 0:
-            raise ToolError(f"old_string was not found in {path}.{_closest(text, old)}")
-        if count > 1 and not arguments.get("replace_all"):
+        if st.st_size > MAX_EDIT_BYTES:
             raise ToolError(
-                f"old_string occurs {count} times in {path}; include more surrounding lines to make it "
-                "unique, or set replace_all"
+                f"{path} is {st.st_size:,} bytes, too large for Edit (the limit is {MAX_EDIT_BYTES:,}); "
+                "change it with a script through Bash (sed, python)"
             )
-        updated = text.replace(old, new) if arguments.get("replace_all") else text.replace(old, new, 1)
-        path.write_text(updated, encoding="utf-8")
-        ctx.read_files[path] = _stamp(path)
-        diff = list(
-            difflib.unified_diff(text.splitlines(), updated.splitlines(), str(path), str(path), n=2, lineterm="")
+        text = f.read(MAX_EDIT_BYTES + 1).decode("utf-8")
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(f"old_string was not found in {path}.{_closest(text, old)}")
+    if count > 1 and not every:
+        raise ToolError(
+            f"old_string occurs {count} times in {path}; include more surrounding lines to make it "
+            "unique, or set replace_all"
         )
-        if len(diff) > MAX_DIFF_LINES:
-            diff = [*diff[:MAX_DIFF_LINES], f"[… {len(diff) - MAX_DIFF_LINES} more diff lines]"]
-        return f"edited {path} ({count if arguments.get('replace_all') else 1} replacement)\n" + "\n".join(diff)
+    updated = text.replace(old, new) if every else text.replace(old, new, 1)
+    st = _write_bytes(path, updated.encode("utf-8"), "Edit")
+    diff = list(difflib.unified_diff(text.splitlines(), updated.splitlines(), str(path), str(path), n=2, lineterm=""))
+    if len(diff) > MAX_DIFF_LINES:
+        diff = [*diff[:MAX_DIFF_LINES], f"[… {len(diff) - MAX_DIFF_LINES} more diff lines]"]
+    return _stamp(st), f"edited {path} ({count if every else 1} replacement)\n" + "\n".join(diff)
 
 
 def _closest(text: str, needle: str) -> str:

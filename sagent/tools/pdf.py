@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import BinaryIO
 
 from sagent.tools.base import MAX_OUTPUT, ToolError
 
@@ -30,13 +31,14 @@ def parse_pages(spec: str | None, count: int) -> list[int]:
     return pages
 
 
-def pdf_text(source: Path | bytes, pages: str | None, *, name: str, budget: int = MAX_OUTPUT - 500) -> str:
+def pdf_text(source: Path | bytes | BinaryIO, pages: str | None, *, name: str, budget: int = MAX_OUTPUT - 500) -> str:
     """The text of the wanted pages of a PDF, each under a `--- page N of M ---` line, at most about
-    `budget` characters; the end says which pages are left and how to ask for them."""
+    `budget` characters; the end says which pages are left and how to ask for them. An open file is read
+    through as pdfium needs its parts, never loaded whole."""
     import pypdfium2 as pdfium
 
     try:
-        doc = pdfium.PdfDocument(source if isinstance(source, bytes) else str(source))
+        doc = pdfium.PdfDocument(str(source) if isinstance(source, Path) else source)
     except pdfium.PdfiumError as error:
         raise ToolError(f"{name}: cannot open the PDF ({error}); it may be damaged or password-protected") from None
     try:

@@ -7,13 +7,18 @@ the same order (sorted by path, then line), so results never depend on the machi
 from __future__ import annotations
 
 import asyncio
+import fnmatch
+import functools
 import os
 import re
 import shutil
+import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sagent.tools.base import AnyOrder, ToolContext, ToolError
+from sagent.tools.base import AnyOrder, ToolContext, ToolError, off_loop
+from sagent.tools.files import SNIFF, line_chunks, open_regular, strip_break
 
 MAX_RESULTS = 200
 
@@ -30,7 +35,10 @@ class Ignore:
             import pathspec
 
             file = folder / ".gitignore"
-            lines = file.read_text(errors="replace").splitlines() if file.is_file() else []
+            try:  # an unreadable .gitignore adds no rules rather than failing the search
+                lines = file.read_text(errors="replace").splitlines() if file.is_file() else []
+            except OSError:
+                lines = []
             self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
         return self._specs[folder]
 
@@ -48,10 +56,11 @@ class Ignore:
                 return False
             folder = folder.parent
 
-    def walk(self, root: Path) -> list[Path]:
-        """Every file below `root` that is not ignored, sorted."""
+    def walk(self, root: Path, skipped: list[OSError] | None = None) -> list[Path]:
+        """Every file below `root` that is not ignored, sorted; the folders that could not be read are
+        appended to `skipped`."""
         found: list[Path] = []
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(root, onerror=skipped.append if skipped is not None else None):
             here = Path(dirpath)
             dirnames[:] = sorted(d for d in dirnames if not self.ignored(here / d, True))
             found += [here / f for f in filenames if not self.ignored(here / f, False)]
@@ -65,12 +74,18 @@ def _root(arguments: dict[str, Any], ctx: ToolContext) -> Path:
     return root
 
 
-def _cap(lines: list[str], what: str) -> str:
-    if not lines:
-        return f"no {what}"
-    if len(lines) > MAX_RESULTS:
-        return "\n".join(lines[:MAX_RESULTS]) + f"\n[{len(lines) - MAX_RESULTS} more {what} not shown]"
-    return "\n".join(lines)
+def _cap(lines: list[str], what: str, total: int | None = None, skipped: int = 0) -> str:
+    """At most MAX_RESULTS lines of `total` (all of `lines` when not given), then what was left out."""
+    total = len(lines) if total is None else total
+    out = "\n".join(lines[:MAX_RESULTS]) if lines else f"no {what}"
+    if total > MAX_RESULTS:
+        out += f"\n[{total - MAX_RESULTS} more {what} not shown]"
+    if skipped:
+        out += (
+            f"\n[{skipped} {'entry' if skipped == 1 else 'entries'} could not be read and "
+            f"{'was' if skipped == 1 else 'were'} skipped (no permission, gone, or a broken or looping link)]"
+        )
+    return out
 
 
 class Glob(AnyOrder):
@@ -90,25 +105,120 @@ class Glob(AnyOrder):
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        root = _root(arguments, ctx)
-        pattern = arguments["pattern"]
+        pattern: str = arguments["pattern"]
+        absolute = pattern.startswith("/")
+        if absolute:  # a pattern from the root of the file system: its paths are shown whole
+            arguments = {**arguments, "path": "/"}
 
-        def find() -> list[str]:
-            ignore = Ignore(root)
-            hits = [p for p in root.glob(pattern) if p.is_file()]
-            hits = [p for p in hits if not any(ignore.ignored(a, True) for a in _between(root, p.parent))]
-            hits = [p for p in hits if not ignore.ignored(p, False)]
-            hits.sort(key=lambda p: (-p.stat().st_mtime, str(p)))
-            return [str(p.relative_to(root)) for p in hits]
+        def find() -> str:
+            root = _root(arguments, ctx)
+            walk = _GlobWalk(root)
+            walk.select(root, [p for p in pattern.split("/") if p not in ("", ".")] or ["*"])
+            best = walk.best()
+            shown = [p if absolute else os.path.relpath(p, root) for _, p in best]
+            return _cap(shown, "files", walk.found, walk.skipped)
 
-        return _cap(await asyncio.to_thread(find), "files")
+        return await off_loop(find)
 
 
-def _between(root: Path, folder: Path) -> list[Path]:
-    """The folders from just below `root` down to `folder`."""
-    if folder == root:
-        return []
-    return [*reversed([p for p in folder.parents if root in p.parents]), folder]
+class _GlobWalk:
+    """Glob's search, a pattern segment at a time: an entry that cannot be read (no permission, gone
+    meanwhile, a broken or looping link) is counted and skipped, never the end of the search. `**` does
+    not follow links to folders, so a link loop cannot make it endless. Only the newest MAX_RESULTS
+    files are kept, so a search of the whole disk costs bounded memory."""
+
+    def __init__(self, root: Path) -> None:
+        self.ignore = Ignore(root)
+        self.skipped = 0
+        self.found = 0
+        self._hits: list[tuple[float, str]] = []  # (-mtime, path): the best sort first
+
+    def best(self) -> list[tuple[float, str]]:
+        self._hits.sort()
+        return self._hits[:MAX_RESULTS]
+
+    def _hit(self, mtime: float, path: str) -> None:
+        self.found += 1
+        self._hits.append((-mtime, path))
+        if len(self._hits) > 4 * MAX_RESULTS:
+            self.best()
+            del self._hits[MAX_RESULTS:]
+
+    def _scan(self, folder: Path) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(folder) as entries:
+                return list(entries)
+        except OSError:
+            self.skipped += 1
+            return []
+
+    def _stat(self, entry: os.DirEntry[str] | Path) -> os.stat_result | None:
+        """The status of what an entry names (links followed); None, counted, when that cannot be had."""
+        try:
+            return entry.stat()
+        except OSError:
+            self.skipped += 1
+            return None
+
+    def select(self, folder: Path, parts: list[str], entries: list[os.DirEntry[str]] | None = None) -> None:
+        part, rest = parts[0], parts[1:]
+        if part == "**":
+            rest = rest or ["*"]  # a trailing ** means every file below
+            entries = self._scan(folder)
+            self.select(folder, rest, entries)
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and not self.ignore.ignored(Path(entry.path), True):
+                    self.select(Path(entry.path), parts)
+            return
+        if not _MAGIC.search(part):  # a plain name: no need to list the folder
+            self._plain(folder / part, rest)
+            return
+        match = _segment(part)
+        for entry in self._scan(folder) if entries is None else entries:
+            if not match(entry.name):
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False) or (entry.is_symlink() and _links_to_dir(entry))
+            if self.ignore.ignored(Path(entry.path), is_dir):
+                continue
+            st = self._stat(entry) if entry.is_symlink() or not rest else None
+            if rest:
+                if entry.is_symlink() and st is None:
+                    continue
+                if is_dir:
+                    self.select(Path(entry.path), rest)
+            elif st is not None and stat.S_ISREG(st.st_mode):
+                self._hit(st.st_mtime, entry.path)
+
+    def _plain(self, path: Path, rest: list[str]) -> None:
+        try:
+            st = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return  # simply not there: no match, nothing unreadable
+        except OSError:
+            self.skipped += 1
+            return
+        if self.ignore.ignored(path, stat.S_ISDIR(st.st_mode)):
+            return
+        if rest:
+            if stat.S_ISDIR(st.st_mode):
+                self.select(path, rest)
+        elif stat.S_ISREG(st.st_mode):
+            self._hit(st.st_mtime, str(path))
+
+
+_MAGIC = re.compile(r"[*?[]")
+
+
+@functools.lru_cache(maxsize=64)
+def _segment(part: str) -> Callable[[str], re.Match[str] | None]:
+    return re.compile(fnmatch.translate(part)).match
+
+
+def _links_to_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 class Grep(AnyOrder):
@@ -132,7 +242,7 @@ class Grep(AnyOrder):
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        root = _root(arguments, ctx)
+        root = await off_loop(_root, arguments, ctx)
         try:
             regex = re.compile(arguments["pattern"], re.I if arguments.get("case_insensitive") else 0)
         except re.error as error:
@@ -140,47 +250,64 @@ class Grep(AnyOrder):
         mode = arguments.get("output_mode") or "files_with_matches"
         glob = arguments.get("glob")
         if shutil.which("rg"):
-            matches = await _ripgrep(arguments["pattern"], root, glob, bool(arguments.get("case_insensitive")))
+            nocase = bool(arguments.get("case_insensitive"))
+            matches, skipped = await _ripgrep(arguments["pattern"], root, glob, nocase)
         else:
-            matches = await asyncio.to_thread(_python_grep, regex, root, glob)
-        return _format(matches, mode)
+            matches, skipped = await off_loop(_python_grep, regex, root, glob)
+        return _format(matches, mode, skipped)
 
 
 Match = tuple[str, int, str]  # (relative path, line number, line)
 
 
-def _format(matches: list[Match], mode: str) -> str:
+def _format(matches: list[Match], mode: str, skipped: int = 0) -> str:
     matches.sort(key=lambda m: (m[0], m[1]))
     if mode == "content":
-        return _cap([f"{p}:{n}:{t}" for p, n, t in matches], "matches")
+        return _cap([f"{p}:{n}:{t}" for p, n, t in matches], "matches", skipped=skipped)
     counts: dict[str, int] = {}
     for path, _, _ in matches:
         counts[path] = counts.get(path, 0) + 1
     if mode == "count":
-        return _cap([f"{p}:{c}" for p, c in counts.items()], "matches")
-    return _cap(list(counts), "files")
+        return _cap([f"{p}:{c}" for p, c in counts.items()], "matches", skipped=skipped)
+    return _cap(list(counts), "files", skipped=skipped)
 
 
-def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None) -> list[Match]:
-    files = [root] if root.is_file() else Ignore(root).walk(root)
+GREP_LINE = 2**16  # characters of a line searched; a longer line is searched in its first part only
+
+
+def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None) -> tuple[list[Match], int]:
+    """The matches, and how many entries could not be read. Files are read a chunk at a time and only
+    regular ones are opened: a pipe or a device in the tree is passed over, never waited on."""
+    unreadable: list[OSError] = []
+    files = [root] if root.is_file() else Ignore(root).walk(root, unreadable)
+    skipped = len(unreadable)
     base = root.parent if root.is_file() else root
     out: list[Match] = []
     for file in files:
         if glob and not file.match(glob):
             continue
         try:
-            data = file.read_bytes()
-        except OSError:
+            if not stat.S_ISREG(os.stat(file).st_mode):
+                continue
+            f, _ = open_regular(file, "Grep")
+        except (OSError, ToolError):
+            skipped += 1
             continue
-        if b"\0" in data[:8192]:
-            continue
-        for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            if regex.search(line):
-                out.append((file.relative_to(base).as_posix(), n, line))
-    return out
+        with f:
+            if b"\0" in f.read(SNIFF):
+                continue
+            f.seek(0)
+            n = 0
+            for parts, _ in line_chunks(f, keep=GREP_LINE):
+                for part in parts:
+                    n += 1
+                    line = strip_break(part)
+                    if regex.search(line):
+                        out.append((file.relative_to(base).as_posix(), n, line))
+    return out, skipped
 
 
-async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> list[Match]:
+async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> tuple[list[Match], int]:
     args = ["rg", "--line-number", "--no-heading", "--color", "never", "--with-filename", "--hidden"]
     args += ["--glob", "!.git", "--no-require-git"]
     if nocase:
@@ -193,13 +320,16 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> 
         *args, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     out, err = await proc.communicate()
-    if proc.returncode not in (0, 1):
-        raise ToolError(f"search failed: {err.decode(errors='replace').strip()}")
+    # Exit 2 with only "os error" lines: some entries could not be read, and the rest was searched.
+    errors = err.decode(errors="replace").strip().splitlines()
+    unreadable = [e for e in errors if "(os error" in e]
+    if proc.returncode not in (0, 1) and (not errors or len(unreadable) < len(errors)):
+        raise ToolError(f"search failed: {chr(10).join(errors).strip()}")
     matches: list[Match] = []
     for line in out.decode("utf-8", errors="replace").splitlines():
         path, n, text = line.split(":", 2)
         matches.append((path.removeprefix("./"), int(n), text))
-    return matches
+    return matches, len(unreadable)
 
 
 class List(AnyOrder):
@@ -212,13 +342,29 @@ class List(AnyOrder):
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        root = _root(arguments, ctx)
-        if not root.is_dir():
-            raise ToolError(f"{root} is a file; use Read to see it")
-        ignore = Ignore(root)
-        lines = []
-        for entry in sorted(root.iterdir(), key=lambda p: (not p.is_dir(), p.name)):
-            if ignore.ignored(entry, entry.is_dir()):
-                continue
-            lines.append(f"{entry.name}/" if entry.is_dir() else f"{entry.name}  ({entry.stat().st_size:,} bytes)")
-        return _cap(lines, "entries")
+        return await off_loop(_list, arguments, ctx)
+
+
+def _list(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    root = _root(arguments, ctx)
+    if not root.is_dir():
+        raise ToolError(f"{root} is a file; use Read to see it")
+    ignore = Ignore(root)
+    rows: list[tuple[bool, str, str]] = []
+    skipped = 0
+    try:
+        with os.scandir(root) as scan:
+            entries = list(scan)
+    except OSError as error:
+        raise ToolError(f"cannot list {root}: {error.strerror}") from None
+    for entry in entries:
+        try:
+            st = entry.stat()
+        except OSError:  # gone meanwhile, or a broken or looping link
+            skipped += 1
+            continue
+        is_dir = stat.S_ISDIR(st.st_mode)
+        if ignore.ignored(Path(entry.path), is_dir):
+            continue
+        rows.append((not is_dir, entry.name, f"{entry.name}/" if is_dir else f"{entry.name}  ({st.st_size:,} bytes)"))
+    return _cap([row for _, _, row in sorted(rows)], "entries", skipped=skipped)
