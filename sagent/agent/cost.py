@@ -43,14 +43,24 @@ class CostTracker:
     tree's (`by_model`, which includes every descendant)."""
 
     def __init__(self, max_budget_usd: float | Decimal | None = None, parent: CostTracker | None = None) -> None:
+        self.budget: Decimal | None = None
         self.max_budget_usd = max_budget_usd
-        self.budget: Decimal | None = usd(max_budget_usd) if max_budget_usd is not None else None
-        if self.budget is not None and not (self.budget.is_finite() and self.budget > 0):
-            raise ValueError(f"max_budget_usd must be a finite amount above 0, not {max_budget_usd}")
         self.parent = parent
         self.own_by_model: dict[str, ModelSpend] = {}
         self.by_model: dict[str, ModelSpend] = {}
         self.reserved = ZERO_USD  # estimated cost of this tree's requests in flight
+
+    @property
+    def max_budget_usd(self) -> float | None:
+        """The budget of this tree in USD, or None; `budget` holds it as an exact decimal."""
+        return float(self.budget) if self.budget is not None else None
+
+    @max_budget_usd.setter
+    def max_budget_usd(self, amount: float | Decimal | None) -> None:
+        budget = usd(amount) if amount is not None else None
+        if budget is not None and not (budget.is_finite() and budget > 0):
+            raise ValueError(f"max_budget_usd must be a finite amount above 0, not {amount}")
+        self.budget = budget
 
     def add(self, model: str, usage: Usage, cost: Cost | None = None) -> Cost:
         """Count one response of this agent; returns its cost (from the catalog unless given)."""

@@ -268,7 +268,7 @@ def positive_number(unit: str) -> Callable[[str], float]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
         if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit} above 0")
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of {unit} more than 0")
         return value
 
     return parse

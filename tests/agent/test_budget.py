@@ -125,7 +125,7 @@ async def test_a_small_model_question_is_held_to_the_budget_and_the_window() -> 
     runtime = agent.context.runtime
     with pytest.raises(ToolError, match=r"not asked: .*was not sent"):
         await runtime.ask_small_model("WebFetch", "Answer from the page.", "p" * 400_000)
-    agent.cost.budget = None
+    agent.cost.max_budget_usd = None
     with pytest.raises(ToolError, match=r"200,000-token window .* not sent"):
         await runtime.ask_small_model("WebFetch", "Answer from the page.", "p" * 1_000_000)
     assert model.requests == []
