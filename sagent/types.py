@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 # ---------------------------------------------------------------------------------------------- content
@@ -90,19 +91,49 @@ class Usage:
         return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
+def usd(amount: Decimal | float | int | str) -> Decimal:
+    """An amount of dollars as an exact decimal. A float is taken at its shortest decimal form (0.06, not
+    0.059999999999999997779...), so amounts read back from JSON compare as they were written."""
+    if isinstance(amount, Decimal):
+        return amount
+    if isinstance(amount, float):
+        return Decimal(repr(amount))
+    return Decimal(amount)
+
+
+ZERO_USD = Decimal(0)
+
+
 @dataclass(frozen=True, slots=True)
 class Cost:
-    """USD cost of some usage, by kind of token. `priced` is False when the model has no known price."""
+    """USD cost of some usage, by kind of token. `priced` is False when the model has no known price.
 
-    input: float = 0.0
-    output: float = 0.0
-    cache_read: float = 0.0
-    cache_write: float = 0.0
+    Amounts are exact decimals, so adding any number of costs never drifts: ten responses of $0.0006 are
+    $0.006, not $0.005999999999999999. The constructor also takes floats (a session log written before
+    amounts were exact) and converts them with `usd`. `usd_total` is the exact sum; `total` is the same as
+    a float, for display and JSON."""
+
+    input: Decimal = ZERO_USD
+    output: Decimal = ZERO_USD
+    cache_read: Decimal = ZERO_USD
+    cache_write: Decimal = ZERO_USD
     priced: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("input", "output", "cache_read", "cache_write"):
+            value = getattr(self, name)
+            if not isinstance(value, Decimal):
+                object.__setattr__(self, name, usd(value))
+
+    @property
+    def usd_total(self) -> Decimal:
+        """The exact total: what budgets are compared against."""
+        return self.input + self.output + self.cache_read + self.cache_write
 
     @property
     def total(self) -> float:
-        return self.input + self.output + self.cache_read + self.cache_write
+        """The total as a float (the nearest one to the exact sum, so it prints as 0.043576)."""
+        return float(self.usd_total)
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(
@@ -239,6 +270,8 @@ def to_dict(obj: Any) -> Any:
         return [to_dict(v) for v in obj]
     if isinstance(obj, dict):
         return {k: to_dict(v) for k, v in obj.items()}
+    if isinstance(obj, Decimal):
+        return float(obj)  # JSON has no decimals; the nearest float prints as the exact amount does
     return obj
 
 

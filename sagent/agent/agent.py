@@ -17,7 +17,7 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
@@ -31,8 +31,9 @@ from sagent.agent.calls import (
     wants_background,
 )
 from sagent.agent.compaction import CompactionPolicy
-from sagent.agent.cost import CostTracker
+from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
+from sagent.agent.gate import RequestGate
 from sagent.agent.inbox import (
     Control,
     InboxItem,
@@ -72,9 +73,8 @@ from sagent.providers.base import (
     ProviderError,
     RetryPolicy,
     close_model,
-    stream_with_retry,
 )
-from sagent.providers.catalog import lookup
+from sagent.providers.catalog import cost_of, lookup
 from sagent.tools.base import Tool, ToolContext
 from sagent.types import (
     AssistantMessage,
@@ -173,6 +173,7 @@ class Agent:
             cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir, runtime=AgentTools(self)
         )
         self.window = ContextWindow(self, compaction)
+        self.gate = RequestGate(self)  # every model request of this agent passes it
         self.owns_model = True  # False when the model is shared with the parent (not closed with this agent)
         self._resumed = bool(history)
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
@@ -522,6 +523,8 @@ class Agent:
                 break
             async for event in self._keep_room(run):
                 yield event
+            if run.outcome is not None:
+                break
             async for event in self._call_model(run):
                 yield event
             if run.outcome is not None:
@@ -612,6 +615,9 @@ class Agent:
             return
         try:
             events = await self.window.compact(None, "auto")
+        except BudgetExceededError as error:
+            run.stop("error_max_budget_usd", error.message)
+            return
         except ProviderError as error:
             run.auto_compact = False
             yield self.emit(ErrorEvent(f"automatic compaction failed, the history is unchanged: {error.message}"))
@@ -686,7 +692,7 @@ class Agent:
 
     async def _pump(self, request: ModelRequest, epoch: int) -> None:
         try:
-            async for event in stream_with_retry(self.model, request, self.retry):
+            async for event in self.gate.stream(self.model, request, own=True):
                 self._inbox.put_nowait(ModelOutput(event, epoch))
         except Exception as error:
             self._inbox.put_nowait(ModelFailed(error, epoch))
@@ -696,6 +702,7 @@ class Agent:
         started = time.monotonic()
         partial: list[str] = []
         message: AssistantMessage | None = None
+        counted = False  # a complete response is counted by the gate; a partial one kept here is not
         request = self.request()
         task = asyncio.create_task(self._pump(request, epoch))
         try:
@@ -704,7 +711,7 @@ class Agent:
                 if isinstance(item, ModelOutput) and item.epoch == epoch:
                     event = item.event
                     if isinstance(event, ResponseComplete):
-                        message = event.message
+                        message, counted = event.message, True
                         break
                     if isinstance(event, Retrying):
                         partial.clear()
@@ -712,6 +719,9 @@ class Agent:
                         partial.append(event.text)
                     yield self.emit(event)
                 elif isinstance(item, ModelFailed) and item.epoch == epoch:
+                    if isinstance(item.error, BudgetExceededError):
+                        run.stop("error_max_budget_usd", item.error.message)
+                        return
                     if isinstance(item.error, ContextTooLongError) and run.overflows < 2 and not partial:
                         async for event in self._recover_overflow(run):
                             yield event
@@ -732,9 +742,7 @@ class Agent:
         finally:
             task.cancel()
         elapsed = (time.monotonic() - started) * 1000
-        if not message.model:
-            message = replace(message, provider=self.model.provider, model=self.model.name)
-        cost = self.cost.add(message.model, message.usage)
+        cost = cost_of(message.model, message.usage) if counted else self.cost.add(message.model, message.usage)
         run.turns += 1
         run.usage = run.usage + message.usage
         run.api_ms += elapsed
@@ -750,6 +758,9 @@ class Agent:
         try:
             for event in await self.window.compact(None, "overflow", keep_recent=run.overflows == 1):
                 yield event
+        except BudgetExceededError as error:
+            run.stop("error_max_budget_usd", error.message)
+            return
         except ProviderError as error:
             yield self.emit(_error_event(error))
             run.stop("error_during_execution", f"the context is too long and compaction failed: {_describe(error)}")

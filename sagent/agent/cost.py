@@ -4,15 +4,28 @@ Every agent has its own `CostTracker`. A child's tracker points at its parent's:
 in the agent's own spend and in the tree spend of the agent and every ancestor, so the root's total is the
 whole fleet's, live. The budget check asks every tracker up the chain, so a cap set on the root stops the
 whole tree.
+
+Amounts are exact decimals (see `Cost`): a budget of $0.06 is reached by six responses of $0.01, never
+missed by a rounding error. Before a request is sent, its estimated cost is checked against every budget up
+the chain (`refusing`) and held (`reserve`) until its response is counted, so agents of one tree that send
+requests at the same time cannot each spend the same remaining dollars.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 
+from sagent.providers.base import ProviderError
 from sagent.providers.catalog import cost_of
-from sagent.types import Cost, Usage
+from sagent.types import ZERO_USD, Cost, Usage, usd
+
+
+class BudgetExceededError(ProviderError):
+    """A request was not sent: its estimated cost would cross a budget (max_budget_usd)."""
+
+    kind = "budget"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +42,25 @@ class CostTracker:
     """Adds up every response's usage and cost, by model: the agent's own (`own_by_model`) and its whole
     tree's (`by_model`, which includes every descendant)."""
 
-    def __init__(self, max_budget_usd: float | None = None, parent: CostTracker | None = None) -> None:
+    def __init__(self, max_budget_usd: float | Decimal | None = None, parent: CostTracker | None = None) -> None:
+        self.budget: Decimal | None = None
         self.max_budget_usd = max_budget_usd
         self.parent = parent
         self.own_by_model: dict[str, ModelSpend] = {}
         self.by_model: dict[str, ModelSpend] = {}
+        self.reserved = ZERO_USD  # estimated cost of this tree's requests in flight
+
+    @property
+    def max_budget_usd(self) -> float | None:
+        """The budget of this tree in USD, or None; `budget` holds it as an exact decimal."""
+        return float(self.budget) if self.budget is not None else None
+
+    @max_budget_usd.setter
+    def max_budget_usd(self, amount: float | Decimal | None) -> None:
+        budget = usd(amount) if amount is not None else None
+        if budget is not None and not (budget.is_finite() and budget > 0):
+            raise ValueError(f"max_budget_usd must be a finite amount above 0, not {amount}")
+        self.budget = budget
 
     def add(self, model: str, usage: Usage, cost: Cost | None = None) -> Cost:
         """Count one response of this agent; returns its cost (from the catalog unless given)."""
@@ -51,13 +78,22 @@ class CostTracker:
             tracker = tracker.parent
 
     @property
+    def spent(self) -> Decimal:
+        """This agent's spend plus every descendant's, exactly."""
+        return sum((s.cost.usd_total for s in self.by_model.values()), ZERO_USD)
+
+    @property
+    def own_spent(self) -> Decimal:
+        return sum((s.cost.usd_total for s in self.own_by_model.values()), ZERO_USD)
+
+    @property
     def total_usd(self) -> float:
-        """This agent's spend plus every descendant's."""
-        return sum(s.cost.total for s in self.by_model.values())
+        """This agent's spend plus every descendant's (`spent` as a float, for display)."""
+        return float(self.spent)
 
     @property
     def own_usd(self) -> float:
-        return sum(s.cost.total for s in self.own_by_model.values())
+        return float(self.own_spent)
 
     @property
     def usage(self) -> Usage:
@@ -76,8 +112,32 @@ class CostTracker:
 
     def limiting(self) -> CostTracker | None:
         """The tracker whose budget is spent (this one or an ancestor), or None."""
-        return next((t for t in self.chain() if t.max_budget_usd is not None and t.total_usd >= t.max_budget_usd), None)
+        return next((t for t in self.chain() if t.budget is not None and t.spent >= t.budget), None)
 
     def budgeted(self) -> CostTracker | None:
         """The nearest tracker up the chain that has a budget, or None."""
-        return next((t for t in self.chain() if t.max_budget_usd is not None), None)
+        return next((t for t in self.chain() if t.budget is not None), None)
+
+    # ------------------------------------------------------------------------------ before a request
+
+    def refusing(self, estimate: Cost) -> CostTracker | None:
+        """The tracker (this one or an ancestor) whose budget a request estimated at `estimate` would cross,
+        counting what is spent and what requests in flight are expected to cost; None when it fits.
+        A spent budget refuses every request, even one estimated at nothing (an unpriced model)."""
+        amount = estimate.usd_total
+        for tracker in self.chain():
+            if tracker.budget is None:
+                continue
+            committed = tracker.spent + tracker.reserved
+            if committed >= tracker.budget or committed + amount > tracker.budget:
+                return tracker
+        return None
+
+    def reserve(self, amount: Decimal) -> None:
+        """Hold `amount` against every budget up the chain while a request is in flight."""
+        for tracker in self.chain():
+            tracker.reserved += amount
+
+    def release(self, amount: Decimal) -> None:
+        for tracker in self.chain():
+            tracker.reserved -= amount

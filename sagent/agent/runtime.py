@@ -7,10 +7,11 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, cast
 
+from sagent.agent.cost import BudgetExceededError
 from sagent.agent.fleet import ControlKind, FleetError
 from sagent.events import SmallModelCall
-from sagent.providers.base import Model, ProviderError, close_model, complete
-from sagent.providers.catalog import SMALL_MODELS, lookup
+from sagent.providers.base import Model, ProviderError, close_model
+from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
 from sagent.tools.base import ToolError
 from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
 
@@ -233,19 +234,19 @@ class AgentTools:
 
     async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
         me = self.agent
-        if me.cost.over_budget():
-            raise ToolError(f"not asked: {me.budget_reason()}")
         model, owned = self._small_model()
         request = ModelRequest(system, (UserMessage.of(prompt),), max_tokens=SMALL_MODEL_MAX_TOKENS)
         try:
-            message = await complete(model, request, me.retry)
+            message = await me.gate.complete(model, request)  # refused there past the window or the budget
+        except BudgetExceededError as error:
+            raise ToolError(f"not asked: {error.message}") from None
         except ProviderError as error:
             raise ToolError(f"{model.provider}/{model.name} could not answer: {error.message}") from None
         finally:
             if owned:
                 await close_model(model)
-        cost = me.cost.add(model.name, message.usage)
-        me.emit(SmallModelCall(tool, model.provider, model.name, message.usage, cost))
+        cost = cost_of(message.model, message.usage)
+        me.emit(SmallModelCall(tool, model.provider, message.model, message.usage, cost))
         return message.text
 
     def _small_model(self) -> tuple[Model, bool]:

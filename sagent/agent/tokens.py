@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from sagent.types import (
     ImagePart,
     Message,
+    ModelRequest,
     PeerMessage,
     TextPart,
     ThinkingPart,
@@ -59,6 +60,11 @@ def estimate_messages(messages: Sequence[Message]) -> int:
 
 def estimate_tools(tools: Sequence[ToolSpec]) -> int:
     return sum(estimate_text(t.name + t.description + json.dumps(t.input_schema)) for t in tools)
+
+
+def estimate_request(request: ModelRequest) -> int:
+    """The size of a whole request from its text alone (a request that is not the agent's own history)."""
+    return estimate_text(request.system) + estimate_tools(request.tools) + estimate_messages(request.messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +114,7 @@ class ContextMeter:
         self._estimated = 0  # the estimate of those messages
         self._scale = 1.0  # reported / estimated at the last report: corrects later estimates
         self._fixed: tuple[object, int] = (None, 0)  # (system and tool names, their estimate)
+        self._cached = 0  # prompt tokens the provider held in its cache after the last response
 
     def observe(self, usage: Usage, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> None:
         """After a response, with `history` holding the answer: its usage is the truth about that history."""
@@ -120,6 +127,7 @@ class ContextMeter:
         else:
             self._estimated = estimate_messages(history)
         self._reported, self._covered = reported, len(history)
+        self._cached = usage.cache_read_tokens + usage.cache_write_tokens
         estimated = self._fixed_part(system, tools) + self._estimated
         if estimated > 0:
             self._scale = min(3.0, max(0.5, reported / estimated))
@@ -133,6 +141,12 @@ class ContextMeter:
     def rewritten(self) -> None:
         """The history no longer is the one last reported on (compacted, pruned, model switched)."""
         self._covered = 0
+        self._cached = 0
+
+    def cached_tokens(self) -> int:
+        """How much of the next request's prompt the provider is expected to read from its cache: the part
+        the last response wrote to or read from it, while the history still starts with that prompt."""
+        return self._cached if self._covered else 0
 
     def next_total(self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> int:
         """The size of the next request; cheap when the last report still holds (only the new messages are

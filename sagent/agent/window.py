@@ -25,8 +25,8 @@ from sagent.agent.compaction import (
 )
 from sagent.agent.tokens import ContextMeter, ContextSize
 from sagent.events import Compacted, ContextPruned, Event
-from sagent.providers.base import ContextTooLongError, ProviderError, complete
-from sagent.providers.catalog import lookup
+from sagent.providers.base import ContextTooLongError, Model, ProviderError
+from sagent.providers.catalog import cost_of, lookup
 from sagent.types import AssistantMessage, Cost, Message, ModelRequest, Usage
 
 if TYPE_CHECKING:
@@ -46,7 +46,10 @@ class ContextWindow:
     @property
     def limit(self) -> int | None:
         """The context window of the model in use, in tokens, when known."""
-        model = self.agent.model
+        return self.limit_of(self.agent.model)
+
+    def limit_of(self, model: Model) -> int | None:
+        """The context window of `model` (the agent's, or another a tool asks), in tokens, when known."""
         own = getattr(model, "context_window", None)
         if isinstance(own, int) and own > 0:
             return own
@@ -168,10 +171,10 @@ class ContextWindow:
         text = message.text.strip()
         if not text:
             raise ProviderError("the model returned an empty summary; the history is unchanged")
-        return text, message.usage, self.agent.cost.add(self.agent.model.name, message.usage)
+        return text, message.usage, cost_of(message.model, message.usage)
 
     async def _complete(self, request: ModelRequest) -> AssistantMessage:
-        agent = self.agent
-        if agent.cost.over_budget():
-            raise ProviderError(f"not compacted: {agent.budget_reason()}")
-        return await complete(agent.model, request, agent.retry)
+        """Through the agent's gate: a summary request larger than the window is refused there (and
+        summarised in parts by the caller), one that would cross the budget is never sent."""
+        tokens = self.meter.estimate(request.system, request.tools, request.messages)
+        return await self.agent.gate.complete(self.agent.model, request, tokens=tokens)

@@ -7,8 +7,10 @@ Only the standard library is imported at module level, so `--version`, `--help`,
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from sagent import __version__
@@ -118,7 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         "address, which they refuse by default; comma-separated or repeated (also SAGENT_ALLOW_HOSTS)",
     )
     agent.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N rounds of tool calls")
-    agent.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop before spending more than this")
+    agent.add_argument(
+        "--max-budget-usd",
+        type=positive_number("dollars"),
+        metavar="USD",
+        help="stop before spending more than this: a request whose estimated cost would cross it is not sent",
+    )
     agent.add_argument("--cwd", metavar="DIR", help="the working directory for tools and sessions")
     agent.add_argument(
         "--compact-at",
@@ -129,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     agent.add_argument(
         "--background-after",
-        type=float,
+        type=positive_number("seconds"),
         metavar="SECONDS",
         help="move a tool call that runs longer than this to the background, where it goes on while the "
         "agent works; its result arrives later as a message (default: never)",
@@ -240,19 +247,31 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--max-depth must be 0 or more"
     if args.max_agents < 1:
         return "--max-agents must be at least 1"
-    if args.background_after is not None and args.background_after <= 0:
-        return "--background-after must be more than 0 seconds"
     if args.allow_providers is not None:
         from sagent.providers.registry import PROVIDERS
 
         unknown = [n for n in _names(args.allow_providers) if n not in PROVIDERS]
         if unknown:
             return f"--allow-providers: unknown provider(s) {', '.join(unknown)}; see `sagent providers`"
-    if args.max_budget_usd is not None and args.max_budget_usd <= 0:
-        return "--max-budget-usd must be more than 0"
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"--api-key-env {args.api_key_env}: that variable is not set"
     return None
+
+
+def positive_number(unit: str) -> Callable[[str], float]:
+    """An argparse `type` that takes a finite number above 0 of `unit`: nan and inf, which compare false
+    with everything and would turn a limit off, are refused with the rest."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of {unit} more than 0")
+        return value
+
+    return parse
 
 
 def _names(text: str) -> list[str]:

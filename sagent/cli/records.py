@@ -85,6 +85,9 @@ def model_usage(costs: CostTracker) -> dict[str, dict[str, Any]]:
 
 
 def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
+    """The `result` record. `usage`, `modelUsage` and `total_cost_usd` all count the same responses: every
+    response of the agent tree in this process (sub-agents, compaction summaries, the small model behind
+    WebFetch), so `usage` is the sum of `modelUsage` and `total_cost_usd` the sum of its `costUSD`, exactly."""
     record: dict[str, Any] = {
         "type": "result",
         "subtype": result.subtype,
@@ -94,8 +97,8 @@ def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
         "num_turns": result.num_turns,
         "result": result.text,
         "session_id": result.session_id,
-        "total_cost_usd": result.total_cost_usd,
-        "usage": usage_record(result.usage),
+        "total_cost_usd": costs.total_usd,
+        "usage": usage_record(costs.usage),
         "modelUsage": model_usage(costs),
         "permission_denials": [],
     }

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,11 @@ from sagent.agent.fleet import Fleet, FleetError
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state, sessions_dir
+from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.providers.base import Model, ProviderError
-from sagent.providers.registry import Choice, build_model, choose, infer_provider
+from sagent.providers.catalog import lookup
+from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, infer_provider
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
@@ -215,10 +219,54 @@ def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:
     parts = [args.prompt] if args.prompt else []
     if piped and args.input_format == "text":
         data = sys.stdin.read()
+        data = fit_stdin(data, _stdin_room(args))
         if data.strip():
             parts.append(data)
     text = "\n\n".join(p.strip("\n") for p in parts)
     return UserMessage.of(text) if text.strip() else None
+
+
+STDIN_SHARE = 0.5  # of the model's context window that piped input may fill; the rest is for the work
+UNKNOWN_WINDOW = 128_000  # tokens assumed for a model the catalog does not know
+
+
+def _stdin_room(args: argparse.Namespace) -> tuple[int, str]:
+    """How many characters of piped input the run's model can take, and the model's name."""
+    try:
+        choice = choose(args.provider, args.model)
+    except ProviderError:
+        choice = None  # reported when the model is built
+    name = (choice.model if choice else None) or DEFAULT_MODELS.get(choice.provider if choice else "", "")
+    if choice is not None and choice.provider == "local" and not choice.model:
+        name = "smollm2"  # the embedded model
+    info = lookup(name) if name else None
+    window = info.context_window if info is not None else UNKNOWN_WINDOW
+    return int(window * STDIN_SHARE) * CHARS_PER_TOKEN, name or "the model"
+
+
+def fit_stdin(data: str, room: tuple[int, str]) -> str:
+    """Piped input cut to its head and tail when it is larger than the model can take, with a note in the
+    text saying what was cut and where the whole input is (a private temporary file), so the request
+    stays within the window and nothing is lost."""
+    limit, model = room
+    if len(data) <= limit:
+        return data
+    fd, path = tempfile.mkstemp(prefix="sagent-stdin-", suffix=".txt")  # mode 0600
+    with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as whole:
+        whole.write(data)
+    head = limit * 2 // 3
+    tail = limit - head
+    cut = len(data) - head - tail
+    note = (
+        f"\n\n[sagent: standard input was {len(data):,} characters, more than {model}'s context window can "
+        f"take; {cut:,} characters were cut here, between the first {head:,} and the last {tail:,}. "
+        f"The whole input is in {path}]\n\n"
+    )
+    sys.stderr.write(
+        f"sagent: standard input ({len(data):,} characters) is more than {model}'s context window can take: "
+        f"sending its first {head:,} and last {tail:,} characters; the whole input is in {path}\n"
+    )
+    return data[:head] + note + data[len(data) - tail :]
 
 
 def _tools(args: argparse.Namespace) -> list[Tool]:

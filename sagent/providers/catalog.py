@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
-from sagent.types import Cost, Usage
+from sagent.types import Cost, Usage, usd
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,15 +164,39 @@ def lookup(model_id: str) -> ModelInfo | None:
     return None
 
 
+def _per_token(price_per_million: float) -> Decimal:
+    return usd(price_per_million).scaleb(-6)
+
+
 def cost_of(model_id: str, usage: Usage) -> Cost:
-    """The USD cost of `usage` on `model_id`; `priced=False` (and zeros) when the model has no price."""
+    """The USD cost of `usage` on `model_id`, exact to the token; `priced=False` (and zeros) when the model
+    has no price."""
     info = lookup(model_id)
     if info is None:
         return Cost(priced=False)
-    per = 1_000_000
     return Cost(
-        input=usage.input_tokens * info.input / per,
-        output=usage.output_tokens * info.output / per,
-        cache_read=usage.cache_read_tokens * info.cache_read / per,
-        cache_write=usage.cache_write_tokens * info.cache_write / per,
+        input=usage.input_tokens * _per_token(info.input),
+        output=usage.output_tokens * _per_token(info.output),
+        cache_read=usage.cache_read_tokens * _per_token(info.cache_read),
+        cache_write=usage.cache_write_tokens * _per_token(info.cache_write),
     )
+
+
+def request_cost(model_id: str, prompt_tokens: int, cached_tokens: int = 0, max_output: int = 0) -> Cost:
+    """What a request is expected to cost before it is sent: `cached_tokens` of its `prompt_tokens` at the
+    cache-read price, the rest at the dearer of the input and cache-write prices (a prompt-caching provider
+    writes the new part to its cache), and `max_output` tokens at the output price (0 when the response's
+    length is not capped: then only the prompt counts)."""
+    info = lookup(model_id)
+    if info is None:
+        return Cost(priced=False)
+    cached = max(0, min(cached_tokens, prompt_tokens))
+    fresh = prompt_tokens - cached
+    written = info.caching and info.cache_write > info.input
+    usage = Usage(
+        input_tokens=0 if written else fresh,
+        output_tokens=max(0, max_output),
+        cache_read_tokens=cached,
+        cache_write_tokens=fresh if written else 0,
+    )
+    return cost_of(model_id, usage)
