@@ -216,6 +216,10 @@ def map_openai_error(
     mid-stream (shared by both OpenAI wire formats)."""
     import openai
 
+    if type(error) is openai.APIError:  # an error object sent inside a 200 stream
+        code = getattr(error, "code", None)
+        status = int(code) if str(code).isdigit() and 400 <= int(code) < 600 else 500
+        return error_for_status(status, error.message or str(error), provider=provider)
     if not isinstance(error, openai.APIStatusError):
         return classify_or_raise(error, provider=provider, endpoint=endpoint or provider, idle_timeout=idle_timeout)
     message = error.message or str(error)

@@ -180,6 +180,11 @@ class _Assembler:
                 return
             elif kind == "response.failed":
                 raise _failure(event.response)
+            elif kind == "error":  # an error event mid-stream: its code carries what happened
+                code = getattr(event, "code", None) or ""
+                message = getattr(event, "message", None) or "the stream reported an error"
+                text = f"{code}: {message}" if code else message
+                raise error_for_status(_STATUS_OF_CODE.get(code, 500), text, provider=PROVIDER)
         raise StreamCutError("the stream ended before the response completed", provider=PROVIDER)
 
     def _message(self, response: Any) -> AssistantMessage:

@@ -119,7 +119,9 @@ class FakeGemini(FakeServer):
         super().__init__(steps, self._render, _fault(Fault(500, "fake: no scripted response left")))
 
     @staticmethod
-    def _render(step: GeminiReply | Fault, request: dict[str, Any]) -> JSONReply | Stream:
+    def _render(step: GeminiReply | Fault | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, JSONReply | Stream):  # raw wire events, sent as given
+            return step
         if isinstance(step, Fault):
             return _fault(step)
         model = request["path"].split("/models/")[-1].split(":")[0]

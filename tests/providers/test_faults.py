@@ -16,7 +16,7 @@ from sagent.events import Result, Retrying, ToolFinished
 from sagent.providers.base import RetryPolicy
 from sagent.tools.base import tool
 from sagent.types import AssistantMessage, ToolResult
-from tests.fakes.sse_server import Drop, FakeServer, Faulty
+from tests.fakes.sse_server import Drop, FakeServer, Faulty, Stream
 from tests.providers.dialects import DIALECTS, Dialect
 
 IDLE = 0.5  # the models' idle limit here, in seconds: a paused stream is given up on quickly
@@ -63,8 +63,24 @@ def cut_points(fake: FakeServer, d: Dialect, turn: Any) -> tuple[int, int]:
     return before, after
 
 
-def first_step(name: str, d: Dialect, turn: Any, before: int, after: int) -> list[Any]:
+# An error the server sends inside a stream that had started well (HTTP 200), as each API words it.
+ERROR_EVENTS: dict[str, tuple[str | None, dict[str, Any]]] = {
+    "anthropic": ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    "openai": ("error", {"type": "error", "code": "server_error", "message": "The server had an error", "param": None}),
+    "openai-compat": (None, {"error": {"message": "upstream overloaded", "code": 503}}),
+    "google": (None, {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}),
+}
+
+
+def error_mid_stream(fake: FakeServer, d: Dialect, turn: Any, after: int) -> Stream:
+    request = {"path": f"/v1beta/models/{d.model_id}:streamGenerateContent", "body": {"model": d.model_id}}
+    events = fake._render(turn, request).events  # type: ignore[attr-defined]
+    return Stream([*events[:after], ERROR_EVENTS[d.name]])
+
+
+def first_step(name: str, d: Dialect, fake: FakeServer, turn: Any) -> list[Any]:
     """The steps that inject fault `name` in front of the good turn."""
+    before, after = cut_points(fake, d, turn)
     if name == "429":
         return [d.fault(429, "rate limited, slow down", 1)]
     if name == "overloaded":
@@ -83,6 +99,8 @@ def first_step(name: str, d: Dialect, turn: Any, before: int, after: int) -> lis
         return [Drop()]
     if name == "malformed_chunk":
         return [Faulty(turn, garble=after)]
+    if name == "error_event":
+        return [lambda request: error_mid_stream(fake, d, turn, after)]
     if name == "malformed_tool_json":
         return [d.malformed_call("Count", '{"text": "the quick')]
     raise AssertionError(name)
@@ -98,6 +116,7 @@ FAULTS = [
     "reset",
     "reset_before_response",
     "malformed_chunk",
+    "error_event",
     "malformed_tool_json",
 ]
 
@@ -119,8 +138,7 @@ async def test_the_task_finishes_through_every_fault(d: Dialect, fault: str, tmp
     counter = Counter()
     turn = d.turn(INTRO, [("Count", ARGS)])
     with d.server([]) as fake:
-        before, after = cut_points(fake, d, turn)
-        steps = [*first_step(fault, d, turn, before, after), turn, d.text(ANSWER)]
+        steps = [*first_step(fault, d, fake, turn), turn, d.text(ANSWER)]
         options = {"idle_timeout": IDLE} if fault == "idle" else {}
         events, agent = await run_task(d, steps, tmp_path, counter, fake, **options)
         requests = len(fake.requests)
@@ -183,8 +201,7 @@ async def test_a_fault_that_persists_ends_with_one_clear_error_after_the_cap(
     counter = Counter()
     turn = d.turn(INTRO, [("Count", ARGS)])
     with d.server([]) as fake:
-        before, after = cut_points(fake, d, turn)
-        steps = [s for _ in range(FAST.max_retries + 1) for s in first_step(fault, d, turn, before, after)]
+        steps = [s for _ in range(FAST.max_retries + 1) for s in first_step(fault, d, fake, turn)]
         events, _ = await run_task(d, steps, tmp_path, counter, fake)
         requests = len(fake.requests)
         url = fake.url
