@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -175,6 +176,7 @@ class GoogleModel:
         except ProviderError:
             raise
         except Exception as error:
+            await _close_response(error)
             raise map_error(error, self._base_url or DEFAULT_BASE_URL, self._idle_timeout) from error
 
 
@@ -285,6 +287,17 @@ def map_error(error: Exception, endpoint: str = DEFAULT_BASE_URL, idle_timeout: 
         message = error.message or str(error)
         return error_for_status(error.code or 500, message, provider=PROVIDER, retry_after=_retry_after(error))
     return classify_or_raise(error, provider=PROVIDER, endpoint=endpoint.rstrip("/"), idle_timeout=idle_timeout)
+
+
+async def _close_response(error: Exception) -> None:
+    """Close the HTTP response an error raised mid-stream holds: google-genai leaves it open, and the
+    connection's reader would otherwise be finalised later with a traceback on stderr."""
+    stream = getattr(getattr(error, "response", None), "response_stream", None)
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        # Closing a broken connection may fail too; the error being raised is what matters.
+        with contextlib.suppress(Exception):
+            await close()
 
 
 def _retry_after(error: Any) -> float | None:
