@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,12 @@ import pytest
 from sagent.agent.agent import Agent
 from sagent.events import Result, Retrying, ToolFinished
 from sagent.providers.base import RetryPolicy
+from sagent.providers.faults import StreamCutError, classify, classify_or_raise
 from sagent.tools.base import tool
 from sagent.types import AssistantMessage, ToolResult
+from tests.fakes import anthropic_server as anth
+from tests.fakes import openai_chat_server as chat
+from tests.fakes import openai_responses_server as resp
 from tests.fakes.sse_server import Drop, FakeServer, Faulty, Stream
 from tests.providers.dialects import DIALECTS, Dialect
 
@@ -231,3 +236,44 @@ async def test_an_unreachable_endpoint_is_named_in_the_error(d: Dialect, tmp_pat
     assert isinstance(result, Result) and result.is_error
     assert f"cannot reach {url}: connection refused" in result.text
     assert len([e for e in events if isinstance(e, Retrying)]) == FAST.max_retries
+
+
+def truncated_call(d: Dialect, raw: str) -> Any:
+    """A reply whose tool call was cut off by the output-token limit: the stream itself is complete."""
+    if d.name == "anthropic":
+        return replace(anth.raw_tool_json_response("Count", raw), stop_reason="max_tokens")
+    if d.name == "openai":
+        item = {"type": "function_call", "call_id": "call_cut", "name": "Count", "arguments": raw}
+        return resp.ResponsesReply([item], status="incomplete")
+    return [*chat.tool_chunks([("Count", raw)])[:-1], chat.chunk({}, "length")]
+
+
+# Gemini sends a call whole or not at all (see malformed_tool_json above), so it cannot be cut this way.
+@pytest.mark.parametrize("d", [d for d in DIALECTS if d.name != "google"], ids=lambda d: d.name)
+async def test_a_tool_call_cut_by_the_token_limit_is_never_run(d: Dialect, tmp_path: Path) -> None:
+    counter = Counter()
+    turn = d.turn(INTRO, [("Count", ARGS)])
+    with d.server([]) as fake:
+        steps = [truncated_call(d, '{"text": "the quick brown fox jumps over the la'), turn, d.text(ANSWER)]
+        events, _ = await run_task(d, steps, tmp_path, counter, fake)
+    assert isinstance(events[-1], Result) and events[-1].subtype == "success"
+    assert counter.runs == [ARGS["text"]]
+    refused = [e.result for e in events if isinstance(e, ToolFinished) and e.result.is_error]
+    assert len(refused) == 1 and "not a valid JSON object" in refused[0].text
+
+
+def test_a_defect_is_not_mistaken_for_a_network_fault() -> None:
+    """Only transport and parse failures are retried: a bug in sagent's own code surfaces as it is."""
+    defect = KeyError("index")
+    assert classify(defect, provider="anthropic", endpoint="http://x") is None
+    with pytest.raises(KeyError):
+        classify_or_raise(defect, provider="anthropic", endpoint="http://x")
+    # The same failure wrapped the way the SDKs wrap it is still recognised through its causes.
+    try:
+        try:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        except ConnectionResetError as inner:
+            raise RuntimeError("Connection error.") from inner
+    except RuntimeError as outer:
+        fault = classify(outer, provider="openai", endpoint="http://x/v1")
+    assert isinstance(fault, StreamCutError) and fault.transient and "connection reset" in fault.message
