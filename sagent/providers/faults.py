@@ -64,28 +64,27 @@ def classify(
     names = [_names(e) for e in chain]
     reason = _os_reason(chain)
 
-    def first(*wanted: str) -> bool:
-        return any(n & set(wanted) for n in names)
+    def seen(*wanted: str, kinds: tuple[type[BaseException], ...] = ()) -> bool:
+        """Whether any exception of the chain is one of these (by class name, or by type)."""
+        return any(n & set(wanted) for n in names) or any(isinstance(e, kinds) for e in chain if kinds)
 
-    if first("ConnectTimeout"):
+    if seen("ConnectTimeout"):
         return ProviderConnectionError(f"cannot reach {endpoint}: timed out connecting", provider=provider)
-    if first("ConnectError") or isinstance(error, ConnectionRefusedError | socket.gaierror):
+    if seen("ConnectError", kinds=(ConnectionRefusedError, socket.gaierror)):
         return ProviderConnectionError(f"cannot reach {endpoint}: {reason or 'connection failed'}", provider=provider)
-    if first("ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException", "APITimeoutError") or isinstance(
-        error, TimeoutError
-    ):
+    if seen("ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException", "APITimeoutError", kinds=(TimeoutError,)):
         limit = f" for {idle_timeout:g} s" if idle_timeout else ""
         return StreamIdleError(f"no data from {endpoint}{limit}: the stream stalled", provider=provider)
-    if first("RemoteProtocolError", "ProtocolError", "ServerDisconnectedError", "ClientPayloadError"):
+    if seen("RemoteProtocolError", "ProtocolError", "ServerDisconnectedError", "ClientPayloadError"):
         return _cut(endpoint, provider, reason or _detail(chain) or "incomplete body")
-    if first("ReadError", "WriteError", "NetworkError", "ClientOSError") or reason:
+    if seen("ReadError", "WriteError", "NetworkError", "ClientOSError") or reason:
         return _cut(endpoint, provider, reason or _short(error) or type(error).__name__)
     parse = next((e for e in chain if _is_parse_error(e)), None)
     if parse is not None:
         return MalformedResponseError(
             f"a malformed chunk from {endpoint}: {type(parse).__name__}: {_short(parse)}", provider=provider
         )
-    if first("APIConnectionError"):  # the SDK's own wrapper, with no cause left to read
+    if seen("APIConnectionError"):  # the SDK's own wrapper, with no cause left to read
         return ProviderConnectionError(f"cannot reach {endpoint}: {_short(error)}", provider=provider)
     return None
 
