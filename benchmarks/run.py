@@ -128,6 +128,10 @@ def main() -> int:
         print(f"{'context before compaction → after':<52} {f.before_compaction:>9,} → {f.after_compaction:,} tokens")
         share = 100 * f.after_compaction_cached_share
         results.append(report("input read from cache, first request after it", share, "%", 50, at_least=True))
+        from benchmarks.faults import TARGET_S, recovery_times
+
+        for name, seconds in recovery_times().items():
+            results.append(report(f"cut-stream recovery beyond backoff, {name}", seconds, "s", TARGET_S))
     return 0 if all(results) else 1
 
 

@@ -199,6 +199,7 @@ ErrorKind = Literal[
     "bad_request",
     "server",
     "connection",
+    "malformed_response",
     "provider",
     "internal",
 ]

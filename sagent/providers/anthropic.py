@@ -18,10 +18,16 @@ from typing import Any
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import (
     AuthenticationError,
-    ProviderConnectionError,
     ProviderError,
     error_for_status,
     parse_retry_after,
+)
+from sagent.providers.faults import (
+    CONNECT_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    StreamCutError,
+    classify_or_raise,
+    endpoint_of,
 )
 from sagent.redaction import remember_secret
 from sagent.types import (
@@ -68,13 +74,17 @@ class AnthropicModel:
         base_url: str | None = None,
         max_tokens: int | None = None,
         timeout: float = 600.0,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
+        """`timeout` bounds each request; `idle_timeout` is how long a stream may send nothing (not even
+        a ping) before it is abandoned and the request sent again."""
         self._name = model
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         remember_secret(self._api_key)
         self._base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
         self._max_tokens = max_tokens
         self._timeout = timeout
+        self._idle_timeout = idle_timeout
         self._client: Any = None
 
     @property
@@ -94,8 +104,12 @@ class AnthropicModel:
                 )
             import anthropic
 
+            # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
+            timeout = anthropic.Timeout(
+                self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout
+            )
             self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=self._timeout
+                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout
             )
         return self._client
 
@@ -132,7 +146,7 @@ class AnthropicModel:
         except ProviderError:
             raise
         except Exception as error:
-            raise map_error(error) from error
+            raise map_error(error, endpoint_of(client, self._base_url), self._idle_timeout) from error
 
 
 class _Assembler:
@@ -176,7 +190,7 @@ class _Assembler:
             elif kind == "message_stop":
                 done = True
         if not done:
-            raise ProviderConnectionError("the stream ended before message_stop", provider=PROVIDER)
+            raise StreamCutError("the stream ended before message_stop", provider=PROVIDER)
         yield ResponseComplete(self._message())
 
     def _usage(self, usage: Any) -> None:
@@ -301,15 +315,14 @@ _STATUS_OF_TYPE = {
 }
 
 
-def map_error(error: Exception) -> ProviderError:
+def map_error(error: Exception, endpoint: str = "", idle_timeout: float | None = None) -> ProviderError:
+    """The typed error for an exception from the SDK, or from the HTTP stack under it mid-stream."""
     import anthropic
 
-    if isinstance(error, anthropic.APIConnectionError):
-        return ProviderConnectionError(str(error) or "connection failed", provider=PROVIDER)
     if not isinstance(error, anthropic.APIStatusError):
-        if isinstance(error, anthropic.AnthropicError | ValueError):
-            return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=PROVIDER)
-        raise error
+        return classify_or_raise(
+            error, provider=PROVIDER, endpoint=endpoint or "the Anthropic API", idle_timeout=idle_timeout
+        )
     status = error.status_code
     body = error.body if isinstance(error.body, dict) else {}
     detail = body.get("error", body) if isinstance(body.get("error", body), dict) else {}

@@ -9,7 +9,9 @@ the summary's own `ThinkingPart`; `convert_history` puts each back where it came
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -21,12 +23,18 @@ from typing import Any
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import (
     AuthenticationError,
-    ProviderConnectionError,
     ProviderError,
     error_for_status,
     parse_retry_after,
 )
 from sagent.providers.catalog import lookup
+from sagent.providers.faults import (
+    DEFAULT_IDLE_TIMEOUT,
+    MalformedResponseError,
+    StreamCutError,
+    classify_or_raise,
+    idle_limited,
+)
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -45,7 +53,10 @@ from sagent.types import (
 
 PROVIDER = "google"
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 
+# Finish reasons for output that cannot be used: a tool call that does not parse, or names no declared tool.
+_MALFORMED_CALL = ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "MALFORMED_RESPONSE")
 _STOP: dict[str, StopReason] = {
     "STOP": "end_turn",
     "MAX_TOKENS": "max_tokens",
@@ -67,13 +78,17 @@ class GoogleModel:
         base_url: str | None = None,
         max_tokens: int | None = None,
         timeout: float = 600.0,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
+        """`timeout` bounds each request; `idle_timeout` is how long a stream may send nothing before it is
+        abandoned and the request sent again."""
         self._name = model
         self._api_key = api_key
         remember_secret(self._api_key)
         self._base_url = base_url
         self._max_tokens = max_tokens
         self._timeout = timeout
+        self._idle_timeout = idle_timeout
         info = lookup(model)
         self._thinks = bool(info and info.thinking)
         self._client: Any = None
@@ -152,13 +167,17 @@ class GoogleModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         try:
             client = self._sdk()
-            chunks = await client.aio.models.generate_content_stream(**self.build_params(request))
-            async for event in _Assembler(self._name).feed(chunks):
+            # google-genai sends its request timeout to the server as the whole request's deadline and
+            # uses it for every read, so the idle limit is kept here, between chunks, instead.
+            async with asyncio.timeout(self._idle_timeout):
+                chunks = await client.aio.models.generate_content_stream(**self.build_params(request))
+            async for event in _Assembler(self._name).feed(idle_limited(chunks, self._idle_timeout)):
                 yield event
         except ProviderError:
             raise
         except Exception as error:
-            raise map_error(error) from error
+            await _close_response(error)
+            raise map_error(error, self._base_url or DEFAULT_BASE_URL, self._idle_timeout) from error
 
 
 @dataclass
@@ -201,7 +220,11 @@ class _Assembler:
                 if candidate.finish_reason is not None:
                     finish = _name(candidate.finish_reason)
         if finish is None and blocked is None:
-            raise ProviderConnectionError("the stream ended before a finish reason", provider=PROVIDER)
+            raise StreamCutError("the stream ended before a finish reason", provider=PROVIDER)
+        if finish in _MALFORMED_CALL:
+            # The model wrote a tool call that is not valid: there is no call to run, and no text either.
+            # A fresh response usually gets it right, so it is retried like any broken response.
+            raise MalformedResponseError(f"the model wrote a malformed tool call ({finish})", provider=PROVIDER)
         parts: list[Any] = []
         for seg in self.segments:
             if seg.kind == "thought":
@@ -256,16 +279,25 @@ def _usage(u: Any) -> Usage:
 _DELAY = re.compile(r"^([\d.]+)s$")
 
 
-def map_error(error: Exception) -> ProviderError:
+def map_error(error: Exception, endpoint: str = DEFAULT_BASE_URL, idle_timeout: float | None = None) -> ProviderError:
+    """The typed error for an exception from the SDK, or from the HTTP stack under it mid-stream."""
     from google.genai import errors
 
     if isinstance(error, errors.APIError):
         message = error.message or str(error)
         return error_for_status(error.code or 500, message, provider=PROVIDER, retry_after=_retry_after(error))
-    module = type(error).__module__.split(".")[0]
-    if module in ("httpx", "httpx2", "httpcore", "aiohttp") or isinstance(error, OSError | TimeoutError | ValueError):
-        return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=PROVIDER)
-    raise error
+    return classify_or_raise(error, provider=PROVIDER, endpoint=endpoint.rstrip("/"), idle_timeout=idle_timeout)
+
+
+async def _close_response(error: Exception) -> None:
+    """Close the HTTP response an error raised mid-stream holds: google-genai leaves it open, and the
+    connection's reader would otherwise be finalised later with a traceback on stderr."""
+    stream = getattr(getattr(error, "response", None), "response_stream", None)
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        # Closing a broken connection may fail too; the error being raised is what matters.
+        with contextlib.suppress(Exception):
+            await close()
 
 
 def _retry_after(error: Any) -> float | None:

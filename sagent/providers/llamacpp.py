@@ -166,6 +166,8 @@ class LlamaCppModel:
                     provider="local",
                     supports_tool_choice=False,
                     max_tokens=self._max_tokens,
+                    # The server streams nothing while it reads the prompt, which takes minutes on a CPU.
+                    idle_timeout=600.0,
                 )
             return self._inner
 

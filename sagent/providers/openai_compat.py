@@ -15,10 +15,16 @@ from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import (
-    ProviderConnectionError,
     ProviderError,
     error_for_status,
     parse_retry_after,
+)
+from sagent.providers.faults import (
+    CONNECT_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    StreamCutError,
+    classify_or_raise,
+    endpoint_of,
 )
 from sagent.redaction import remember_secret
 from sagent.types import (
@@ -63,7 +69,10 @@ class OpenAICompatModel:
         timeout: float = 600.0,
         supports_tool_choice: bool = True,
         extra_body: dict[str, Any] | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
+        """`timeout` bounds each request; `idle_timeout` is how long a stream may send nothing before it is
+        abandoned and the request sent again (a local server that reads a long prompt first needs more)."""
         self._name = model
         self._provider = provider
         self._base_url = base_url
@@ -71,6 +80,7 @@ class OpenAICompatModel:
         remember_secret(self._api_key)
         self._max_tokens = max_tokens
         self._timeout = timeout
+        self._idle_timeout = idle_timeout
         self.supports_tool_choice = supports_tool_choice
         self._extra_body = extra_body
         self._client: Any = None
@@ -88,7 +98,10 @@ class OpenAICompatModel:
             import openai
 
             self._client = openai.AsyncOpenAI(
-                api_key=self._api_key or "none", base_url=self._base_url, max_retries=0, timeout=self._timeout
+                api_key=self._api_key or "none",
+                base_url=self._base_url,
+                max_retries=0,
+                timeout=openai_timeout(self._timeout, self._idle_timeout),
             )
         return self._client
 
@@ -143,7 +156,7 @@ class OpenAICompatModel:
         except ProviderError:
             raise
         except Exception as error:
-            raise map_openai_error(error, self._provider) from error
+            raise map_openai_error(error, self._provider, endpoint_of(client), self._idle_timeout) from error
 
     async def _assemble(self, chunks: Any) -> AsyncIterator[ModelEvent]:
         text, thinking = [], []
@@ -176,7 +189,7 @@ class OpenAICompatModel:
                         )
                 finish = choice.finish_reason or finish
         if finish is None:
-            raise ProviderConnectionError("the stream ended before a finish_reason", provider=self._provider)
+            raise StreamCutError("the stream ended before a finish_reason", provider=self._provider)
         parts: list[Any] = []
         if thinking:
             parts.append(ThinkingPart("".join(thinking), provider=self._provider))
@@ -188,16 +201,27 @@ class OpenAICompatModel:
         yield ResponseComplete(AssistantMessage(tuple(parts), self._provider, self._name, usage, stop, response_id))
 
 
-def map_openai_error(error: Exception, provider: str) -> ProviderError:
-    """The typed error for an exception raised by the `openai` SDK (shared by both OpenAI wire formats)."""
+def openai_timeout(timeout: float, idle_timeout: float) -> Any:
+    """The `openai` SDK's timeouts: `timeout` per request, a short connect, and the idle limit as the read
+    timeout (which applies to each read of the stream, not to the whole)."""
     import openai
 
-    if isinstance(error, openai.APIConnectionError):
-        return ProviderConnectionError(str(error) or "connection failed", provider=provider)
+    return openai.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout), read=idle_timeout)
+
+
+def map_openai_error(
+    error: Exception, provider: str, endpoint: str = "", idle_timeout: float | None = None
+) -> ProviderError:
+    """The typed error for an exception raised by the `openai` SDK, or by the HTTP stack under it
+    mid-stream (shared by both OpenAI wire formats)."""
+    import openai
+
+    if type(error) is openai.APIError:  # an error object sent inside a 200 stream
+        code = getattr(error, "code", None)
+        status = int(code) if str(code).isdigit() and 400 <= int(code) < 600 else 500
+        return error_for_status(status, error.message or str(error), provider=provider)
     if not isinstance(error, openai.APIStatusError):
-        if isinstance(error, openai.OpenAIError | ValueError | json.JSONDecodeError):
-            return ProviderConnectionError(f"{type(error).__name__}: {error}", provider=provider)
-        raise error
+        return classify_or_raise(error, provider=provider, endpoint=endpoint or provider, idle_timeout=idle_timeout)
     message = error.message or str(error)
     headers = error.response.headers if error.response is not None else {}
     retry_after = parse_retry_after(headers.get("retry-after"))

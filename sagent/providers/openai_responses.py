@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.providers.base import ProviderConnectionError, ProviderError, error_for_status
+from sagent.providers.base import ProviderError, error_for_status
 from sagent.providers.catalog import lookup
-from sagent.providers.openai_compat import call_id, map_openai_error, parse_tool_call
+from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
+from sagent.providers.openai_compat import call_id, map_openai_error, openai_timeout, parse_tool_call
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -52,13 +53,17 @@ class OpenAIModel:
         max_tokens: int | None = None,
         timeout: float = 600.0,
         reasoning: bool | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
+        """`timeout` bounds each request; `idle_timeout` is how long a stream may send nothing before it is
+        abandoned and the request sent again."""
         self._name = model
         self._api_key = api_key
         remember_secret(self._api_key)
         self._base_url = base_url  # None: the SDK reads OPENAI_BASE_URL, then its default
         self._max_tokens = max_tokens
         self._timeout = timeout
+        self._idle_timeout = idle_timeout
         info = lookup(model)
         # Reasoning parameters are refused by models that do not reason; unknown models get them only on request.
         self._reasoning = reasoning if reasoning is not None else bool(info and info.thinking)
@@ -77,7 +82,10 @@ class OpenAIModel:
             import openai
 
             self._client = openai.AsyncOpenAI(
-                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=self._timeout
+                api_key=self._api_key,
+                base_url=self._base_url,
+                max_retries=0,
+                timeout=openai_timeout(self._timeout, self._idle_timeout),
             )
         return self._client
 
@@ -134,7 +142,7 @@ class OpenAIModel:
         except ProviderError:
             raise
         except Exception as error:
-            raise map_openai_error(error, PROVIDER) from error
+            raise map_openai_error(error, PROVIDER, endpoint_of(client), self._idle_timeout) from error
 
 
 class _Assembler:
@@ -172,7 +180,12 @@ class _Assembler:
                 return
             elif kind == "response.failed":
                 raise _failure(event.response)
-        raise ProviderConnectionError("the stream ended before the response completed", provider=PROVIDER)
+            elif kind == "error":  # an error event mid-stream: its code carries what happened
+                code = getattr(event, "code", None) or ""
+                message = getattr(event, "message", None) or "the stream reported an error"
+                text = f"{code}: {message}" if code else message
+                raise error_for_status(_STATUS_OF_CODE.get(code, 500), text, provider=PROVIDER)
+        raise StreamCutError("the stream ended before the response completed", provider=PROVIDER)
 
     def _message(self, response: Any) -> AssistantMessage:
         parts: list[Any] = []

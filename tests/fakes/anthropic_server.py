@@ -139,7 +139,9 @@ class FakeAnthropic(FakeServer):
         self.cache = cache
         super().__init__(steps, self._render, empty, scripts=scripts, route=route)
 
-    def _render(self, step: Step, request: dict[str, Any]) -> JSONReply | Stream:
+    def _render(self, step: Step | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, JSONReply | Stream):  # raw wire events, sent as given
+            return step
         if isinstance(step, Fault):
             return JSONReply(step.status, _error_body(step.error_type, step.message), step.headers)
         if self.cache is not None:

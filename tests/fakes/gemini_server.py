@@ -31,6 +31,7 @@ class GeminiReply:
     # Gemini's own counts: prompt includes cached tokens; thoughts are separate from candidates.
     usage: dict[str, int] = field(default_factory=lambda: {"promptTokenCount": 100, "candidatesTokenCount": 20})
     cut_after: int | None = None
+    finish_message: str | None = None
 
 
 @dataclass
@@ -80,14 +81,24 @@ def _chunk_parts(parts: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return chunks
 
 
+def gemini_malformed_call(text: str = "print(default_api.Read(path=") -> GeminiReply:
+    """What Gemini streams when the model writes a tool call that does not parse: no parts at all, the
+    finish reason MALFORMED_FUNCTION_CALL."""
+    return GeminiReply([], finish="MALFORMED_FUNCTION_CALL", finish_message=f"Malformed function call: {text}")
+
+
 def stream_chunks(reply: GeminiReply, model: str) -> list[dict[str, Any]]:
-    chunks = _chunk_parts(reply.parts)
+    chunks = _chunk_parts(reply.parts) or [[]]  # a reply with no parts still ends with its finish reason
     out = []
     for n, parts in enumerate(chunks):
-        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        candidate: dict[str, Any] = (
+            {"content": {"role": "model", "parts": parts}, "index": 0} if parts else {"index": 0}
+        )
         last = n == len(chunks) - 1
         if last:
             candidate["finishReason"] = reply.finish
+            if reply.finish_message:
+                candidate["finishMessage"] = reply.finish_message
         u = reply.usage
         total = u.get("promptTokenCount", 0) + u.get("candidatesTokenCount", 0) + u.get("thoughtsTokenCount", 0)
         out.append(
@@ -108,7 +119,9 @@ class FakeGemini(FakeServer):
         super().__init__(steps, self._render, _fault(Fault(500, "fake: no scripted response left")))
 
     @staticmethod
-    def _render(step: GeminiReply | Fault, request: dict[str, Any]) -> JSONReply | Stream:
+    def _render(step: GeminiReply | Fault | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, JSONReply | Stream):  # raw wire events, sent as given
+            return step
         if isinstance(step, Fault):
             return _fault(step)
         model = request["path"].split("/models/")[-1].split(":")[0]

@@ -165,7 +165,9 @@ class FakeResponses(FakeServer):
         super().__init__(steps, self._render, _fault(Fault(500, "fake: no scripted response left", "server_error")))
 
     @staticmethod
-    def _render(step: ResponsesReply | Fault, request: dict[str, Any]) -> JSONReply | Stream:
+    def _render(step: ResponsesReply | Fault | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
+        if isinstance(step, JSONReply | Stream):  # raw wire events, sent as given
+            return step
         if isinstance(step, Fault):
             return _fault(step)
         events = stream_events(step, request["body"].get("model", "gpt"))

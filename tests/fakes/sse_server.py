@@ -3,15 +3,21 @@
 A fake renders each step to either a `JSONReply` (a fault, or any plain JSON answer) or a `Stream` of SSE
 events. Every request is recorded as `{"path", "headers", "body"}`. With no step left, the server answers
 500 so a test that runs out fails loudly instead of hanging.
+
+Transport faults work for every provider's fake: wrap any step in `Faulty(step, ...)` to change how its
+stream is sent (chunked and cut, paused, reset), or script `Drop()` for a connection reset before any
+response.
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -31,6 +37,32 @@ class Stream:
     cut_after: int | None = None
     # Seconds to wait before each event, for a stream slow enough to interrupt.
     delay: float = 0.0
+    # Send the body with `transfer-encoding: chunked`, as the real APIs do: a cut then leaves the body
+    # incomplete (no closing chunk), which clients see as a protocol error rather than a clean end.
+    chunked: bool = False
+    # (n, seconds): go silent for that long before event n, the connection held open (an idle stream).
+    pause: tuple[int, float] | None = None
+    # Reset the connection (TCP RST) after this many events, or None.
+    reset_after: int | None = None
+    # Send event n with its JSON cut in half (a chunk no parser accepts), or None.
+    garble: int | None = None
+
+
+@dataclass
+class Faulty:
+    """Any provider's step, streamed with these `Stream` fields changed (cut_after, chunked, pause,
+    reset_after, garble, delay)."""
+
+    step: Any
+    changes: dict[str, Any]
+
+    def __init__(self, step: Any, **changes: Any) -> None:
+        self.step, self.changes = step, changes
+
+
+@dataclass
+class Drop:
+    """Reset the connection as soon as the request is read: no status line, no headers."""
 
 
 Render = Callable[[Any, dict[str, Any]], JSONReply | Stream]
@@ -72,7 +104,15 @@ class FakeServer:
                     step = queue.pop(0) if queue else None
                 if callable(step):  # a step that answers from what was asked
                     step = step(request)
+                if isinstance(step, Drop):
+                    self._reset()
+                    return
+                changes = {}
+                if isinstance(step, Faulty):
+                    step, changes = step.step, step.changes
                 reply = no_step_left if step is None else render(step, request)
+                if isinstance(reply, Stream) and changes:
+                    reply = replace(reply, **changes)
                 if isinstance(reply, JSONReply):
                     self._send_json(reply)
                 else:
@@ -87,25 +127,49 @@ class FakeServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def _reset(self) -> None:
+                # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
+
             def _send_stream(self, stream: Stream) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("cache-control", "no-cache")
                 self.send_header("connection", "close")
+                if stream.chunked:
+                    self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
+                self.close_connection = True
                 for n, (name, data) in enumerate(stream.events):
                     if stream.cut_after is not None and n >= stream.cut_after:
-                        break
+                        return  # a chunked body stays without its closing chunk
+                    if stream.reset_after is not None and n >= stream.reset_after:
+                        self._reset()
+                        return
+                    if stream.pause is not None and n == stream.pause[0]:
+                        time.sleep(stream.pause[1])
                     if stream.delay:
                         time.sleep(stream.delay)
                     text = data if isinstance(data, str) else json.dumps(data)
+                    if n == stream.garble:
+                        text = text[: len(text) // 2]
                     head = f"event: {name}\n" if name else ""
-                    try:
-                        self.wfile.write(f"{head}data: {text}\n\n".encode())
-                        self.wfile.flush()
-                    except (BrokenPipeError, ConnectionResetError):
-                        return  # the client went away (an interrupted stream)
-                self.close_connection = True
+                    if not self._write(f"{head}data: {text}\n\n".encode(), stream.chunked):
+                        return  # the client went away (an interrupted stream, or one it gave up on)
+                if stream.chunked:
+                    self._write(b"", chunked=True)
+
+            def _write(self, payload: bytes, chunked: bool) -> bool:
+                if chunked:  # an empty payload is the closing chunk
+                    payload = f"{len(payload):x}\r\n".encode() + payload + b"\r\n"
+                try:
+                    self.wfile.write(payload)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return False
+                return True
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -34,13 +34,15 @@ class Dialect:
     # USD per million tokens the catalog must hold for model_id: input, output, cache read.
     prices: tuple[float, float, float]
     server: Callable[[list[Any]], FakeServer]
-    model: Callable[[str], Model]
+    model: Callable[..., Model]  # (base URL, **constructor options such as idle_timeout)
     text: Callable[[str], Any]
     tools: Callable[[Calls], Any]
     thinking: Callable[[str, str, str], Any]  # (thought, signature, text)
     usage: Callable[[int, int, int], Any]  # (uncached input, cache read, output): a text reply "ok"
     fault: Callable[[int, str, float | None], Any]  # (status, message, retry-after seconds)
     cut: Callable[[str], Any]  # a text reply whose stream stops half-way
+    turn: Callable[[str, Calls], Any]  # some text, then tool calls, in one reply
+    malformed_call: Callable[[str, str], Any]  # (tool name, raw argument text that is not valid JSON)
     # Read back from a request body:
     signature_sent: Callable[[dict[str, Any]], str | None]
     call_ids_sent: Callable[[dict[str, Any]], list[str]]
@@ -74,7 +76,7 @@ ANTHROPIC = Dialect(
     model_id="claude-sonnet-4-6",
     prices=(3.0, 15.0, 0.3),
     server=anth.FakeAnthropic,
-    model=lambda url: AnthropicModel("claude-sonnet-4-6", base_url=url, api_key="test"),
+    model=lambda url, **kw: AnthropicModel("claude-sonnet-4-6", base_url=url, api_key="test", **kw),
     text=anth.text_response,
     tools=lambda calls: anth.tool_use_response(calls),
     thinking=anth.thinking_response,
@@ -83,6 +85,8 @@ ANTHROPIC = Dialect(
     ),
     fault=_anthropic_fault,
     cut=lambda text: anth.Reply([{"type": "text", "text": text}], cut_after=5),
+    turn=lambda text, calls: anth.tool_use_response(calls, text),
+    malformed_call=anth.raw_tool_json_response,
     signature_sent=lambda body: next((b["signature"] for b in _anthropic_blocks(body, "thinking")), None),
     call_ids_sent=lambda body: [b["id"] for b in _anthropic_blocks(body, "tool_use")],
     result_ids_sent=lambda body: [b["tool_use_id"] for b in _anthropic_blocks(body, "tool_result")],
@@ -107,7 +111,7 @@ OPENAI = Dialect(
     model_id="gpt-5.4",
     prices=(2.5, 15.0, 0.25),
     server=resp.FakeResponses,
-    model=lambda url: OpenAIModel("gpt-5.4", base_url=url, api_key="test"),
+    model=lambda url, **kw: OpenAIModel("gpt-5.4", base_url=url, api_key="test", **kw),
     text=resp.responses_text,
     tools=lambda calls: resp.responses_tools(calls),
     thinking=resp.responses_reasoning,
@@ -116,6 +120,10 @@ OPENAI = Dialect(
     ),
     fault=_responses_fault,
     cut=lambda text: resp.ResponsesReply([{"type": "message", "text": text}], cut_after=6),
+    turn=lambda text, calls: resp.responses_tools(calls, text),
+    malformed_call=lambda name, raw: resp.ResponsesReply(
+        [{"type": "function_call", "call_id": "call_bad", "name": name, "arguments": raw}]
+    ),
     signature_sent=lambda body: next((i["encrypted_content"] for i in _items(body, "reasoning")), None),
     call_ids_sent=lambda body: [i["call_id"] for i in _items(body, "function_call")],
     result_ids_sent=lambda body: [i["call_id"] for i in _items(body, "function_call_output")],
@@ -147,6 +155,11 @@ def _chat_usage(fresh: int, cached: int, out: int) -> list[dict[str, Any]]:
     return chat.text_chunks("ok", usage)
 
 
+def _chat_turn(text: str, calls: Calls) -> list[dict[str, Any]]:
+    # The text without its finish chunk, then the calls without their opening role chunk.
+    return chat.text_chunks(text)[:-1] + chat.tool_chunks([(name, json.dumps(args)) for name, args in calls])[1:]
+
+
 def _chat_messages(body: dict[str, Any], role: str) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] == role]
 
@@ -156,13 +169,17 @@ OPENAI_COMPAT = Dialect(
     model_id="kimi-k2-thinking",
     prices=(0.6, 2.5, 0.15),
     server=chat.FakeChat,
-    model=lambda url: OpenAICompatModel("kimi-k2-thinking", base_url=url, api_key="test", provider="moonshot"),
+    model=lambda url, **kw: OpenAICompatModel(
+        "kimi-k2-thinking", base_url=url, api_key="test", provider="moonshot", **kw
+    ),
     text=chat.text_chunks,
     tools=lambda calls: chat.tool_chunks([(name, json.dumps(args)) for name, args in calls]),
     thinking=_chat_thinking,
     usage=_chat_usage,
     fault=_chat_fault,
     cut=lambda text: Stream([(None, c) for c in chat.text_chunks(text)], cut_after=3),
+    turn=lambda text, calls: _chat_turn(text, calls),
+    malformed_call=lambda name, raw: chat.tool_chunks([(name, raw)]),
     signature_sent=lambda body: None,
     call_ids_sent=lambda body: [c["id"] for m in _chat_messages(body, "assistant") for c in m.get("tool_calls", [])],
     result_ids_sent=lambda body: [m["tool_call_id"] for m in _chat_messages(body, "tool")],
@@ -188,7 +205,7 @@ GOOGLE = Dialect(
     model_id="gemini-3-flash-preview",
     prices=(0.5, 3.0, 0.05),
     server=gem.FakeGemini,
-    model=lambda url: GoogleModel("gemini-3-flash-preview", base_url=url, api_key="test"),
+    model=lambda url, **kw: GoogleModel("gemini-3-flash-preview", base_url=url, api_key="test", **kw),
     text=gem.gemini_text,
     tools=lambda calls: gem.gemini_tools(calls),
     thinking=gem.gemini_thinking,
@@ -197,6 +214,9 @@ GOOGLE = Dialect(
     ),
     fault=_gemini_fault,
     cut=lambda text: gem.GeminiReply([{"text": text}], cut_after=2),
+    turn=lambda text, calls: gem.gemini_tools(calls, text),
+    # Gemini parses the model's call itself: one that does not parse comes as a finish reason, no call.
+    malformed_call=lambda name, raw: gem.gemini_malformed_call(f"{name}({raw}"),
     signature_sent=lambda body: next((p["thoughtSignature"] for p in _gemini_parts(body, "thoughtSignature")), None),
     call_ids_sent=lambda body: [p["functionCall"]["id"] for p in _gemini_parts(body, "functionCall")],
     result_ids_sent=lambda body: [p["functionResponse"]["id"] for p in _gemini_parts(body, "functionResponse")],
