@@ -38,6 +38,7 @@ from typing import Any
 from sagent.agent.compaction import Thread, replace_results
 from sagent.agent.session_check import (
     HASH_FIELD,
+    Report,
     SessionBusy,
     SessionCorrupt,
     SessionError,
@@ -429,10 +430,19 @@ def peek_state(path: Path) -> SessionState:
     return read_state(records, path)
 
 
+def verify(path: Path) -> Report:
+    """Check the log at `path` whole (each record, and that the history can be rebuilt from them) without
+    changing it."""
+    lines, torn = split_lines(path.read_bytes())
+    try:
+        read_state(check(lines, path), path)
+    except SessionCorrupt as damage:
+        return Report(path, damage.line - 1, torn, damage)
+    return Report(path, len(lines), torn)
+
+
 def verify_chain(path: Path) -> bool:
     """True when the log checks out whole: each record's own hash, `seq`, `prev` and fields."""
-    from sagent.agent.session_check import verify
-
     return verify(path).ok
 
 

@@ -136,16 +136,6 @@ def check(lines: list[bytes], path: Path | None) -> list[dict[str, Any]]:
     return records
 
 
-def verify(path: Path) -> Report:
-    """Check the log at `path` without changing it."""
-    lines, torn = split_lines(path.read_bytes())
-    try:
-        records = check(lines, path)
-    except SessionCorrupt as damage:
-        return Report(path, damage.line - 1, torn, damage)
-    return Report(path, len(records), torn)
-
-
 def _problem(index: int, line: bytes, before: bytes | None, records: list[dict[str, Any]]) -> tuple[str, int] | None:
     """Why line `index` cannot be trusted and how many lines before it can; None when it checks out (it is
     then added to `records`)."""

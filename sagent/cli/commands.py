@@ -81,8 +81,7 @@ def list_session_files(argv: list[str]) -> int:
 
 def verify_session(argv: list[str]) -> int:
     """`sagent sessions verify ID|PATH`: 0 when the log checks out whole, 1 with the first bad line."""
-    from sagent.agent.session import find_session
-    from sagent.agent.session_check import verify
+    from sagent.agent.session import find_session, verify
 
     if len(argv) != 1 or argv[0].startswith("-"):
         sys.stderr.write("usage: sagent sessions verify ID|PATH\n")
