@@ -12,8 +12,7 @@ without it, so the log can be checked from the file alone; it is, whenever it is
 their text. The history is rebuilt from `message_added`, `turn_finished` and `tool_finished` events, so a
 resumed session sends the model exactly what it had.
 
-A log is written by one process at a time: the writer holds an exclusive `flock` on the file until it
-closes it, and says who it is (pid, host, since when) in `<id>.lock` beside it. A record is written with
+A log is written by one process at a time (`session_lock`). A record is written with
 one unbuffered write, and a write that fails or falls short raises `SessionWriteError`: the agent acts on
 nothing whose record is not whole in the file. Every secret sagent knows (`sagent.redaction`) is replaced
 by `[redacted]` before a line is written.
@@ -27,7 +26,6 @@ import hashlib
 import json
 import os
 import re
-import socket
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -48,6 +46,7 @@ from sagent.agent.session_check import (
     seal,
     split_lines,
 )
+from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.redaction import redact
 from sagent.types import (
@@ -60,11 +59,6 @@ from sagent.types import (
     message_from_dict,
     to_dict,
 )
-
-try:
-    import fcntl
-except ImportError:  # not on this system: sessions are not locked there (see docs/sessions.md)
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["SessionBusy", "SessionCorrupt", "SessionError", "SessionLog", "SessionState", "SessionWriteError"]
 
@@ -133,7 +127,7 @@ class SessionLog:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         session_id = new_session_id()
         path = folder / f"{session_id}.jsonl"
-        log = cls(session_id, path, fd=_open_locked(path, create=True))
+        log = cls(session_id, path, fd=open_locked(path, create=True))
         try:
             log.append({"kind": "header", "session_id": session_id, "cwd": str(cwd.resolve()), **header})
         except SessionWriteError:
@@ -151,14 +145,14 @@ class SessionLog:
         process first (`SessionBusy` when another one writes it), then checked whole (`SessionCorrupt` at
         the first record that fails); a torn last record, left by a process that died mid-write, is
         dropped."""
-        fd = _open_locked(path, create=False)
+        fd = open_locked(path, create=False)
         try:
-            lines, torn = split_lines(_read_all(fd))
+            lines, torn = split_lines(read_all(fd))
             if torn:
                 os.ftruncate(fd, sum(len(line) + 1 for line in lines))
             state = read_state(check(lines, path), path)
         except BaseException:
-            _release(fd, path)
+            release(fd, path)
             raise
         session_id = state.header.get("session_id") or path.stem
         return cls(session_id, path, seq=len(lines), prev=line_hash(lines[-1]), fd=fd), state
@@ -219,7 +213,7 @@ class SessionLog:
         line = seal(_redact(_dumps(record))).encode("utf-8")
         if self.path is not None:
             if self._fd is None:
-                self._fd = _open_locked(self.path, create=not self.path.exists())
+                self._fd = open_locked(self.path, create=not self.path.exists())
                 self._size = os.fstat(self._fd).st_size
             self._write(line + b"\n")
         self._prev = line_hash(line)
@@ -250,7 +244,7 @@ class SessionLog:
     def close(self) -> None:
         """Release the log (and its lock)."""
         if self._fd is not None and self.path is not None:
-            _release(self._fd, self.path)
+            release(self._fd, self.path)
         self._fd = None
 
 
@@ -270,63 +264,6 @@ def _redact(text: str) -> str:
     secrets = known_secrets()
     escaped = [json.dumps(s, ensure_ascii=False)[1:-1] for s in secrets]
     return redact(text, sorted(set(secrets) | set(escaped), key=len, reverse=True))
-
-
-# ------------------------------------------------------------------------------------------------ the lock
-
-
-def _lock_file(path: Path) -> Path:
-    return path.with_suffix(".lock")
-
-
-def _open_locked(path: Path, *, create: bool) -> int:
-    """`path` opened for appending and locked for this process; `SessionBusy` when another holds it. The
-    descriptor is not inherited by the commands tools run, so none of them can keep the lock."""
-    flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT | os.O_EXCL if create else 0)
-    fd = os.open(path, flags, 0o600)
-    if fcntl is not None:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise SessionBusy(path, _holder(path)) from None
-    holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": datetime.now().astimezone().isoformat()}
-    with contextlib.suppress(OSError):  # who holds it is for the message only; the flock is the lock
-        temporary = _lock_file(path).with_suffix(f".{os.getpid()}.tmp")
-        fd_info = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd_info, "w") as f:
-            json.dump(holder, f)
-        os.replace(temporary, _lock_file(path))
-    return fd
-
-
-def _holder(path: Path) -> dict[str, Any]:
-    try:
-        holder = json.loads(_lock_file(path).read_text())
-    except (OSError, ValueError):
-        return {}
-    if isinstance(holder, dict) and isinstance(holder.get("since"), str):
-        holder["since"] = holder["since"][:19].replace("T", " ")
-    return holder if isinstance(holder, dict) else {}
-
-
-def _release(fd: int, path: Path) -> None:
-    # The note goes before the lock, so the note present always names the holder of the lock.
-    with contextlib.suppress(OSError):
-        _lock_file(path).unlink()
-    os.close(fd)
-
-
-def _read_all(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    chunks, offset = [], 0
-    while offset < size:
-        chunk = os.pread(fd, min(size - offset, 1 << 20), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
 
 
 # ---------------------------------------------------------------------------------------------- reading
