@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sagent.agent.session_check import SessionBusy
+from sagent.agent.session_check import SessionBusy, SessionError
 
 try:
     import fcntl
@@ -33,7 +33,12 @@ def open_locked(path: Path, *, create: bool) -> int:
     """`path` opened for appending and locked for this process; `SessionBusy` when another holds it. The
     descriptor is not inherited by the commands tools run, so none of them can keep the lock."""
     flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT | os.O_EXCL if create else 0)
-    fd = os.open(path, flags, 0o600)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as error:  # read-only, not a file, gone
+        if create:
+            raise  # the data folder's problem, not this session's
+        raise SessionError(path, f"session log {path} cannot be opened for writing ({error.strerror})") from None
     if fcntl is not None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -17,6 +17,7 @@ from sagent.agent.agent import Agent
 from sagent.agent.session import (
     SessionBusy,
     SessionCorrupt,
+    SessionError,
     SessionLog,
     SessionWriteError,
     peek_state,
@@ -290,3 +291,15 @@ def test_a_lone_surrogate_keeps_the_log_valid(tmp_path) -> None:
     reopened, state = SessionLog.open(log.path)
     reopened.close()
     assert state.history[0].text == "bad \udc80 byte"
+
+
+async def test_a_log_that_cannot_be_opened_for_writing_is_a_session_error(tmp_path) -> None:
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()
+    with pytest.raises(SessionError, match="cannot be opened for writing"):
+        SessionLog.open(folder)
+    if os.geteuid() != 0:  # root may write any file
+        path = await a_session(tmp_path)
+        path.chmod(0o400)
+        with pytest.raises(SessionError, match="cannot be opened for writing"):
+            SessionLog.open(path)
