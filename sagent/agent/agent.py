@@ -47,7 +47,7 @@ from sagent.agent.inbox import (
 )
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.runtime import AgentTools
-from sagent.agent.session import SessionLog, clear_results
+from sagent.agent.session import SessionLog, SessionWriteError, clear_results
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import (
@@ -451,6 +451,10 @@ class Agent:
         try:
             async for event in self._drive():
                 yield event
+        except SessionWriteError as error:
+            # Persist, then act: an event that could not be written is not acted on, and the run ends
+            # here (its result cannot be logged either).
+            yield self.failure(str(error))
         finally:
             self._running = False
 

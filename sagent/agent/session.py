@@ -6,14 +6,22 @@ Layout: `$XDG_DATA_HOME/sagent/sessions/<working directory slug>/<session id>.js
     {"seq": 0, "prev": null, "ts": "...", "kind": "header", "session_id": ..., "cwd": ..., ...}
     {"seq": 1, "prev": "<sha256 of line 0>", "ts": "...", "kind": "event", "event": {"type": ...}}
 
-`prev` is the SHA-256 of the previous line's bytes, so the chain can be verified from the file alone.
-Streaming deltas are not written: the complete message that follows carries all of their text. The
-history is rebuilt from `message_added`, `turn_finished` and `tool_finished` events, so a resumed session
-sends the model exactly what it had. Values of API-key-like environment variables never reach the file.
+`prev` is the SHA-256 of the previous line's bytes and `hash` (the last field) the SHA-256 of the line
+without it, so the log can be checked from the file alone; it is, whenever it is opened
+(`session_check`). Streaming deltas are not written: the complete message that follows carries all of
+their text. The history is rebuilt from `message_added`, `turn_finished` and `tool_finished` events, so a
+resumed session sends the model exactly what it had.
+
+A log is written by one process at a time (`session_lock`). A record is written with
+one unbuffered write, and a write that fails or falls short raises `SessionWriteError`: the agent acts on
+nothing whose record is not whole in the file. Every secret sagent knows (`sagent.redaction`) is replaced
+by `[redacted]` before a line is written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -26,7 +34,21 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.compaction import Thread, replace_results
+from sagent.agent.session_check import (
+    HASH_FIELD,
+    Report,
+    SessionBusy,
+    SessionCorrupt,
+    SessionError,
+    SessionWriteError,
+    check,
+    line_hash,
+    seal,
+    split_lines,
+)
+from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.redaction import redact
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -38,8 +60,10 @@ from sagent.types import (
     to_dict,
 )
 
+__all__ = ["SessionBusy", "SessionCorrupt", "SessionError", "SessionLog", "SessionState", "SessionWriteError"]
+
 _NOT_LOGGED = (TextDelta, ThinkingDelta, ToolCallDelta)
-_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)", re.I)
+_COPIED_OUT = ("seq", "prev", HASH_FIELD)  # what a record copied into another log gets anew
 INTERRUPTED_TOOL = "interrupted: the session stopped before this tool call finished; its effects are unknown"
 
 
@@ -62,14 +86,6 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
 
 
-def _secrets() -> list[str]:
-    return sorted(
-        (v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= 12),
-        key=len,
-        reverse=True,
-    )
-
-
 @dataclass
 class SessionState:
     """What a session log says: the history and the spend so far."""
@@ -87,25 +103,36 @@ class SessionState:
 
 
 class SessionLog:
-    """An append-only, hash-chained JSONL log. `path=None` keeps nothing (ephemeral)."""
+    """An append-only, hash-chained JSONL log, written by one process at a time. `path=None` keeps
+    nothing (ephemeral)."""
 
-    def __init__(self, session_id: str, path: Path | None, *, seq: int = 0, prev: str | None = None) -> None:
+    def __init__(
+        self, session_id: str, path: Path | None, *, seq: int = 0, prev: str | None = None, fd: int | None = None
+    ) -> None:
         self.id = session_id
         self.path = path
         self._seq = seq
         self._prev = prev
-        self._fd: int | None = None
-        self._secrets = _secrets()
+        self._fd = fd  # open and locked from creation or reopening until close()
+        self._size = os.fstat(fd).st_size if fd is not None else 0
+        self._broken: SessionWriteError | None = None
 
     # -------------------------------------------------------------------------------- opening
 
     @classmethod
     def create(cls, cwd: Path, header: dict[str, Any], *, directory: Path | None = None) -> SessionLog:
+        """A new session log in `directory` (default: this working directory's sessions folder), locked for
+        this process and holding its header."""
         folder = directory or sessions_dir(cwd)
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         session_id = new_session_id()
-        log = cls(session_id, folder / f"{session_id}.jsonl")
-        log.append({"kind": "header", "session_id": session_id, "cwd": str(cwd.resolve()), **header})
+        path = folder / f"{session_id}.jsonl"
+        log = cls(session_id, path, fd=open_locked(path, create=True))
+        try:
+            log.append({"kind": "header", "session_id": session_id, "cwd": str(cwd.resolve()), **header})
+        except SessionWriteError:
+            log.close()
+            raise
         return log
 
     @classmethod
@@ -114,37 +141,60 @@ class SessionLog:
 
     @classmethod
     def open(cls, path: Path) -> tuple[SessionLog, SessionState]:
-        """Reopen an existing log for appending, and read what it holds."""
-        raw = path.read_bytes()
-        if raw and not raw.endswith(b"\n"):
-            # The process died mid-write: drop the torn record so the chain stays whole.
-            raw = raw[: raw.rfind(b"\n") + 1]
-            with open(path, "r+b") as f:
-                f.truncate(len(raw))
-        lines = raw.splitlines()
-        state = read_state(lines)
-        prev = hashlib.sha256(lines[-1]).hexdigest() if lines else None
+        """Reopen an existing log for appending, and read what it holds. The log is locked for this
+        process first (`SessionBusy` when another one writes it), then checked whole (`SessionCorrupt` at
+        the first record that fails); a torn last record, left by a process that died mid-write, is
+        dropped."""
+        fd = open_locked(path, create=False)
+        try:
+            lines, torn = split_lines(read_all(fd))
+            if torn:
+                os.ftruncate(fd, sum(len(line) + 1 for line in lines))
+            state = read_state(check(lines, path), path)
+        except BaseException:
+            release(fd, path)
+            raise
         session_id = state.header.get("session_id") or path.stem
-        return cls(session_id, path, seq=len(lines), prev=prev), state
+        return cls(session_id, path, seq=len(lines), prev=line_hash(lines[-1]), fd=fd), state
 
     @classmethod
     def fork_before_compaction(cls, path: Path) -> Path:
         """A new session holding `path`'s records up to its last compaction: the conversation as it was
         before that summary replaced it. The original log is not touched. Raises ValueError when the
-        session was never compacted."""
-        lines = path.read_bytes().splitlines()
-        records = [json.loads(line) for line in lines]
+        session was never compacted, `SessionCorrupt` when it is damaged."""
+        records = check(split_lines(path.read_bytes())[0], path)
         compactions = [i for i, r in enumerate(records) if (r.get("event") or {}).get("type") == "compacted"]
         if not compactions:
             raise ValueError(f"session {path.stem} was never compacted")
-        header = next((r for r in records if r.get("kind") == "header"), {"kind": "header"})
-        keep = [r for r in records[: compactions[-1]] if r.get("kind") != "header"]
-        extra = {k: v for k, v in header.items() if k not in ("seq", "prev", "ts", "kind", "session_id", "cwd")}
-        extra |= {"forked_from": header.get("session_id", path.stem), "forked_before_seq": compactions[-1]}
-        log = cls.create(Path(header.get("cwd") or "."), extra, directory=path.parent)
-        for record in keep:
-            log.append({k: v for k, v in record.items() if k not in ("seq", "prev")})
-        log.close()
+        return cls._fork(path, records[: compactions[-1]], {"forked_before_seq": compactions[-1]})
+
+    @classmethod
+    def fork_damaged(cls, path: Path) -> tuple[Path, SessionCorrupt] | None:
+        """When the log at `path` is damaged: a new session holding its records up to the last good one,
+        and what was wrong. None when the log is whole. The original file is not touched. Raises
+        `SessionCorrupt` when no record can be trusted (the header itself is bad)."""
+        lines, _ = split_lines(path.read_bytes())
+        try:
+            read_state(check(lines, path), path)
+            return None
+        except SessionCorrupt as damage:
+            if not damage.good:
+                raise
+            good = check(lines[: damage.good], path)
+            extra = {"forked_at_line": damage.line, "fork_reason": damage.reason}
+            return cls._fork(path, good, extra), damage
+
+    @classmethod
+    def _fork(cls, path: Path, records: list[dict[str, Any]], extra: dict[str, Any]) -> Path:
+        header = records[0]
+        kept = {k: v for k, v in header.items() if k not in (*_COPIED_OUT, "ts", "kind", "session_id", "cwd")}
+        kept |= {"forked_from": header.get("session_id", path.stem), **extra}
+        log = cls.create(Path(header.get("cwd") or "."), kept, directory=path.parent)
+        try:
+            for record in records[1:]:
+                log.append({k: v for k, v in record.items() if k not in _COPIED_OUT})
+        finally:
+            log.close()
         assert log.path is not None
         return log.path
 
@@ -156,88 +206,145 @@ class SessionLog:
     # -------------------------------------------------------------------------------- writing
 
     def append(self, record: dict[str, Any]) -> None:
+        """Write one record whole, or raise `SessionWriteError` (and write nothing more to this log)."""
+        if self._broken is not None:
+            raise SessionWriteError(self._broken.path, self._broken.cause)
         record = {"seq": self._seq, "prev": self._prev, "ts": datetime.now(UTC).isoformat(), **record}
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        for secret in self._secrets:
-            if secret in line:
-                line = line.replace(secret, "[redacted]")
-        data = line.encode()
-        self._prev = hashlib.sha256(data).hexdigest()
+        line = seal(_redact(_dumps(record))).encode("utf-8")
+        if self.path is not None:
+            if self._fd is None:
+                self._fd = open_locked(self.path, create=not self.path.exists())
+                self._size = os.fstat(self._fd).st_size
+            self._write(line + b"\n")
+        self._prev = line_hash(line)
         self._seq += 1
-        if self.path is None:
-            return
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        # One unbuffered write a record: once it returns, a kill of this process cannot lose it.
-        os.write(self._fd, data + b"\n")
+
+    def _write(self, data: bytes) -> None:
+        # One unbuffered write a record: once it returns, a kill of this process cannot lose it. A write
+        # may fall short (a full disk, the file size limit): the rest is tried, and a failure is final.
+        assert self._fd is not None and self.path is not None
+        done = 0
+        try:
+            while done < len(data):
+                written = os.write(self._fd, data[done:])
+                if written <= 0:
+                    raise OSError(errno.EIO, "the write made no progress")
+                done += written
+        except OSError as error:
+            self._broken = SessionWriteError(self.path, error)
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)  # drop the partial record, so the log stays whole
+            raise self._broken from error
+        self._size += done
 
     def record(self, event: Event) -> None:
         if not isinstance(event, _NOT_LOGGED):
             self.append({"kind": "event", "event": to_dict(event)})
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        """Release the log (and its lock)."""
+        if self._fd is not None and self.path is not None:
+            release(self._fd, self.path)
+        self._fd = None
+
+
+def _dumps(record: dict[str, Any]) -> str:
+    try:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:  # a lone surrogate: JSON escapes keep it exactly, and the file valid UTF-8
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+
+
+def _redact(text: str) -> str:
+    # A secret appears in the JSON text as JSON writes it (quotes and backslashes escaped).
+    from sagent.redaction import known_secrets
+
+    secrets = known_secrets()
+    escaped = [json.dumps(s, ensure_ascii=False)[1:-1] for s in secrets]
+    return redact(text, sorted(set(secrets) | set(escaped), key=len, reverse=True))
 
 
 # ---------------------------------------------------------------------------------------------- reading
 
 
-def read_state(lines: list[bytes]) -> SessionState:
+def read_state(records: list[dict[str, Any]], path: Path | None = None) -> SessionState:
+    """The history and spend that checked records (see `session_check.check`) describe. A record whose
+    event cannot be rebuilt raises `SessionCorrupt` naming its line."""
     state = SessionState()
     answered: set[str] = set()
-    for line in lines:
-        record = json.loads(line)
-        if record.get("kind") == "header":
-            state.header = record
-            continue
-        event = record.get("event") or {}
-        kind = event.get("type")
-        if kind in ("session_started", "model_switched"):
-            state.provider, state.model = event["provider"], event["model"]
-        elif kind == "compacted":
-            kept = event.get("kept", 0)
-            state.history = [message_from_dict(event["summary"]), *(state.history[-kept:] if kept else [])]
-            state.thread = Thread(
-                tuple(event.get("user_messages", ())),
-                tuple(event.get("files_read", ())),
-                tuple(event.get("files_modified", ())),
-            )
-            usage, cost, n = state.usage_by_model.get(event["model"], (Usage(), Cost(), 0))
-            state.usage_by_model[event["model"]] = (
-                usage + Usage(**event["usage"]),
-                cost + Cost(**event["cost"]),
-                n + 1,
-            )
-        elif kind == "message_added":
-            state.history.append(message_from_dict(event["message"]))
-        elif kind == "turn_finished":
-            message = message_from_dict(event["message"])
-            state.history.append(message)
-            assert isinstance(message, AssistantMessage)
-            usage, cost, n = state.usage_by_model.get(message.model, (Usage(), Cost(), 0))
-            state.usage_by_model[message.model] = (
-                usage + Usage(**event["usage"]),
-                cost + Cost(**event["cost"]),
-                n + 1,
-            )
-        elif kind == "context_pruned":
-            stubs = [message_from_dict(r) for r in event["results"]]
-            state.history = replace_results(state.history, stubs)  # type: ignore[arg-type]
-        elif kind == "tool_results_cleared":
-            state.history = clear_results(state.history, set(event["call_ids"]))
-        elif kind == "tool_finished":
-            result = message_from_dict(event["result"])
-            assert isinstance(result, ToolResult)
-            state.history.append(result)
-            answered.add(result.call_id)
+    for index, record in enumerate(records):
+        try:
+            _apply(state, record, answered)
+        except (KeyError, TypeError, ValueError, AttributeError, AssertionError) as error:
+            kind = (record.get("event") or {}).get("type", record.get("kind"))
+            reason = f"its {kind} record cannot be read ({type(error).__name__}: {error})"
+            raise SessionCorrupt(path, index + 1, reason, index) from None
     for message in state.history:
         if isinstance(message, AssistantMessage):
             for call in message.tool_calls:
                 if call.id not in answered:
                     state.dangling.append(ToolResult.of(call, INTERRUPTED_TOOL, is_error=True))
     return state
+
+
+def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> None:
+    if record.get("kind") == "header":
+        state.header = record
+        return
+    event = record.get("event") or {}
+    kind = event.get("type")
+    if kind in ("session_started", "model_switched"):
+        state.provider, state.model = event["provider"], event["model"]
+    elif kind == "compacted":
+        kept = event.get("kept", 0)
+        state.history = [_message(event["summary"]), *(state.history[-kept:] if kept else [])]
+        state.thread = Thread(
+            tuple(event.get("user_messages", ())),
+            tuple(event.get("files_read", ())),
+            tuple(event.get("files_modified", ())),
+        )
+        usage, cost, n = state.usage_by_model.get(event["model"], (Usage(), Cost(), 0))
+        state.usage_by_model[event["model"]] = (
+            usage + Usage(**event["usage"]),
+            cost + Cost(**event["cost"]),
+            n + 1,
+        )
+    elif kind == "message_added":
+        state.history.append(_message(event["message"]))
+    elif kind == "turn_finished":
+        message = _message(event["message"], AssistantMessage)
+        state.history.append(message)
+        usage, cost, n = state.usage_by_model.get(message.model, (Usage(), Cost(), 0))
+        state.usage_by_model[message.model] = (
+            usage + Usage(**event["usage"]),
+            cost + Cost(**event["cost"]),
+            n + 1,
+        )
+    elif kind == "context_pruned":
+        stubs = [_message(r, ToolResult) for r in event["results"]]
+        state.history = replace_results(state.history, stubs)  # type: ignore[arg-type]
+    elif kind == "tool_results_cleared":
+        state.history = clear_results(state.history, set(event["call_ids"]))
+    elif kind == "tool_finished":
+        result = _message(event["result"], ToolResult)
+        state.history.append(result)
+        answered.add(result.call_id)
+
+
+def _message(data: Any, kind: type = object) -> Any:
+    """A message rebuilt from a record, of the kind expected, its texts strings (no `assert`: it must hold
+    under `python -O` too)."""
+    if not isinstance(data, dict):
+        raise TypeError("a message is not a JSON object")
+    message = message_from_dict(data)
+    if not isinstance(message, kind):
+        raise TypeError(f"a {type(message).__name__} where a {kind.__name__} belongs")
+    for part in getattr(message, "content", ()):
+        if isinstance(part, TextPart) and not isinstance(part.text, str):
+            raise TypeError("a text part whose text is not a string")
+    return message
 
 
 CLEARED = "[output cleared by the agent to save context]"
@@ -254,19 +361,26 @@ def clear_results(history: list[Message], call_ids: set[str]) -> list[Message]:
 
 
 def peek_state(path: Path) -> SessionState:
-    """What a session log holds, read without opening it for writing."""
-    raw = path.read_bytes()
-    return read_state(raw[: raw.rfind(b"\n") + 1].splitlines())  # without a torn last record
+    """What a session log holds, read without opening it for writing (a torn last record left out).
+    Raises `SessionCorrupt` when the log fails its check."""
+    records = check(split_lines(path.read_bytes())[0], path)
+    return read_state(records, path)
+
+
+def verify(path: Path) -> Report:
+    """Check the log at `path` whole (each record, and that the history can be rebuilt from them) without
+    changing it."""
+    lines, torn = split_lines(path.read_bytes())
+    try:
+        read_state(check(lines, path), path)
+    except SessionCorrupt as damage:
+        return Report(path, damage.line - 1, torn, damage)
+    return Report(path, len(lines), torn)
 
 
 def verify_chain(path: Path) -> bool:
-    """True when every record's `prev` is the SHA-256 of the line before it."""
-    prev = None
-    for line in path.read_bytes().splitlines():
-        if json.loads(line).get("prev") != prev:
-            return False
-        prev = hashlib.sha256(line).hexdigest()
-    return True
+    """True when the log checks out whole: each record's own hash, `seq`, `prev` and fields."""
+    return verify(path).ok
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,17 +398,23 @@ def list_sessions(cwd: Path) -> list[SessionInfo]:
         return []
     found = []
     for path in folder.glob("*.jsonl"):
-        found.append(SessionInfo(path.stem, path, path.stat().st_mtime, _first_prompt(path)))
+        with contextlib.suppress(OSError):  # removed meanwhile, or unreadable: not listed
+            found.append(SessionInfo(path.stem, path, path.stat().st_mtime, _first_prompt(path)))
     return sorted(found, key=lambda s: s.modified, reverse=True)
 
 
 def _first_prompt(path: Path) -> str:
+    """The text of the first message, for listings; "" when there is none or the line is damaged (a
+    listing must show every session, checked or not)."""
     with open(path, "rb") as f:
         for line in f:
             if b'"message_added"' in line:
-                message = json.loads(line)["event"]["message"]
-                parts = message.get("content") or []
-                return "".join(p.get("text", "") for p in parts)[:200]
+                try:
+                    message = json.loads(line)["event"]["message"]
+                    parts = message.get("content") or []
+                    return "".join(p.get("text", "") for p in parts if isinstance(p.get("text"), str))[:200]
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    return ""
     return ""
 
 

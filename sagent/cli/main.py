@@ -28,6 +28,7 @@ sagent: a coding agent for the terminal.
   sagent models [PROVIDER]                 the model catalog with prices
   sagent providers                         providers, their key variables and endpoints
   sagent sessions                          this directory's sessions
+  sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """
@@ -176,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --continue, --session or --resume: go on from the session as it was before its last "
         "compaction, as a new session (the original is kept as it is)",
     )
+    sessions.add_argument(
+        "--fork-damaged",
+        action="store_true",
+        help="with --continue, --session or --resume: when the session log is damaged (it fails its check), go "
+        "on from its last good record as a new session (the damaged file is kept as it is)",
+    )
     sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
     return p
 
@@ -228,6 +235,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--ephemeral cannot continue a session"
     if args.before_compaction and not (args.continue_ or args.session or args.resume is not None):
         return "--before-compaction needs --continue, --session or --resume"
+    if args.fork_damaged and not (args.continue_ or args.session or args.resume is not None):
+        return "--fork-damaged needs --continue, --session or --resume"
     if args.compact_at:
         from sagent.cli.run import compaction_policy
 

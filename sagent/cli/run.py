@@ -17,7 +17,15 @@ from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet, FleetError
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
-from sagent.agent.session import SessionLog, find_session, list_sessions, peek_state, sessions_dir
+from sagent.agent.session import (
+    SessionError,
+    SessionLog,
+    SessionWriteError,
+    find_session,
+    list_sessions,
+    peek_state,
+    sessions_dir,
+)
 from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.providers.base import Model, ProviderError
@@ -46,9 +54,14 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
     except (UsageError, ProviderError) as error:
         sys.stderr.write(f"sagent: error: {error}\n")
         return EXIT_USAGE
+    except SessionError as error:
+        return _session_failure(error)
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
-    agent = make_agent(args, model, tools, cwd, session_path)
+    try:
+        agent = make_agent(args, model, tools, cwd, session_path)
+    except SessionError as error:
+        return _session_failure(error)
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     incoming = read_stream_json(sys.stdin) if args.input_format == "stream-json" else None
     try:
@@ -65,7 +78,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         tools = _tools(args)
         session_path = _session_to_continue(args, cwd)
         if session_path is None and args.resume is not None:
-            session_path = _before_compaction(args, _pick_session(args.resume, cwd))
+            session_path = _before_compaction(args, _fork_damaged(args, _pick_session(args.resume, cwd)))
             if session_path is None:
                 return 0
         choice = _choice(args, session_path)
@@ -73,11 +86,16 @@ def run_interactive(args: argparse.Namespace) -> int:
     except (UsageError, ProviderError) as error:
         sys.stderr.write(f"sagent: error: {error}\n")
         return EXIT_USAGE
+    except SessionError as error:
+        return _session_failure(error)
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
     from sagent.repl.app import Repl, terminal_settings
 
-    agent = make_agent(args, model, tools, cwd, session_path)
+    try:
+        agent = make_agent(args, model, tools, cwd, session_path)
+    except SessionError as error:
+        return _session_failure(error)
 
     def new_agent(path: Path | None) -> Agent:
         return make_agent(args, repl.agent.model, list(repl.agent.tools.values()), cwd, path, settings_from=repl.agent)
@@ -286,15 +304,38 @@ def _tools(args: argparse.Namespace) -> list[Tool]:
 def _session_to_continue(args: argparse.Namespace, cwd: Path) -> Path | None:
     if args.session:
         try:
-            return _before_compaction(args, find_session(args.session, cwd))
+            path = find_session(args.session, cwd)
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
+        return _before_compaction(args, _fork_damaged(args, path))
     if args.continue_:
         sessions = list_sessions(cwd)
         if not sessions:
             raise UsageError(f"no session to continue in {cwd}")
-        return _before_compaction(args, sessions[0].path)
+        return _before_compaction(args, _fork_damaged(args, sessions[0].path))
     return None
+
+
+def _fork_damaged(args: argparse.Namespace, path: Path | None) -> Path | None:
+    """With --fork-damaged, a damaged log is continued as a new session forked from its last good record
+    (the damaged file stays as it is); a whole one is continued as it is."""
+    if path is None or not args.fork_damaged:
+        return path
+    forked = SessionLog.fork_damaged(path)
+    if forked is None:
+        return path
+    new, damage = forked
+    sys.stderr.write(
+        f"sagent: session {path.stem} is damaged at line {damage.line} ({damage.reason}); continuing from its "
+        f"last good record (line {damage.good}) as a new session {new.stem}; {path} is kept as it is\n"
+    )
+    return new
+
+
+def _session_failure(error: SessionError) -> int:
+    """A session that cannot be used (damaged, in use, unwritable): one line, and no new session."""
+    sys.stderr.write(f"sagent: error: {error}\n")
+    return EXIT_ERROR if isinstance(error, SessionWriteError) else EXIT_USAGE
 
 
 def _before_compaction(args: argparse.Namespace, path: Path | None) -> Path | None:

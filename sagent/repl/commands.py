@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sagent.agent.session import SessionInfo, age_text, list_sessions, peek_state
+from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
 from sagent.providers.catalog import CATALOG
 
 if TYPE_CHECKING:
@@ -270,7 +270,13 @@ def _resume(repl: Repl, arg: str) -> list[str]:
         if len(matches) != 1:
             raise CommandError(f"no single session matches {arg!r}; /sessions lists them")
         chosen = matches[0]
-    repl.replace_agent(repl.new_agent(chosen.path))
+    if chosen.path == repl.agent.session.path:
+        raise CommandError(f"{chosen.id} is the session open now")
+    try:
+        agent = repl.new_agent(chosen.path)
+    except SessionError as error:  # damaged, or written by another sagent
+        raise CommandError(str(error)) from None
+    repl.replace_agent(agent)
     return [*repl.renderer.history(list(repl.agent.history)), repl.renderer.c("dim", f"─ resumed {chosen.id}")]
 
 
@@ -372,11 +378,17 @@ def _tree(root: Agent) -> list[Agent]:
     return found
 
 
-def session_cost(info: SessionInfo) -> float:
-    return sum(cost.total for _, cost, _ in peek_state(info.path).usage_by_model.values())
+def session_cost(info: SessionInfo) -> float | None:
+    """What the session spent; None when its log is damaged (or unreadable)."""
+    try:
+        return sum(cost.total for _, cost, _ in peek_state(info.path).usage_by_model.values())
+    except (SessionError, OSError):
+        return None
 
 
 def session_row(number: int, info: SessionInfo) -> str:
     age = age_text(time.time() - info.modified)
     prompt = " ".join(info.first_prompt.split())[:60] or "(no prompt)"
-    return f"{number:>3}. {info.id[:12]}  {age:>8}  ${session_cost(info):>7.4f}  {prompt}"
+    cost = session_cost(info)
+    spent = "damaged" if cost is None else f"${cost:.4f}"
+    return f"{number:>3}. {info.id[:12]}  {age:>8}  {spent:>8}  {prompt}"

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import os
 import re
 import threading
 import types
@@ -64,6 +65,18 @@ class ToolContext:
         out.mkdir(parents=True, exist_ok=True, mode=0o700)
         return out
 
+    def save_output(self, name: str, text: str) -> Path:
+        """Write `text` to `name` in the spill folder, readable only by the user and with every secret
+        sagent knows redacted (a tool's output can hold a key: `env`, a config file), and return its path."""
+        from sagent.redaction import redact
+
+        path = self.spill_dir() / name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
+            os.fchmod(f.fileno(), 0o600)  # a file that was already there keeps its mode otherwise
+            f.write(redact(text))
+        return path
+
 
 ToolOutput = str | tuple[UserContent, ...]
 
@@ -107,8 +120,7 @@ def fit_output(text: str, ctx: ToolContext, tool_name: str) -> str:
     the session folder and its path given, so nothing is lost and the model can Read or Grep the rest."""
     if len(text) <= MAX_OUTPUT:
         return text
-    spill = ctx.spill_dir() / f"{tool_name.lower()}-{uuid.uuid4().hex[:12]}.txt"
-    spill.write_text(text, encoding="utf-8")
+    spill = ctx.save_output(f"{tool_name.lower()}-{uuid.uuid4().hex[:12]}.txt", text)
     half = MAX_OUTPUT // 2
     cut = len(text) - 2 * half
     note = f"[… {cut:,} characters cut; the whole output is in {spill}: Read it by offset and limit, or Grep it]"

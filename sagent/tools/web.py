@@ -139,8 +139,7 @@ class WebFetch(AnyOrder):
         head = final_url if final_url == url else f"{final_url} (redirected from {url})"
         question = (arguments.get("question") or "").strip()
         if question and len(content) > QUESTION_ABOVE and ctx.runtime is not None:
-            saved = ctx.spill_dir() / f"webfetch-{hashlib.sha256(final_url.encode()).hexdigest()[:12]}.md"
-            saved.write_text(content, encoding="utf-8")
+            saved = ctx.save_output(f"webfetch-{hashlib.sha256(final_url.encode()).hexdigest()[:12]}.md", content)
             prompt = f"Page: {final_url}\n\n{content[:SMALL_MODEL_PAGE]}\n\n---\nQuestion: {question}"
             try:
                 answer = await ctx.runtime.ask_small_model(self.name, ANSWER_SYSTEM, prompt)

@@ -68,6 +68,7 @@ async def test_killed_mid_tool_resumes_with_the_call_answered_as_interrupted(tmp
     async for event in agent.run("go"):
         if type(event).__name__ == "ToolStarted":
             break
+    log.close()  # a killed process lets go of its session
     assert log.path is not None
     resumed = Agent.resume(log.path, ScriptedModel([text_turn("ok")]), tools=[note])
     call = next(m for m in resumed.history if isinstance(m, AssistantMessage)).tool_calls[0]
@@ -75,6 +76,7 @@ async def test_killed_mid_tool_resumes_with_the_call_answered_as_interrupted(tmp
     assert isinstance(answer, ToolResult) and answer.call_id == call.id
     assert answer.is_error and answer.text == INTERRUPTED_TOOL
     # The answer was written too: a second resume finds nothing dangling.
+    resumed.session.close()
     again = Agent.resume(log.path, ScriptedModel([]))
     assert again.history == resumed.history
     assert verify_chain(log.path)
