@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sagent import redaction
 from sagent.agent.compaction import Thread, replace_results
 from sagent.agent.session_check import (
     HASH_FIELD,
@@ -48,7 +49,6 @@ from sagent.agent.session_check import (
 )
 from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.redaction import redact
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -116,6 +116,7 @@ class SessionLog:
         self._fd = fd  # open and locked from creation or reopening until close()
         self._size = os.fstat(fd).st_size if fd is not None else 0
         self._broken: SessionWriteError | None = None
+        redaction.rescan()  # variables set since the last log was opened count as secrets too
 
     # -------------------------------------------------------------------------------- opening
 
@@ -257,13 +258,17 @@ def _dumps(record: dict[str, Any]) -> str:
         return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
 
 
+_escaped: tuple[int, list[str]] = (-1, [])  # the known secrets and their JSON-escaped forms, by generation
+
+
 def _redact(text: str) -> str:
     # A secret appears in the JSON text as JSON writes it (quotes and backslashes escaped).
-    from sagent.redaction import known_secrets
-
-    secrets = known_secrets()
-    escaped = [json.dumps(s, ensure_ascii=False)[1:-1] for s in secrets]
-    return redact(text, sorted(set(secrets) | set(escaped), key=len, reverse=True))
+    global _escaped
+    if _escaped[0] != redaction.generation():
+        secrets = redaction.known_secrets()
+        escaped = [json.dumps(s, ensure_ascii=False)[1:-1] for s in secrets]
+        _escaped = (redaction.generation(), sorted(set(secrets) | set(escaped), key=len, reverse=True))
+    return redaction.redact(text, _escaped[1])
 
 
 # ---------------------------------------------------------------------------------------------- reading
