@@ -112,6 +112,11 @@ def main() -> int:
         typing, streaming = repl_costs()
         results.append(report(f"REPL keystroke, {HISTORY:,}-message session", typing, "ms", 16))
         results.append(report(f"REPL redraw per streamed chunk, {HISTORY:,} messages", streaming, "ms", 16))
+        from benchmarks.memory import BASH_FLOOD_SECONDS, BASH_FLOOD_TARGET_MIB, bash_flood_peak_rss
+
+        mib, spilled = bash_flood_peak_rss()
+        name = f"Bash `yes` for {BASH_FLOOD_SECONDS} s ({spilled:,.0f} MiB to file): peak RSS"
+        results.append(report(name, mib, "MiB", BASH_FLOOD_TARGET_MIB))
         from benchmarks.context import TURNS, context_figures
 
         f = context_figures()
