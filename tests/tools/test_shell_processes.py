@@ -22,6 +22,7 @@ from sagent.tools.base import MAX_OUTPUT, ToolContext, ToolError
 from sagent.tools.shell import Bash
 from sagent.types import ToolCall
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.repl.tmux import HAVE_TMUX, Tmux
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
 
@@ -246,3 +247,20 @@ def test_continue_after_sagent_was_killed_ends_what_the_dead_run_left(tmp_path: 
     assert "interrupted" in text and "killed when the session resumed" in text
     assert str(daemon) in text and str(shell) in text
     assert not list((tmp_path / "data").rglob("processes/*.json"))  # the dead run's record is gone too
+
+
+@pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
+def test_closing_the_repl_terminal_ends_the_running_call_and_its_daemon(tmp_path: Path) -> None:
+    with FakeAnthropic([tool_use_response([("Bash", {"command": BUSY_DAEMON})])]) as fake:
+        env = {**_env(fake, tmp_path), "TERM": "xterm-256color"}
+        with Tmux([], env, tmp_path) as term:
+            term.wait_for("Esc interrupts")
+            term.type("start it")
+            term.press("Enter")
+            deadline = time.monotonic() + 60
+            while not (tmp_path / "bash.pid").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            daemon, shell = pid_in(tmp_path / "setsid.pid"), pid_in(tmp_path / "bash.pid")
+            assert alive(daemon) and alive(shell)
+        # The terminal is gone (its tmux server killed): sagent gets SIGHUP.
+    assert gone(daemon) and gone(shell)
