@@ -228,7 +228,7 @@ def write_record(folder: Path, token: str, command: str) -> Path | None:
         "token": token,
         "command": command,
         "owner": os.getpid(),
-        "owner_started": start_time(os.getpid()),
+        "owner_started": start_time(os.getpid()),  # None without /proc
         "started": datetime.now(UTC).isoformat(),
     }
     path = folder / f"{token}.json"
@@ -244,9 +244,9 @@ def write_record(folder: Path, token: str, command: str) -> Path | None:
 
 def _owner_alive(record: dict[str, Any]) -> bool:
     pid = record.get("owner")
-    if not isinstance(pid, int) or pid == os.getpid():
+    if not isinstance(pid, int):
         return False
-    started = start_time(pid)
+    started = start_time(pid)  # a pid reused by a later process (even this one) has another start time
     if PROC.is_dir():
         return started is not None and started == record.get("owner_started")
     try:

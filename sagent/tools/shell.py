@@ -77,7 +77,11 @@ class Bash(AnyOrder):
         token = new_token()
         record = None
         if ctx.session_dir is not None:
-            record = await asyncio.to_thread(write_record, ctx.session_dir / RECORDS, token, command)
+            records = ctx.session_dir / RECORDS
+            # What a dead run of this session left that no resumed call accounted for (a background call):
+            # it ends now, before this call starts.
+            await asyncio.to_thread(end_leftovers, records, None)
+            record = await asyncio.to_thread(write_record, records, token, command)
         capture = Capture(lambda: ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt")
         # Our own pipe, not asyncio's: the call ends when bash exits, not when the last holder of its
         # stdout (a daemon) closes it.

@@ -264,3 +264,23 @@ def test_closing_the_repl_terminal_ends_the_running_call_and_its_daemon(tmp_path
             assert alive(daemon) and alive(shell)
         # The terminal is gone (its tmux server killed): sagent gets SIGHUP.
     assert gone(daemon) and gone(shell)
+
+
+async def test_the_next_call_ends_what_a_dead_run_left_outside_any_interrupted_call(
+    tmp_path: Path, ctx: ToolContext
+) -> None:
+    # A background call of a run that was SIGKILLed: its record stays, its daemon runs, no call is dangling.
+    from sagent.tools.processes import new_token, tagged_environment, write_record
+
+    token = new_token()
+    daemon = subprocess.Popen(["sleep", "300"], env=tagged_environment(token), start_new_session=True)
+    assert ctx.session_dir is not None
+    record = write_record(ctx.session_dir / "processes", token, "sleep 300 &")
+    assert record is not None
+    record.write_text(json.dumps({**json.loads(record.read_text()), "owner": 1, "owner_started": 0}))
+    try:
+        assert await Bash().run({"command": "echo next"}, ctx) == "next\n"
+        assert gone(daemon.pid) and not record.exists()
+    finally:
+        daemon.kill()
+        daemon.wait()
