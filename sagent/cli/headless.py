@@ -179,9 +179,11 @@ def _install_signals(agent: Agent) -> asyncio.Event:
     hangup = asyncio.Event()
 
     def on_signal(sig: signal.Signals) -> None:
-        presses[0] += 1
         if sig.name == "SIGHUP":
+            if hangup.is_set():
+                return  # a closed terminal may signal twice (its shell, then the kernel): one hangup
             hangup.set()
+        presses[0] += 1
         if presses[0] > 1 or not agent.running:
             with contextlib.suppress(OSError):
                 sys.stderr.write("sagent: interrupted; exiting\n")

@@ -281,12 +281,12 @@ class Repl:
         try:
             await self.app.run_async()
         finally:
-            hangup()
             self._unwatch()
             if self.busy:
                 self.agent.quit()
                 assert self.task is not None
                 await asyncio.gather(self.task, return_exceptions=True)
+            hangup()  # only now: a hangup is often signalled twice, and the second must not kill us mid-cleanup
             self.app = None
             self._write()
             await self.agent.aclose()

@@ -117,13 +117,16 @@ async def test_cancelling_the_call_kills_every_process_it_started(tmp_path: Path
     assert not list((tmp_path / "session").rglob("processes/*.json"))  # the call's record is removed
 
 
+FLOOD = 200_000_000  # bytes of `yes`: a few seconds of it, all of which must reach the file
+
+
 async def test_a_flood_of_output_keeps_head_and_tail_and_streams_all_of_it_to_one_file(
     tmp_path: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     secret = "sk-flood-secret-0123456789"
     monkeypatch.setenv("FLOOD_API_KEY", secret)
-    call = ToolCall("c1", "Bash", {"command": 'seq 1 5000; echo "key=$FLOOD_API_KEY"; timeout 3 yes; echo the end'})
-    result = await execute({"Bash": Bash()}, call, ctx)
+    command = f'seq 1 5000; echo "key=$FLOOD_API_KEY"; yes | head -c {FLOOD}; echo the end'
+    result = await execute({"Bash": Bash()}, ToolCall("c1", "Bash", {"command": command}), ctx)
     out = result.text
     assert not result.is_error and len(out) <= MAX_OUTPUT
     assert out.startswith("1\n2\n3\n") and out.endswith("y\ny\nthe end\n")
@@ -133,13 +136,25 @@ async def test_a_flood_of_output_keeps_head_and_tail_and_streams_all_of_it_to_on
     spill = spills[0]
     assert str(spill) in out
     assert stat.S_IMODE(spill.stat().st_mode) == 0o600
-    assert spill.stat().st_size > 10_000_000  # three seconds of `yes`, all of it
+    seq = sum(len(f"{i}\n") for i in range(1, 5001))
+    assert spill.stat().st_size == seq + len("key=[redacted]\n") + FLOOD + len("the end\n")
     with spill.open("rb") as f:
         start = f.read(200_000).decode()
         f.seek(-100, os.SEEK_END)
         end = f.read().decode()
     assert start.startswith("1\n2\n") and "key=[redacted]" in start and secret not in start
     assert end.endswith("y\nthe end\n")
+
+
+async def test_the_output_file_stops_at_its_cap_and_says_so(
+    tmp_path: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sagent.tools.shell.MAX_SPILL_BYTES", 1_000_000)
+    out = await Bash().run({"command": "yes | head -c 5000000; echo the end"}, ctx)
+    assert len(out) <= MAX_OUTPUT and out.endswith("y\nthe end\n")
+    assert "the first 1,000,000 bytes of the output are in " in out
+    (spill,) = (tmp_path / "session" / "outputs").iterdir()
+    assert spill.stat().st_size == 1_000_000
 
 
 async def test_a_flood_without_a_session_folder_still_spills_to_a_private_file(tmp_path: Path) -> None:
