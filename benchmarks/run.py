@@ -116,6 +116,11 @@ def main() -> int:
 
         for what, mib, _ in read_memory_figures():
             results.append(report(f"Read peak RSS above idle: {what}", mib, "MiB", TARGET_MIB))
+        from benchmarks.memory import BASH_FLOOD_SECONDS, BASH_FLOOD_TARGET_MIB, bash_flood_peak_rss
+
+        mib, spilled = bash_flood_peak_rss()
+        name = f"Bash `yes` for {BASH_FLOOD_SECONDS} s ({spilled:,.0f} MiB to file): peak RSS"
+        results.append(report(name, mib, "MiB", BASH_FLOOD_TARGET_MIB))
         from benchmarks.context import TURNS, context_figures
 
         f = context_figures()

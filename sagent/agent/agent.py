@@ -75,7 +75,7 @@ from sagent.providers.base import (
     close_model,
 )
 from sagent.providers.catalog import cost_of, lookup
-from sagent.tools.base import Tool, ToolContext
+from sagent.tools.base import Tool, ToolContext, recover_note
 from sagent.types import (
     AssistantMessage,
     Effort,
@@ -201,7 +201,12 @@ class Agent:
         settings.setdefault("cwd", state.header.get("cwd"))
         agent = cls(model, session=log, history=state.history, **settings)
         agent.window.thread = state.thread
+        calls = {c.id: c for m in state.history if isinstance(m, AssistantMessage) for c in m.tool_calls}
         for result in state.dangling:
+            # The tool may clean up what the dead run left (processes) and say so in the result.
+            note = recover_note(agent.tools.get(result.name), calls[result.call_id], agent.context)
+            if note:
+                result = ToolResult.of(calls[result.call_id], f"{result.text} {note}", is_error=True)
             agent._add_tool_result(ToolFinished(result, 0.0))
         return agent
 

@@ -30,6 +30,7 @@ EXIT_USAGE = 2
 EXIT_MAX_ROUNDS = 3
 EXIT_BUDGET = 4
 EXIT_INTERRUPTED = 130
+EXIT_HANGUP = 129  # 128 + SIGHUP, as a shell reports a process its closed terminal ended
 
 EXIT_CODES = {
     "success": EXIT_OK,
@@ -134,7 +135,7 @@ async def run_headless(
             arrived.set()
 
     feeder = asyncio.create_task(feed())
-    _install_signals(agent)
+    hangup = _install_signals(agent)
     code = EXIT_OK
     try:
         while not bad_input:
@@ -147,7 +148,11 @@ async def run_headless(
                 waiter.cancel()
                 continue
             async for event in agent.run():
-                output.event(event, agent)
+                try:
+                    output.event(event, agent)
+                except OSError:
+                    if not hangup.is_set():
+                        raise  # after a hangup the terminal is gone; the session log has every event
                 if isinstance(event, Result):
                     code = EXIT_CODES[event.subtype]
             if code == EXIT_INTERRUPTED:
@@ -155,33 +160,48 @@ async def run_headless(
     finally:
         feeder.cancel()
         _remove_signals()
-    output.finish()
+    if hangup.is_set() and code == EXIT_INTERRUPTED:
+        code = EXIT_HANGUP
+    with contextlib.suppress(OSError):
+        output.finish()
     if bad_input:
         output.stderr.write(f"sagent: bad input: {bad_input[0]}\n")
         return EXIT_USAGE
     return code
 
 
-def _install_signals(agent: Agent) -> None:
-    """Ctrl+C or SIGTERM interrupt the agent (its work so far is kept); a second Ctrl+C exits at once."""
+def _install_signals(agent: Agent) -> asyncio.Event:
+    """Ctrl+C, SIGTERM or SIGHUP (the terminal closed) interrupt the agent: its work so far is kept, its
+    tools' processes end, the result is written. A second signal exits at once. The event returned is set
+    once a SIGHUP came, for its exit code."""
     loop = asyncio.get_running_loop()
     presses = [0]
+    hangup = asyncio.Event()
 
-    def on_signal() -> None:
+    def on_signal(sig: signal.Signals) -> None:
+        if sig.name == "SIGHUP":
+            if hangup.is_set():
+                return  # a closed terminal may signal twice (its shell, then the kernel): one hangup
+            hangup.set()
         presses[0] += 1
         if presses[0] > 1 or not agent.running:
-            sys.stderr.write("sagent: interrupted; exiting\n")
-            raise SystemExit(EXIT_INTERRUPTED)
+            with contextlib.suppress(OSError):
+                sys.stderr.write("sagent: interrupted; exiting\n")
+            raise SystemExit(EXIT_HANGUP if hangup.is_set() else EXIT_INTERRUPTED)
         agent.interrupt()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _SIGNALS:
         # Not possible outside the main thread or without signal support: then the default applies.
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, on_signal)
+            loop.add_signal_handler(sig, on_signal, sig)
+    return hangup
+
+
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _remove_signals() -> None:
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _SIGNALS:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(sig)

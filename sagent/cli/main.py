@@ -35,7 +35,8 @@ With no provider named and no API key set, sagent runs offline on the embedded l
 
 EPILOG = """\
 exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input,
-3 stopped at --max-tool-rounds, 4 stopped at --max-budget-usd, 130 interrupted.
+3 stopped at --max-tool-rounds, 4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP),
+130 interrupted (Ctrl+C, SIGTERM).
 
 providers: with no --provider, a model id names its provider (claude-*, gpt-*/o3/o4-*, gemini-*,
 kimi-*, qwen*, MiniMax-*, owner/model for OpenRouter, a .gguf path); with no model either, the first key

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -276,6 +277,7 @@ class Repl:
         threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
         self.commit(self.banner())
         self.watch()
+        hangup = _on_hangup(self.quit)
         try:
             await self.app.run_async()
         finally:
@@ -284,6 +286,7 @@ class Repl:
                 self.agent.quit()
                 assert self.task is not None
                 await asyncio.gather(self.task, return_exceptions=True)
+            hangup()  # only now: a hangup is often signalled twice, and the second must not kill us mid-cleanup
             self.app = None
             self._write()
             await self.agent.aclose()
@@ -307,6 +310,23 @@ class Repl:
     def quit(self) -> None:
         if self.app is not None and self.app.is_running:
             self.app.exit()
+
+
+def _on_hangup(quit: Callable[[], None]) -> Callable[[], None]:
+    """SIGHUP (the terminal closed) and SIGTERM quit the REPL the way /quit does, so the running tools'
+    processes end and the session is closed, instead of the process dying mid-call. Returns the undo."""
+    loop = asyncio.get_running_loop()
+    signals = [getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)]
+    for sig in signals:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, quit)
+
+    def undo() -> None:
+        for sig in signals:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+
+    return undo
 
 
 def terminal_settings(width: int) -> Settings:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from sagent.types import ImagePart, TextPart, ToolSpec, UserContent
+from sagent.types import ImagePart, TextPart, ToolCall, ToolSpec, UserContent
 
 if TYPE_CHECKING:
     from sagent.tools.runtime import AgentRuntime
@@ -133,6 +133,10 @@ class Tool(Protocol):
 
     A tool may also set `reproducible = True` when calling it again gives its output again (a file read, a
     search, a command's output): compaction then replaces its old outputs with a stub before it summarises.
+
+    A tool whose call can leave something behind when sagent dies during it (processes) may have a
+    `recover(call, ctx) -> str | None` method: a resumed session calls it for each call the dead run left
+    unfinished, to clean up, and adds the note it returns to that call's "interrupted" result.
     """
 
     name: str
@@ -151,6 +155,18 @@ class AnyOrder:
 
     def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         return None
+
+
+def recover_note(t: Tool | None, call: ToolCall, ctx: ToolContext) -> str | None:
+    """What `t.recover` did about a call a dead run left unfinished (see `Tool`); None when it has no such
+    method or nothing to say. A failure becomes a note too: resuming must not fail on it."""
+    recover = getattr(t, "recover", None)
+    if recover is None:
+        return None
+    try:
+        return recover(call, ctx)
+    except Exception as error:
+        return f"Cleaning up after it failed: {type(error).__name__}: {error}"
 
 
 def tool_spec(t: Tool, ctx: ToolContext | None = None) -> ToolSpec:

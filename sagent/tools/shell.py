@@ -1,21 +1,44 @@
-"""Bash: runs a command in a persistent working directory, in its own process group, so a timeout or an
-interrupt kills everything the command started."""
+"""Bash: runs a command in a persistent working directory. Every process the command starts ends with the
+call (see processes.py), and its output is read as it comes, in constant memory: a flood of output keeps
+its head and tail for the model and goes whole to a file."""
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
-import signal
+import selectors
 import tempfile
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sagent.redaction import known_secrets, redact
 from sagent.tools.base import MAX_OUTPUT, AnyOrder, ToolContext, ToolError
+from sagent.tools.processes import (
+    become_subreaper,
+    end_leftovers,
+    end_processes,
+    new_token,
+    register,
+    start_time,
+    tagged_environment,
+    unregister,
+    write_record,
+)
+from sagent.types import ToolCall
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL on a timeout or an interrupt
+DRAIN = 1.0  # seconds to read what is left in the pipe once the processes are gone
+MAX_SPILL_BYTES = 1 << 30  # a full output file stops growing here, so a flood cannot fill the disk
+_CHUNK = 1 << 18
+READ_IT = "Read it by offset and limit, or Grep it"
+RECORDS = "processes"  # the session folder's subfolder for the records of running calls
 
 
 class Bash(AnyOrder):
@@ -25,8 +48,10 @@ class Bash(AnyOrder):
         "Run a bash command. The working directory persists between calls (a `cd` stays). stdout and "
         f"stderr come back together, with the exit code when it is not 0. Timeout {DEFAULT_TIMEOUT} s by "
         f"default, at most {MAX_TIMEOUT} s (larger values are refused); on timeout the command and all its "
-        f"children are killed. Output over {MAX_OUTPUT:,} characters keeps its head and tail, and the full "
-        "text is saved to a file whose path is given. No standard input: do not start interactive programs."
+        "children are killed. Every process the command starts (even with `&`, `nohup` or `setsid`) is ended "
+        f"when the call ends: do not start servers or daemons meant to outlive it. Output over {MAX_OUTPUT:,} "
+        "characters keeps its head and tail, and the full text is saved to a file whose path is given. No "
+        "standard input: do not start interactive programs."
     )
     input_schema = {
         "type": "object",
@@ -44,48 +69,219 @@ class Bash(AnyOrder):
             raise ToolError(f"timeout must be from 1 to {MAX_TIMEOUT} seconds, got {timeout}")
         if not ctx.cwd.is_dir():
             raise ToolError(f"the working directory {ctx.cwd} no longer exists")
+        command = arguments["command"]
         cwd_file = Path(tempfile.gettempdir()) / f"sagent-cwd-{uuid.uuid4().hex}"
         # An EXIT trap records where the command ended up, even after `exit N`, without touching its output.
-        script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{arguments['command']}\n"
-        proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            script,
-            cwd=ctx.cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{command}\n"
+        become_subreaper()
+        token = new_token()
+        record = None
+        if ctx.session_dir is not None:
+            records = ctx.session_dir / RECORDS
+            # What a dead run of this session left that no resumed call accounted for (a background call):
+            # it ends now, before this call starts.
+            await asyncio.to_thread(end_leftovers, records, None)
+            record = await asyncio.to_thread(write_record, records, token, command)
+        capture = Capture(lambda: ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt")
+        # Our own pipe, not asyncio's: the call ends when bash exits, not when the last holder of its
+        # stdout (a daemon) closes it.
+        read_end, write_end = os.pipe()
         try:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout)
-        except TimeoutError:
-            await _kill_group(proc)
-            raise ToolError(f"timed out after {timeout} s; the command and its children were killed") from None
-        except asyncio.CancelledError:
-            await _kill_group(proc)
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                script,
+                cwd=ctx.cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_end,
+                stderr=write_end,
+                start_new_session=True,
+                env=tagged_environment(token),
+            )
+        except BaseException:
+            os.close(read_end)
+            if record is not None:
+                record.unlink(missing_ok=True)
             raise
         finally:
+            os.close(write_end)
+        register(token, proc.pid)
+        since = start_time(proc.pid)  # none of the call's processes is older than its bash
+        pump = asyncio.ensure_future(asyncio.to_thread(capture.pump, read_end))
+        try:
+            try:
+                await asyncio.wait_for(proc.wait(), timeout)
+            except TimeoutError:
+                await _finish(token, since, proc, pump, capture, KILL_GRACE)
+                so_far = capture.text("")
+                raise ToolError(
+                    f"timed out after {timeout} s; the command and every process it started were killed"
+                    + (f". Its output until then:\n{so_far}" if so_far else "")
+                ) from None
+            except asyncio.CancelledError:
+                await _finish(token, since, proc, pump, capture, KILL_GRACE)
+                raise
+            # Whatever the command left running (`sleep 99 &`, a daemon) goes with it.
+            await _finish(token, since, proc, pump, capture, 0.0)
+        finally:
+            unregister(token)
+            if record is not None:
+                record.unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 new_cwd = cwd_file.read_text().strip()
                 if new_cwd and Path(new_cwd).is_dir():
                     ctx.cwd = Path(new_cwd)
             cwd_file.unlink(missing_ok=True)
-        # The command may have left children in the group (`sleep 99 &`): they go with it.
-        await _kill_group(proc, grace=0)
-        text = out.decode("utf-8", errors="replace")
-        if proc.returncode:
-            text = text.rstrip("\n") + f"\nexit code {proc.returncode}"
-        return text or "(no output)"  # a long output is cut to head and tail by the agent, all of it kept
+        exit_line = f"exit code {proc.returncode}" if proc.returncode else ""
+        return capture.text(exit_line) or "(no output)"
+
+    def recover(self, call: ToolCall, ctx: ToolContext) -> str | None:
+        """After sagent was killed during this call: end what the call left running, and say so."""
+        if ctx.session_dir is None:
+            return None
+        found = end_leftovers(ctx.session_dir / RECORDS, call.arguments.get("command"))
+        if found is None:
+            return None
+        _, pids = found
+        if not pids:
+            return "None of the processes it started was still running when the session resumed."
+        listed = ", ".join(map(str, pids[:20])) + (", …" if len(pids) > 20 else "")
+        return (
+            f"{len(pids)} process{'es' if len(pids) > 1 else ''} it had started (pid {listed}) "
+            "were still running and were killed when the session resumed."
+        )
 
 
-async def _kill_group(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after `grace` seconds."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        if sig == signal.SIGTERM and grace:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), grace)
-    with contextlib.suppress(ProcessLookupError):
-        await proc.wait()
+async def _finish(
+    token: str,
+    since: int | None,
+    proc: asyncio.subprocess.Process,
+    pump: asyncio.Future[None],
+    capture: Capture,
+    grace: float,
+) -> None:
+    """End every process of the call, read what is left of its output, and reap bash. Shielded: a second
+    interrupt while this runs does not leave processes behind (the work goes on in its thread)."""
+    capture.stop_at = time.monotonic() + grace + DRAIN  # the pump gives up then, even if a holder remains
+
+    async def work() -> None:
+        await asyncio.to_thread(end_processes, token, proc.pid, grace=grace, owned=proc.pid, since=since)
+        with contextlib.suppress(ProcessLookupError):
+            await proc.wait()
+        await pump
+
+    await asyncio.shield(asyncio.ensure_future(work()))
+
+
+class Capture:
+    """A command's output as it arrives, in constant memory: all of it while it fits the context, then its
+    head and tail, with the whole stream written to a spill file (secrets redacted, mode 0600)."""
+
+    def __init__(self, spill_path: Callable[[], Path]) -> None:
+        self._spill_path = spill_path
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._secrets = known_secrets()
+        # A secret may be cut between two chunks: this much of the redacted text waits for the next one.
+        self._hold = max((len(s) for s in self._secrets), default=1) - 1
+        self._pending = ""
+        self._short: list[str] = []  # all of the text, while it fits the context
+        self.long = False
+        self.head = ""
+        self.tail = ""
+        self.chars = 0
+        self.path: Path | None = None
+        self.spill_error = ""
+        self.written = 0  # bytes in the spill file
+        self.dropped = 0  # bytes over MAX_SPILL_BYTES, not saved
+        self._fd: int | None = None
+        self.stop_at: float | None = None  # set when the call ends: read until EOF or this time
+
+    def pump(self, fd: int) -> None:
+        """Read `fd` until EOF or `stop_at`, then close it. Runs in a thread: blocking reads and file
+        writes stay off the event loop."""
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(fd, selectors.EVENT_READ)
+                while self.stop_at is None or time.monotonic() < self.stop_at:
+                    if not selector.select(0.1):
+                        continue
+                    data = os.read(fd, _CHUNK)
+                    if not data:
+                        break
+                    self.feed(data)
+        finally:
+            os.close(fd)
+            self.close()
+
+    def feed(self, data: bytes) -> None:
+        self._add(self._decoder.decode(data))
+
+    def _add(self, text: str) -> None:
+        if not text:
+            return
+        self.chars += len(text)
+        if not self.long:
+            self._short.append(text)
+            if self.chars <= MAX_OUTPUT:
+                return
+            text, self._short, self.long = "".join(self._short), [], True
+            self.head = text[: MAX_OUTPUT // 2]
+            self._open_spill()
+        self.tail = (self.tail + text)[-(MAX_OUTPUT // 2) :]
+        self._spill(text)
+
+    def _open_spill(self) -> None:
+        try:
+            path = self._spill_path()
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self.path = path
+        except OSError as error:
+            self.spill_error = f"{type(error).__name__}: {error}"
+
+    def _spill(self, text: str, final: bool = False) -> None:
+        if self._fd is None:
+            return
+        redacted = redact(self._pending + text, self._secrets)
+        if self._hold and not final:
+            redacted, self._pending = redacted[: -self._hold], redacted[-self._hold :]
+        else:
+            self._pending = ""
+        data = redacted.encode("utf-8", errors="replace")
+        room = MAX_SPILL_BYTES - self.written
+        if len(data) > room:
+            self.dropped += len(data) - room
+            data = data[:room]
+        try:
+            while data:
+                n = os.write(self._fd, data)
+                self.written += n
+                data = data[n:]
+        except OSError as error:  # a full disk: keep the head and tail, say what was not saved
+            self.spill_error = f"{type(error).__name__}: {error}"
+            os.close(self._fd)
+            self._fd = None
+
+    def close(self) -> None:
+        self._add(self._decoder.decode(b"", final=True))
+        self._spill("", final=True)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def text(self, exit_line: str) -> str:
+        """What the model sees: the output (or its head and tail, with where the whole of it is), and the
+        exit line. Never over MAX_OUTPUT characters, so it is not cut and spilled a second time."""
+        if not self.long:
+            text = "".join(self._short)
+            return text.rstrip("\n") + f"\n{exit_line}" if exit_line else text
+        if self.path is None:
+            where = f"the whole output could not be saved ({self.spill_error})"
+        elif self.dropped or self.spill_error:
+            where = f"the first {self.written:,} bytes of the output are in {self.path}: {READ_IT}"
+        else:
+            where = f"the whole output is in {self.path}: {READ_IT}"
+        half = (MAX_OUTPUT - len(where) - len(exit_line) - 80) // 2
+        head, tail = self.head[:half], self.tail[-half:]
+        note = f"[… {self.chars - len(head) - len(tail):,} characters cut; {where}]"
+        text = f"{head}\n{note}\n{tail}"
+        return text.rstrip("\n") + f"\n{exit_line}" if exit_line else text
