@@ -3,8 +3,8 @@
 A provider remembers the key it was given, whatever variable, flag or file it came from; values of
 environment variables whose names look like secrets count too. `redact()` replaces every one of them.
 
-The list is worked out again only when a secret is remembered or `rescan()` is called (a session log
-rescans the environment when it is opened), so redacting each record costs no scan of the environment.
+A session log keeps its own list, worked out again only when `generation()` changes (a secret is
+remembered, or a log is opened and calls `rescan()`), so redacting a record costs no scan of the environment.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ _SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)", re.I)
 _MIN_LENGTH = 8  # shorter values ("none", "local") are not secrets worth hiding and would mangle text
 
 _remembered: set[str] = set()
-_known: list[str] | None = None  # the answer of known_secrets(), until a secret is added or a rescan
 _generation = 0
 
 
@@ -29,25 +28,22 @@ def remember_secret(value: str | None) -> None:
 
 
 def rescan() -> None:
-    """Read the environment again at the next `known_secrets()` (a variable may have been set since)."""
-    global _known, _generation
-    _known = None
+    """Tell callers that keep derived forms of the secrets (see `generation()`) to work them out again:
+    a secret was remembered, or the environment may hold a new one."""
+    global _generation
     _generation += 1
 
 
 def generation() -> int:
     """A number that changes whenever the known secrets may have changed, for callers that derive and
-    keep their own forms of them."""
+    keep their own forms of them rather than call `known_secrets()` every time."""
     return _generation
 
 
 def known_secrets() -> list[str]:
     """Every secret known now, longest first (so a key that contains another is replaced whole)."""
-    global _known
-    if _known is None:
-        from_env = {v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_LENGTH}
-        _known = sorted(_remembered | from_env, key=len, reverse=True)
-    return _known
+    from_env = {v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_LENGTH}
+    return sorted(_remembered | from_env, key=len, reverse=True)
 
 
 def redact(text: str, secrets: list[str] | None = None) -> str:
