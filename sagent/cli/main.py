@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from sagent import __version__
 
@@ -52,8 +53,15 @@ SAGENT_ALLOW_HOSTS is --allow-host for every run.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line, without the usage block before them."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"sagent: error: {message} (see sagent --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="sagent",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -187,11 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.commands import list_session_files
 
         return list_session_files(argv[1:])
+    _safe_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _clean_text_flags(args)
     problem = _check(args)
     if problem:
-        parser.print_usage(sys.stderr)
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
     piped = not sys.stdin.isatty()
@@ -203,7 +212,6 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_interactive(args)
     if args.resume is not None:
-        parser.print_usage(sys.stderr)
         sys.stderr.write("sagent: error: --resume opens the REPL; with -p or piped input use --session ID\n")
         return EXIT_USAGE
     from sagent.cli.run import run_task
@@ -253,6 +261,29 @@ def _check(args: argparse.Namespace) -> str | None:
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"--api-key-env {args.api_key_env}: that variable is not set"
     return None
+
+
+def _safe_streams() -> None:
+    """Writing to stdout or stderr never raises on a character their encoding lacks (a Latin-1 locale, a
+    lone surrogate from a file name): it is written as a backslash escape instead."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _clean_text_flags(args: argparse.Namespace) -> None:
+    """Text flags that reach the model hold no lone surrogates (how Python passes bytes of an argument that
+    are not UTF-8): they become U+FFFD, and the user is told once."""
+    from sagent.cli.decoding import InputNotice, scrub
+
+    notice = InputNotice(sys.stderr, "the command line")
+    for name in ("prompt", "system", "append_system"):
+        value = getattr(args, name)
+        if isinstance(value, str):
+            value, replaced = scrub(value)
+            notice.count(replaced, "byte")
+            setattr(args, name, value)
 
 
 def _names(text: str) -> list[str]:
