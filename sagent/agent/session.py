@@ -161,7 +161,9 @@ class SessionLog:
         for secret in self._secrets:
             if secret in line:
                 line = line.replace(secret, "[redacted]")
-        data = line.encode()
+        # A lone surrogate (a file name that is not UTF-8) becomes its JSON escape: valid UTF-8 that reads back
+        # as the same string, where a strict encode would raise.
+        data = line.encode("utf-8", "backslashreplace")
         self._prev = hashlib.sha256(data).hexdigest()
         self._seq += 1
         if self.path is None:

@@ -8,13 +8,9 @@ sagent, and nothing downstream ever sees a character it cannot encode.
 
 from __future__ import annotations
 
-import re
 from typing import IO, Any
 
-REPLACEMENT = "\ufffd"
-
-# A str can hold a surrogate code point only when it is unpaired: decoding pairs them into one character.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from sagent.encoding import scrub
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:
@@ -24,13 +20,6 @@ def decode_bytes(data: bytes) -> tuple[str, int]:
     # exactly; valid input never produces one.
     text = data.decode("utf-8-sig", "surrogateescape")
     return scrub(text)
-
-
-def scrub(text: str) -> tuple[str, int]:
-    """`text` with every lone surrogate replaced by U+FFFD, and how many there were."""
-    if text.isascii():
-        return text, 0
-    return _SURROGATE.subn(REPLACEMENT, text)
 
 
 def scrub_json(value: Any) -> tuple[Any, int]:

@@ -32,8 +32,9 @@ With no provider named and no API key set, sagent runs offline on the embedded l
 """
 
 EPILOG = """\
-exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input,
-3 stopped at --max-tool-rounds, 4 stopped at --max-budget-usd, 130 interrupted.
+exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input (a missing or refused
+key, no model to run on, a data directory sagent cannot write), 3 stopped at --max-tool-rounds,
+4 stopped at --max-budget-usd, 130 interrupted.
 
 providers: with no --provider, a model id names its provider (claude-*, gpt-*/o3/o4-*, gemini-*,
 kimi-*, qwen*, MiniMax-*, owner/model for OpenRouter, a .gguf path); with no model either, the first key
@@ -275,7 +276,8 @@ def _safe_streams() -> None:
 def _clean_text_flags(args: argparse.Namespace) -> None:
     """Text flags that reach the model hold no lone surrogates (how Python passes bytes of an argument that
     are not UTF-8): they become U+FFFD, and the user is told once."""
-    from sagent.cli.decoding import InputNotice, scrub
+    from sagent.cli.decoding import InputNotice
+    from sagent.encoding import scrub
 
     notice = InputNotice(sys.stderr, "the command line")
     for name in ("prompt", "system", "append_system"):

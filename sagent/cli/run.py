@@ -27,6 +27,7 @@ from sagent.agent.session import (
 )
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
+from sagent.encoding import scrub
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.registry import Choice, build_model, choose, infer_provider, key_variable
 from sagent.tools import builtin_tools, tools_by_name
@@ -134,6 +135,7 @@ def make_agent(
     memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
     if memory:
         system = f"{system}\n\n{memory}"
+    system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
     settings: dict[str, Any] = dict(
         system=system,
         tools=tools,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sagent.providers.registry import KEY_VARIABLES
-from tests.fakes.anthropic_server import FakeAnthropic, Fault, fault_429, text_response
+from tests.fakes.anthropic_server import FakeAnthropic, Fault, fault_429, text_response, tool_use_response
 from tests.fakes.openai_chat_server import FakeChat
 
 KEYS = {v for variables in KEY_VARIABLES.values() for v in variables} | {"ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"}
@@ -134,6 +134,27 @@ def test_a_prompt_argument_that_is_not_utf8_is_answered(project: Path, tmp_path:
         sent = sent_text(fake)
     assert out.returncode == 0, out.stderr
     assert "caf\ufffd" in sent and len(err_lines(out)) == 1
+
+
+def test_a_directory_and_file_names_that_are_not_utf8_reach_the_model_and_the_log(tmp_path: Path) -> None:
+    folder = os.fsencode(tmp_path) + b"/caf\xe9"
+    os.mkdir(folder)
+    open(folder + b"/na\xefve.txt", "wb").close()
+    steps = [tool_use_response([("Glob", {"pattern": "*.txt"})]), text_response("one file")]
+    with FakeAnthropic(steps) as fake:
+        out = subprocess.run(
+            [sys.executable, "-m", "sagent.cli.main", "-p", "list the text files"],
+            capture_output=True,
+            env=anthropic_env(fake, tmp_path),
+            cwd=folder,
+            timeout=120,
+        )
+        sent = json.dumps([r["body"] for r in fake.requests], ensure_ascii=False)
+    assert out.returncode == 0, out.stderr
+    assert text(out.stdout) == "one file\n"
+    assert "na\ufffdve.txt" in sent and "caf\ufffd" in sent
+    [log] = session_files(tmp_path)
+    assert "Glob" in log.read_bytes().decode("utf-8")
 
 
 # ---------------------------------------------------------------------------------- a data dir sagent cannot use
