@@ -210,9 +210,18 @@ def test_the_repl_on_an_unusable_data_dir_says_the_same_line(project: Path, tmp_
     assert "cannot write sessions under" in screen and "--ephemeral" in screen and "Traceback" not in screen
 
 
-def run_on_terminal(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
-    """Run sagent with a pseudo-terminal as its stdin, stdout and stderr, as from a shell; its exit code
-    and everything it wrote."""
+def test_the_repl_runs_without_input_history_it_cannot_write(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "data" / "sagent" / "input-history").mkdir(parents=True)  # where the history file goes
+    env = clean_env(tmp_path, ANTHROPIC_API_KEY="sk-ant-fake-key-for-tests-0001", TERM="xterm")
+    code, screen = run_on_terminal([], env, project, keys=b"\x04")  # Ctrl+D at the prompt quits
+    assert code == 0, screen
+    assert "typed input is not remembered across sessions (Is a directory" in screen
+    assert "Traceback" not in screen and "Unhandled exception" not in screen
+
+
+def run_on_terminal(args: list[str], env: dict[str, str], cwd: Path, keys: bytes = b"") -> tuple[int, str]:
+    """Run sagent with a pseudo-terminal as its stdin, stdout and stderr, as from a shell, typing `keys`
+    once the REPL shows its prompt; its exit code and everything it wrote."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "sagent.cli.main", *args], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd
@@ -230,10 +239,18 @@ def run_on_terminal(args: list[str], env: dict[str, str], cwd: Path) -> tuple[in
             if not chunk:
                 break
             output += chunk
+            if keys and "›".encode() in output:
+                os.write(master, keys)
+                keys = b""
         elif proc.poll() is not None:
             break
     os.close(master)
-    return proc.wait(timeout=30), output.decode("utf-8", "replace")
+    try:
+        code = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+    return code, output.decode("utf-8", "replace")
 
 
 # ------------------------------------------------------------------------------------------------ credentials
