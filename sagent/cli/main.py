@@ -266,7 +266,14 @@ def _check(args: argparse.Namespace) -> str | None:
 
 def _safe_streams() -> None:
     """Writing to stdout or stderr never raises on a character their encoding lacks (a Latin-1 locale, a
-    lone surrogate from a file name): it is written as a backslash escape instead."""
+    lone surrogate from a file name): it is written as a backslash escape instead. A stream the shell
+    closed (`<&-`) reads as empty, or swallows what is written, rather than being None."""
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull)  # noqa: SIM115 (the process's own stdin, open until it exits)
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:

@@ -157,6 +157,21 @@ def test_a_directory_and_file_names_that_are_not_utf8_reach_the_model_and_the_lo
     assert "Glob" in log.read_bytes().decode("utf-8")
 
 
+def test_a_closed_stdin_is_read_as_empty(project: Path, tmp_path: Path) -> None:
+    with FakeAnthropic([text_response("answered")]) as fake:
+        out = subprocess.run(
+            [sys.executable, "-m", "sagent.cli.main", "-p", "hi"],
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: os.close(0),  # as `sagent -p hi <&-` in a shell
+            capture_output=True,
+            env=anthropic_env(fake, tmp_path),
+            cwd=project,
+            timeout=120,
+        )
+    assert out.returncode == 0, out.stderr
+    assert text(out.stdout) == "answered\n" and out.stderr == b""
+
+
 # ---------------------------------------------------------------------------------- a data dir sagent cannot use
 
 
