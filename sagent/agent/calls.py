@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sagent.agent.jobs import Job
+from sagent.encoding import scrub
 from sagent.tools.base import (
     Tool,
     ToolContext,
@@ -68,7 +69,7 @@ async def execute(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -
         check_arguments(tool.input_schema, arguments)
         output = await tool.run(arguments, ctx)
         content = tuple(
-            TextPart(fit_output(p.text, ctx, call.name)) if isinstance(p, TextPart) else p
+            TextPart(fit_output(scrub(p.text)[0], ctx, call.name)) if isinstance(p, TextPart) else p
             for p in output_content(output)
         )
         return ToolResult(call.id, call.name, content)

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import IO, Any
 
 from sagent.agent.agent import Agent
+from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
 from sagent.events import (
     Compacted,
@@ -52,6 +53,12 @@ class Output:
         self.stderr = stderr
         self.progress = fmt == "text" and stderr.isatty()
         self.last_result: dict[str, Any] | None = None
+        # What to tell a user whose key the provider refused (the variable to check), set by the caller.
+        self.key_hint: str | None = None
+        # The provider refused the credentials: the run's exit code is EXIT_USAGE, not EXIT_ERROR.
+        self.refused_credentials = False
+        # Text mode holds an error line until the next event, so a result that repeats it prints it once.
+        self._held_error: ErrorEvent | None = None
 
     def _line(self, record: dict[str, Any]) -> None:
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -61,14 +68,35 @@ class Output:
         if isinstance(event, Result):
             self.result(event, agent)
             return
+        if isinstance(event, ErrorEvent) and event.kind == "authentication":
+            self.refused_credentials = True
         if self.fmt == "stream-json":
             record = event_record(event, agent.session_id, partial=self.partial)
             if record is not None:
                 self._line(record)
-        elif isinstance(event, ErrorEvent):
-            self.stderr.write(f"sagent: {event.message}\n")
+            return
+        self._release_error()
+        if isinstance(event, ErrorEvent):
+            if self.fmt == "text":
+                self._held_error = event
+            else:
+                self._error_line(event.message, event.kind)
+        elif isinstance(event, Retrying) and self.fmt == "text":
+            # Even when stderr is not a terminal: a run waiting on retries must not look hung.
+            self.stderr.write(f"sagent: retrying in {event.delay:.1f} s: {event.error}\n")
+            self.stderr.flush()
         elif self.progress:
             self._progress(event)
+
+    def _release_error(self) -> None:
+        if self._held_error is not None:
+            self._error_line(self._held_error.message, self._held_error.kind)
+            self._held_error = None
+
+    def _error_line(self, message: str, kind: str) -> None:
+        hint = f"; {self.key_hint}" if kind == "authentication" and self.key_hint else ""
+        self.stderr.write(f"sagent: {message}{hint}\n")
+        self.stderr.flush()
 
     def _progress(self, event: Event) -> None:
         if isinstance(event, ToolStarted):
@@ -76,8 +104,6 @@ class Output:
             self.stderr.write(f"· {event.call.name} {args[:100]}\n")
         elif isinstance(event, ToolFinished) and event.result.is_error:
             self.stderr.write(f"  ✗ {event.result.text.splitlines()[0][:120] if event.result.text else ''}\n")
-        elif isinstance(event, Retrying):
-            self.stderr.write(f"· retrying in {event.delay:.1f}s ({event.error})\n")
         elif isinstance(event, Compacted | ContextPruned):
             self.stderr.write(event.line() + "\n")
 
@@ -87,24 +113,33 @@ class Output:
         if self.fmt == "stream-json":
             self._line(record)
         elif self.fmt == "text":
+            held, self._held_error = self._held_error, None
+            kind = ""
+            if held is not None and result.is_error and held.message in result.text:
+                kind = held.kind  # the result repeats the error: one line says both
+            elif held is not None:
+                self._error_line(held.message, held.kind)
             if result.is_error:
-                self.stderr.write(f"sagent: {result.text}\n")
+                self._error_line(result.text, kind)
             else:
                 self.stdout.write(result.text + ("" if result.text.endswith("\n") else "\n"))
                 self.stdout.flush()
 
     def finish(self) -> None:
+        self._release_error()
         if self.fmt == "json" and self.last_result is not None:
             self._line(self.last_result)
 
 
-async def read_stream_json(stdin: IO[str]) -> AsyncIterator[UserMessage]:
-    """User messages from stream-json lines on stdin, as they arrive."""
+async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
+    """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
+    valid UTF-8 is replaced and the user told once on `stderr`."""
+    notice = InputNotice(stderr, "a stream-json line on standard input", ongoing=True)
     while True:
         line = await asyncio.to_thread(stdin.readline)
         if not line:
             return
-        message = parse_input_line(line)
+        message = parse_input_line(line, notice)
         if message is not None:
             yield message
 
@@ -155,6 +190,8 @@ async def run_headless(
                         raise  # after a hangup the terminal is gone; the session log has every event
                 if isinstance(event, Result):
                     code = EXIT_CODES[event.subtype]
+                    if output.refused_credentials and event.subtype == "error_during_execution":
+                        code = EXIT_USAGE  # a key to fix, like a missing one
             if code == EXIT_INTERRUPTED:
                 break
     finally:

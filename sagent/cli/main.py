@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from sagent import __version__
 
@@ -34,9 +35,9 @@ With no provider named and no API key set, sagent runs offline on the embedded l
 """
 
 EPILOG = """\
-exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input,
-3 stopped at --max-tool-rounds, 4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP),
-130 interrupted (Ctrl+C, SIGTERM).
+exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input (a missing or refused
+key, no model to run on, a data directory sagent cannot write), 3 stopped at --max-tool-rounds,
+4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP), 130 interrupted (Ctrl+C, SIGTERM).
 
 providers: with no --provider, a model id names its provider (claude-*, gpt-*/o3/o4-*, gemini-*,
 kimi-*, qwen*, MiniMax-*, owner/model for OpenRouter, a .gguf path); with no model either, the first key
@@ -56,8 +57,15 @@ SAGENT_ALLOW_HOSTS is --allow-host for every run.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line, without the usage block before them."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"sagent: error: {message} (see sagent --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="sagent",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -202,11 +210,12 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.commands import list_session_files
 
         return list_session_files(argv[1:])
+    _safe_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _clean_text_flags(args)
     problem = _check(args)
     if problem:
-        parser.print_usage(sys.stderr)
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
     piped = not sys.stdin.isatty()
@@ -218,7 +227,6 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_interactive(args)
     if args.resume is not None:
-        parser.print_usage(sys.stderr)
         sys.stderr.write("sagent: error: --resume opens the REPL; with -p or piped input use --session ID\n")
         return EXIT_USAGE
     from sagent.cli.run import run_task
@@ -282,6 +290,37 @@ def positive_number(unit: str) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def _safe_streams() -> None:
+    """Writing to stdout or stderr never raises on a character their encoding lacks (a Latin-1 locale, a
+    lone surrogate from a file name): it is written as a backslash escape instead. A stream the shell
+    closed (`<&-`) reads as empty, or swallows what is written, rather than being None."""
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull)  # noqa: SIM115 (the process's own stdin, open until it exits)
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _clean_text_flags(args: argparse.Namespace) -> None:
+    """Text flags that reach the model hold no lone surrogates (how Python passes bytes of an argument that
+    are not UTF-8): they become U+FFFD, and the user is told once."""
+    from sagent.cli.decoding import InputNotice
+    from sagent.encoding import scrub
+
+    notice = InputNotice(sys.stderr, "the command line")
+    for name in ("prompt", "system", "append_system"):
+        value = getattr(args, name)
+        if isinstance(value, str):
+            value, replaced = scrub(value)
+            notice.count(replaced, "byte")
+            setattr(args, name, value)
 
 
 def _names(text: str) -> list[str]:

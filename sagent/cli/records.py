@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from sagent.agent.cost import CostTracker
+from sagent.cli.decoding import InputNotice
 from sagent.events import (
     Compacted,
     ContextPruned,
@@ -192,14 +193,22 @@ class InputError(ValueError):
     """A line of `--input-format stream-json` input that is not a user message."""
 
 
-def parse_input_line(line: str) -> UserMessage | None:
-    """A user message from one stream-json input line; None for a blank line."""
+def parse_input_line(line: str | bytes, notice: InputNotice | None = None) -> UserMessage | None:
+    """A user message from one stream-json input line; None for a blank line.
+
+    Bytes that are not UTF-8 and lone surrogates escaped in the JSON become U+FFFD, counted in `notice`
+    (which tells the user once)."""
+    notice = notice or InputNotice(None, "a stream-json input line")
+    if isinstance(line, bytes):
+        line = notice.decode(line)
     if not line.strip():
         return None
     try:
-        record = json.loads(line)
+        record = notice.clean(json.loads(line))
     except json.JSONDecodeError as error:
         raise InputError(f"input is not JSON ({error.msg}): {line[:120]!r}") from None
+    except RecursionError:
+        raise InputError(f"input JSON is nested too deeply: {line[:120]!r}") from None
     if not isinstance(record, dict) or record.get("type") != "user":
         raise InputError(f'expected a {{"type": "user", "message": ...}} record, got: {line[:120]!r}')
     message = record.get("message") or {}

