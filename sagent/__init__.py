@@ -18,7 +18,9 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "Agent": "sagent.agent.agent",
-    "AgentError": "sagent.agent.agent",
+    "AgentError": "sagent.agent.handle",
+    "Reply": "sagent.agent.handle",
+    "RunHandle": "sagent.agent.handle",
     "SessionLog": "sagent.agent.session",
     "CostTracker": "sagent.agent.cost",
     "Fleet": "sagent.agent.fleet",
@@ -78,10 +80,11 @@ _EXPORTS.update({name: "sagent.events" for name in _EVENTS})
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load on first use
-    from sagent.agent.agent import Agent, AgentError  # noqa: F401
+    from sagent.agent.agent import Agent  # noqa: F401
     from sagent.agent.compaction import CompactionPolicy  # noqa: F401
     from sagent.agent.cost import CostTracker  # noqa: F401
     from sagent.agent.fleet import Child, Fleet, FleetError, Receipt  # noqa: F401
+    from sagent.agent.handle import AgentError, Reply, RunHandle  # noqa: F401
     from sagent.agent.session import SessionLog  # noqa: F401
     from sagent.agent.tokens import ContextSize  # noqa: F401
     from sagent.events import *  # noqa: F403

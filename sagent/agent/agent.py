@@ -34,6 +34,8 @@ from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
+from sagent.agent.handle import AgentError as AgentError  # its home before the run handle; still imported from here
+from sagent.agent.handle import Prompt, RunHandle, read_prompt
 from sagent.agent.inbox import (
     Control,
     InboxItem,
@@ -93,14 +95,6 @@ USER = "user"  # the sender of messages a person sends to a sub-agent
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
-
-
-class AgentError(Exception):
-    """Raised by `Agent.ask` when the run ends in anything but success."""
-
-    def __init__(self, result: Result) -> None:
-        super().__init__(result.text)
-        self.result = result
 
 
 @dataclass
@@ -432,20 +426,19 @@ class Agent:
         """The next request's size by part (system prompt, tools, messages, tool results)."""
         return self.window.size()
 
-    async def ask(self, prompt: str | UserMessage) -> AssistantMessage:
+    async def ask(self, prompt: Prompt) -> AssistantMessage:
         """Run `prompt` to the end and return the final assistant message; raise `AgentError` otherwise."""
-        last: AssistantMessage | None = None
-        async for event in self.run(prompt):
-            if isinstance(event, TurnFinished):
-                last = event.message
-            elif isinstance(event, Result) and event.is_error:
-                raise AgentError(event)
-        assert last is not None
-        return last
+        return (await self.run(prompt)).message
 
-    async def run(self, prompt: str | UserMessage | None = None) -> AsyncIterator[Event]:
+    def run(self, prompt: Prompt | None = None) -> RunHandle:
         """Work on `prompt` (and any queued input) until the model answers without tools, a limit is
-        reached, or an interrupt; yields every event and ends with one `Result`."""
+        reached, or an interrupt. Iterate the handle for every event, ending with one `Result`; or await it
+        for a `Reply` (the final message; `AgentError` when the run did not succeed). `prompt` is text, a
+        `UserMessage` or a directive `{"prompt": ...}` (see `sagent.agent.handle`)."""
+        message, directive = read_prompt(prompt)
+        return RunHandle(self._events(message), directive)
+
+    async def _events(self, prompt: str | UserMessage | None) -> AsyncIterator[Event]:
         if self._closed:
             raise RuntimeError("this agent has quit")
         if self._running:

@@ -101,14 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6, gpt-5.4) or a .gguf path")
     model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
     model.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
-    model.add_argument("--max-tokens", type=int, metavar="N", help="the most output tokens per response")
+    model.add_argument(
+        "--max-tokens", "--max-response-tokens", type=int, metavar="N", help="the most output tokens per response"
+    )
     model.add_argument(
         "--thinking-budget", type=int, metavar="N", help="enable extended thinking with this many tokens"
     )
     model.add_argument(
         "--effort",
-        choices=("minimal", "low", "medium", "high"),
-        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level)",
+        choices=("none", "minimal", "low", "medium", "high"),
+        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level); "
+        "none sends no effort, leaving the model's default",
     )
     agent = p.add_argument_group("agent")
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
@@ -129,7 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="let WebFetch and the paper tools reach this host (or HOST:PORT) even at a loopback or private "
         "address, which they refuse by default; comma-separated or repeated (also SAGENT_ALLOW_HOSTS)",
     )
-    agent.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N rounds of tool calls")
+    agent.add_argument(
+        "--max-tool-rounds", "--max-tool-call-rounds", type=int, metavar="N", help="stop after N rounds of tool calls"
+    )
     agent.add_argument(
         "--max-budget-usd",
         type=positive_number("dollars"),
@@ -214,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _clean_text_flags(args)
+    if args.effort == "none":
+        args.effort = None  # as /effort off in the REPL: no effort is sent
     problem = _check(args)
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")

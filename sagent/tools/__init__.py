@@ -1,4 +1,15 @@
-"""The built-in tools."""
+"""The built-in tools, each a class named as the model sees it.
+
+    from sagent import tools
+
+    agent = Agent(model, tools=[tools.Read(), tools.Glob(), tools.Grep(), tools.Bash()])
+    agent = Agent(model, tools=tools.builtin_tools())        # all of them
+    agent = Agent(model, tools=tools.tools_by_name(["Read", "WebFetch"]))
+
+A tool built without arguments reads its settings from the environment as `builtin_tools` does: the web
+and paper tools allow the hosts in SAGENT_ALLOW_HOSTS, and the paper tools built one by one share one
+Scholar (its cache of answers), as the ones `builtin_tools` makes do.
+"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
-from sagent.tools.net import Fetcher, TTLCache, host_of
+from sagent.tools.net import ALLOW_HOSTS_ENV, Fetcher, TTLCache, host_of
 from sagent.tools.web import CACHE_SECONDS
 
 S2_URL = "https://api.semanticscholar.org/graph/v1"
@@ -411,9 +411,35 @@ def _cache_home() -> Path:
 # ------------------------------------------------------------------------------------------------ tools
 
 
+# What Scholar.from_env reads: a shared Scholar is made again when any of them changes.
+_SCHOLAR_ENV = (
+    "SAGENT_SEMANTIC_SCHOLAR_URL",
+    "SAGENT_OPENALEX_URL",
+    "SAGENT_ARXIV_URL",
+    "SEMANTIC_SCHOLAR_API_KEY",
+    "OPENALEX_API_KEY",
+    "OPENALEX_EMAIL",
+    "XDG_CACHE_HOME",
+    "HOME",
+    ALLOW_HOSTS_ENV,
+)
+_shared: dict[tuple[str | None, ...], Scholar] = {}
+
+
+def shared_scholar() -> Scholar:
+    """The Scholar that paper tools built without one share (`PaperSearch()`, `PaperFetch()`, ...), as the
+    ones `builtin_tools` makes share theirs: one cache of answers among them. One per environment, so a
+    changed environment is obeyed."""
+    key = tuple(os.environ.get(name) for name in _SCHOLAR_ENV)
+    scholar = _shared.get(key)
+    if scholar is None:
+        scholar = _shared[key] = Scholar.from_env()
+    return scholar
+
+
 class _PaperTool(AnyOrder):
     def __init__(self, scholar: Scholar | None = None) -> None:
-        self.scholar = scholar or Scholar.from_env()
+        self.scholar = scholar or shared_scholar()
 
 
 def _limit(arguments: dict[str, Any], default: int, most: int) -> int:
