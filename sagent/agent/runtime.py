@@ -13,6 +13,7 @@ from sagent.events import SmallModelCall
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
 from sagent.tools.base import ToolError
+from sagent.tools.runtime import SpawnRequest
 from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
 
 SMALL_MODEL_MAX_TOKENS = 2048
@@ -43,35 +44,13 @@ class AgentTools:
             lines.append(f"{label}: {relation}, {other.model.provider}/{other.model.name}, {state}")
         return lines
 
-    async def spawn(
-        self,
-        prompt: str,
-        *,
-        label: str | None,
-        system: str | None,
-        provider: str | None,
-        model: str | None,
-        tools: list[str] | None,
-        max_tool_rounds: int | None,
-        max_depth: int | None,
-        persistent: bool,
-    ) -> str:
+    async def spawn(self, request: SpawnRequest) -> str:
         try:
-            child = self.agent.spawn(
-                prompt,
-                label=label,
-                system=system,
-                provider=provider,
-                model=model,
-                tools=tools,
-                max_tool_rounds=max_tool_rounds,
-                max_depth=max_depth,
-                persistent=persistent,
-            )
+            child = self.agent.spawn(request)
         except FleetError as error:
             raise ToolError(str(error)) from None
         where = f"{child.agent.model.provider}/{child.agent.model.name}"
-        if persistent:
+        if request.persistent:
             return (
                 f"started {child.label} ({where}); it works on its own and reports to you when it goes idle. "
                 f"Message it with AgentSend to {child.label!r}."
