@@ -33,6 +33,7 @@ from sagent.agent.calls import (
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
+from sagent.agent.hooks import Deny, Rewrite
 from sagent.agent.inbox import (
     Control,
     InboxItem,
@@ -558,6 +559,8 @@ class Agent:
     def emit(self, event: Event) -> Event:
         """Persist, then act: the session log gets every event before anything else happens."""
         self.session.record(event)
+        for hook in self.settings.hooks:  # the other sinks, once the log has it
+            hook.on_event(self, event)
         return event
 
     async def _drive(self) -> AsyncIterator[Event]:
@@ -774,6 +777,8 @@ class Agent:
         message: AssistantMessage | None = None
         counted = False  # a complete response is counted by the gate; a partial one kept here is not
         request = self.request()
+        for hook in self.settings.hooks:
+            request = await hook.before_request(self, request)
         task = asyncio.create_task(self._pump(request, epoch))
         try:
             while message is None:
@@ -820,6 +825,8 @@ class Agent:
         yield self.emit(TurnFinished(message, message.usage, cost, self.cost.total_usd, elapsed))
         self.history.append(message)
         self.window.observed(request, message.usage)
+        for hook in self.settings.hooks:
+            await hook.after_response(self, message)
 
     async def _recover_overflow(self, run: _Run) -> AsyncIterator[Event]:
         """The provider said the request is too long: compact and send it again. The second time, nothing
@@ -900,8 +907,28 @@ class Agent:
     async def _run_group(self, calls: list[ToolCall], epoch: int) -> None:
         for call in calls:
             started = time.monotonic()
-            result = await execute(self.tools, call, self.context)
+            result = await self._hooked_execute(call)
             self._inbox.put_nowait(ToolDone(result, (time.monotonic() - started) * 1000, epoch))
+
+    async def _hooked_execute(self, call: ToolCall) -> ToolResult:
+        """Run one call as the hooks decide: allowed, denied (never run) or with rewritten arguments."""
+        hooks = self.settings.hooks
+        ran = call
+        for hook in hooks:
+            try:
+                decision = await hook.before_tool(self, ran)
+            except Exception as error:  # a failing approval never lets a call through
+                decision = Deny(f"{type(hook).__name__} failed: {type(error).__name__}: {error}")
+            if isinstance(decision, Deny):
+                result = ToolResult.of(call, f"denied: {decision.reason}", is_error=True)
+                break
+            if isinstance(decision, Rewrite):
+                ran = replace(ran, arguments=dict(decision.arguments))
+        else:
+            result = await execute(self.tools, ran, self.context)
+        for hook in hooks:
+            await hook.after_tool(self, ran, result)
+        return result
 
 
 def _describe(error: Exception) -> str:
