@@ -76,6 +76,7 @@ from sagent.providers.base import (
     close_model,
 )
 from sagent.providers.catalog import cost_of, lookup
+from sagent.snapshot import AgentSnapshot, AgentStatus, JobSnapshot
 from sagent.tools.base import Tool, ToolContext, recover_note
 from sagent.tools.runtime import SpawnRequest
 from sagent.types import (
@@ -493,6 +494,34 @@ class Agent:
     def context_size(self) -> ContextSize:
         """The next request's size by part (system prompt, tools, messages, tool results)."""
         return self.window.size()
+
+    def snapshot(self, *, persistent: bool = False, status: AgentStatus | None = None) -> AgentSnapshot:
+        """What this agent and the agents below it are doing now, as one frozen value."""
+        budget = self.cost.limiting() or self.cost.budgeted()  # a spent budget up the tree first
+        jobs = tuple(JobSnapshot(j.id, j.call.name, j.state, j.line()) for j in self.jobs.all())
+        own_status: AgentStatus = "stopped" if self._closed else "working" if self._running else "idle"
+        return AgentSnapshot(
+            label=self.label,
+            provider=self.model.provider,
+            model=self.model.name,
+            status=status or own_status,
+            depth=self.depth,
+            max_depth=self.max_depth,
+            persistent=persistent,
+            effort=self.effort,
+            thinking_budget=self.thinking_budget,
+            own_usd=self.cost.own_usd,
+            total_usd=self.cost.total_usd,
+            budget_usd=budget.max_budget_usd if budget is not None else None,
+            budget_spent_usd=budget.total_usd if budget is not None else None,
+            usage=self.cost.usage,
+            context_tokens=self.context_tokens,
+            context_window=self.window.limit,
+            messages=len(self.history),
+            queued=len(self._queued) + self._unread_input,
+            jobs=jobs,
+            children=tuple(c.agent.snapshot(persistent=c.persistent, status=c.status) for c in self.children.values()),
+        )
 
     async def ask(self, prompt: str | UserMessage) -> AssistantMessage:
         """Run `prompt` to the end and return the final assistant message; raise `AgentError` otherwise."""
