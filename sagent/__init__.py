@@ -28,6 +28,15 @@ _EXPORTS = {
     "Child": "sagent.agent.fleet",
     "Receipt": "sagent.agent.fleet",
     "CompactionPolicy": "sagent.agent.compaction",
+    "AgentSettings": "sagent.agent.settings",
+    "SpawnRequest": "sagent.tools.runtime",
+    "AgentSnapshot": "sagent.snapshot",
+    "Hook": "sagent.agent.hooks",
+    "Allow": "sagent.agent.hooks",
+    "Deny": "sagent.agent.hooks",
+    "Rewrite": "sagent.agent.hooks",
+    "ToolDecision": "sagent.agent.hooks",
+    "ALLOW": "sagent.agent.hooks",
     "ContextSize": "sagent.agent.tokens",
     "tool": "sagent.tools.base",
     "Tool": "sagent.tools.base",
@@ -85,14 +94,18 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.agent.cost import CostTracker  # noqa: F401
     from sagent.agent.fleet import Child, Fleet, FleetError, Receipt  # noqa: F401
     from sagent.agent.handle import AgentError, Reply, RunHandle  # noqa: F401
+    from sagent.agent.hooks import ALLOW, Allow, Deny, Hook, Rewrite, ToolDecision  # noqa: F401
     from sagent.agent.session import SessionLog  # noqa: F401
+    from sagent.agent.settings import AgentSettings  # noqa: F401
     from sagent.agent.tokens import ContextSize  # noqa: F401
     from sagent.events import *  # noqa: F403
     from sagent.providers.base import Model, ProviderError, RetryPolicy  # noqa: F401
     from sagent.providers.registry import resolve_model  # noqa: F401
     from sagent.providers.scripted import RoutedModel, ScriptedModel  # noqa: F401
+    from sagent.snapshot import AgentSnapshot  # noqa: F401
     from sagent.tools import builtin_tools  # noqa: F401
     from sagent.tools.base import Tool, ToolContext, ToolError, tool  # noqa: F401
+    from sagent.tools.runtime import SpawnRequest  # noqa: F401
     from sagent.types import *  # noqa: F403
 
 

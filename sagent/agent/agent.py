@@ -17,7 +17,7 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
@@ -30,12 +30,12 @@ from sagent.agent.calls import (
     tool_specs,
     wants_background,
 )
-from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
 from sagent.agent.handle import AgentError as AgentError  # its home before the run handle; still imported from here
 from sagent.agent.handle import Prompt, RunHandle, read_prompt
+from sagent.agent.hooks import Deny, Rewrite
 from sagent.agent.inbox import (
     Control,
     InboxItem,
@@ -50,6 +50,7 @@ from sagent.agent.inbox import (
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.runtime import AgentTools
 from sagent.agent.session import SessionLog, SessionWriteError, clear_results
+from sagent.agent.settings import AgentSettings
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import (
@@ -77,7 +78,9 @@ from sagent.providers.base import (
     close_model,
 )
 from sagent.providers.catalog import cost_of, lookup
+from sagent.snapshot import AgentSnapshot, AgentStatus, JobSnapshot
 from sagent.tools.base import Tool, ToolContext, recover_note
+from sagent.tools.runtime import SpawnRequest
 from sagent.types import (
     AssistantMessage,
     Effort,
@@ -121,54 +124,51 @@ class Agent:
     def __init__(
         self,
         model: Model,
+        settings: AgentSettings | None = None,
         *,
-        system: str = "",
-        tools: Sequence[Tool] = (),
-        max_tool_rounds: int | None = None,
-        max_budget_usd: float | None = None,
-        max_tokens: int | None = None,
-        thinking_budget: int | None = None,
-        effort: Effort | None = None,
-        cwd: str | Path | None = None,
         session: SessionLog | None = None,
         history: Sequence[Message] = (),
-        retry: RetryPolicy | None = None,
-        label: str = "main",
         fleet: Fleet | None = None,
-        background_after: float | None = None,
-        compaction: CompactionPolicy | None = None,
         parent: Agent | None = None,
+        **options: Any,
     ) -> None:
-        """`fleet` holds the limits for sub-agents (depth, count, allowed providers) and how their models
-        are built; a root agent makes its own when none is given. `background_after` moves a tool call
-        that runs longer than that many seconds to the background. `compaction` says when the context is
-        compacted (by default at 80% of the model's window). `parent` is set by `spawn`."""
+        """`settings` says how the agent works (`AgentSettings`); keyword `options` name the same fields
+        (`system=`, `tools=`, `max_budget_usd=`, `hooks=`, ...) and replace them, so `Agent(model,
+        system="...")` and `Agent(model, AgentSettings(system="..."))` are the same agent.
+
+        `session` is the log every event goes to first (an in-memory one when None), `history` the
+        conversation so far. `fleet` holds how sub-agents' models are built and the bus they talk on; a
+        root agent makes its own from the settings' limits when none is given, and a fleet given brings its
+        own limits (`max_depth`, `max_agents`, `allow_providers`). `parent` is set by `spawn`."""
+        settings = AgentSettings.build(settings, **options)
+        if parent is None and fleet is not None:
+            # A fleet given holds the limits of its whole tree.
+            settings = replace(
+                settings,
+                max_depth=fleet.max_depth,
+                max_agents=fleet.max_agents,
+                allow_providers=fleet.allow_providers,
+            )
+        # Resolved once, here: sub-agents inherit the directory itself, not "the process's at the time".
+        self.settings: AgentSettings = replace(settings, cwd=Path(settings.cwd or os.getcwd()).resolve())
+        """How this agent works; changed only by the agent itself (a switch of effort or thinking)."""
         self.model = model
-        self.system = system
-        self.base_system = system  # without a sub-agent's note: what its own children inherit
-        self.tools: dict[str, Tool] = {t.name: t for t in tools}
-        self.max_tool_rounds = max_tool_rounds
-        self.max_tokens = max_tokens
-        self.thinking_budget = thinking_budget
-        self.effort = effort
-        self.retry = retry or RetryPolicy()
-        self.background_after = background_after
+        self.tools: dict[str, Tool] = {t.name: t for t in self.settings.tools}
         self.session = session or SessionLog.ephemeral()
         self.history: list[Message] = list(history)
         self.parent = parent
         self.depth = parent.depth + 1 if parent is not None else 0
-        self.cost = CostTracker(max_budget_usd, parent.cost if parent is not None else None)
-        self.label = label
-        self.fleet = fleet or (parent.fleet if parent is not None else Fleet())
-        self.max_depth = self.fleet.max_depth  # the deepest level agents below this one may reach
+        self.cost = CostTracker(self.settings.max_budget_usd, parent.cost if parent is not None else None)
+        self.fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
         self.context = ToolContext(
-            cwd=Path(cwd or os.getcwd()).resolve(), session_dir=self.session.session_dir, runtime=AgentTools(self)
+            cwd=self.settings.cwd, session_dir=self.session.session_dir, runtime=AgentTools(self)
         )
-        self.window = ContextWindow(self, compaction)
+        self.window = ContextWindow(self, self.settings.compaction)
         self.gate = RequestGate(self)  # every model request of this agent passes it
-        self.owns_model = True  # False when the model is shared with the parent (not closed with this agent)
+        # False when the model is shared with the parent: it is closed with the parent, not with this agent.
+        self.owns_model = parent is None or model is not parent.model
         self._resumed = bool(history)
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self._queued: list[UserMessage | PeerMessage] = []
@@ -182,18 +182,83 @@ class Agent:
         self._retired: list[Model] = []  # models switched away from, closed with the agent
         self.fleet.join(self)
 
+    # ------------------------------------------------------------------- settings, read where they live
+
+    @property
+    def system(self) -> str:
+        """The system prompt the model is sent (a sub-agent's note on its place in the fleet included)."""
+        return self.settings.prompt
+
+    @property
+    def base_system(self) -> str:
+        """The system prompt without a sub-agent's note: what its own sub-agents inherit."""
+        return self.settings.system
+
+    @property
+    def label(self) -> str:
+        return self.settings.label
+
+    @property
+    def max_tool_rounds(self) -> int | None:
+        return self.settings.max_tool_rounds
+
+    @property
+    def max_tokens(self) -> int | None:
+        return self.settings.max_tokens
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return self.settings.retry
+
+    @property
+    def background_after(self) -> float | None:
+        return self.settings.background_after
+
+    @property
+    def max_depth(self) -> int:
+        """The deepest level agents below this one may reach."""
+        return self.settings.max_depth
+
+    @property
+    def effort(self) -> Effort | None:
+        return self.settings.effort
+
+    @effort.setter
+    def effort(self, effort: Effort | None) -> None:
+        self.settings = replace(self.settings, effort=effort)
+
+    @property
+    def thinking_budget(self) -> int | None:
+        return self.settings.thinking_budget
+
+    @thinking_budget.setter
+    def thinking_budget(self, budget: int | None) -> None:
+        self.settings = replace(self.settings, thinking_budget=budget)
+
     @classmethod
-    def resume(cls, path: str | Path, model: Model, *, before_compaction: bool = False, **settings: Any) -> Agent:
-        """Reopen a session log and continue it. Tool calls the log shows without a result (the process
-        died mid-tool) are answered as interrupted, so the model sees a consistent history.
+    def resume(
+        cls,
+        path: str | Path,
+        model: Model,
+        settings: AgentSettings | None = None,
+        *,
+        before_compaction: bool = False,
+        fleet: Fleet | None = None,
+        **options: Any,
+    ) -> Agent:
+        """Reopen a session log and continue it, with `settings` and `options` as for `Agent()` (the
+        working directory is the session's unless one is given). Tool calls the log shows without a result
+        (the process died mid-tool) are answered as interrupted, so the model sees a consistent history.
         `before_compaction` continues instead a new session forked from the log as it was before its last
         compaction (the original log is left as it is)."""
         path = Path(path)
         if before_compaction:
             path = SessionLog.fork_before_compaction(path)
         log, state = SessionLog.open(path)
-        settings.setdefault("cwd", state.header.get("cwd"))
-        agent = cls(model, session=log, history=state.history, **settings)
+        chosen = AgentSettings.build(settings, **options)
+        if chosen.cwd is None and state.header.get("cwd"):
+            chosen = replace(chosen, cwd=Path(state.header["cwd"]))
+        agent = cls(model, chosen, session=log, history=state.history, fleet=fleet)
         agent.window.thread = state.thread
         calls = {c.id: c for m in state.history if isinstance(m, AssistantMessage) for c in m.tool_calls}
         for result in state.dangling:
@@ -288,7 +353,7 @@ class Agent:
 
     def spawn(
         self,
-        prompt: str,
+        prompt: str | SpawnRequest,
         *,
         label: str | None = None,
         system: str | None = None,
@@ -299,22 +364,20 @@ class Agent:
         max_depth: int | None = None,
         persistent: bool = False,
     ) -> Child:
-        """Start a sub-agent on `prompt`, running concurrently; `await child.wait()` gives its result.
-        Settings not given are inherited (model, tools, system prompt, round limit). A persistent child
-        stays after its answer, under its label: it reports to this agent each time it goes idle and wakes
-        when a message arrives. FleetError when a limit (depth, number of agents, providers) refuses it."""
-        return spawn_child(
-            self,
-            prompt,
-            label=label,
-            system=system,
-            provider=provider,
-            model=model,
-            tools=tools,
-            max_tool_rounds=max_tool_rounds,
-            max_depth=max_depth,
-            persistent=persistent,
+        """Start a sub-agent on `prompt` (or on a whole `SpawnRequest`), running concurrently; `await
+        child.wait()` gives its result. Its settings are this agent's, with only what is given replaced
+        (and its label and place in the fleet). A persistent child stays after its answer, under its label:
+        it reports to this agent each time it goes idle and wakes when a message arrives. FleetError when a
+        limit (depth, number of agents, providers) refuses it."""
+        request = (
+            prompt
+            if isinstance(prompt, SpawnRequest)
+            else SpawnRequest(prompt, label, system, provider, model, tools, max_tool_rounds, max_depth, persistent)
         )
+        child = spawn_child(self, request)
+        self.children[child.label] = child
+        child.start(request.prompt)
+        return child
 
     def retract(self, message: UserMessage | PeerMessage) -> bool:
         """Take back a message given to `send()` that has not entered the history yet (so a user can edit
@@ -426,6 +489,34 @@ class Agent:
         """The next request's size by part (system prompt, tools, messages, tool results)."""
         return self.window.size()
 
+    def snapshot(self, *, persistent: bool = False, status: AgentStatus | None = None) -> AgentSnapshot:
+        """What this agent and the agents below it are doing now, as one frozen value."""
+        budget = self.cost.limiting() or self.cost.budgeted()  # a spent budget up the tree first
+        jobs = tuple(JobSnapshot(j.id, j.call.name, j.state, j.line()) for j in self.jobs.all())
+        own_status: AgentStatus = "stopped" if self._closed else "working" if self._running else "idle"
+        return AgentSnapshot(
+            label=self.label,
+            provider=self.model.provider,
+            model=self.model.name,
+            status=status or own_status,
+            depth=self.depth,
+            max_depth=self.max_depth,
+            persistent=persistent,
+            effort=self.effort,
+            thinking_budget=self.thinking_budget,
+            own_usd=self.cost.own_usd,
+            total_usd=self.cost.total_usd,
+            budget_usd=budget.max_budget_usd if budget is not None else None,
+            budget_spent_usd=budget.total_usd if budget is not None else None,
+            usage=self.cost.usage,
+            context_tokens=self.context_tokens,
+            context_window=self.window.limit,
+            messages=len(self.history),
+            queued=len(self._queued) + self._unread_input,
+            jobs=jobs,
+            children=tuple(c.agent.snapshot(persistent=c.persistent, status=c.status) for c in self.children.values()),
+        )
+
     async def ask(self, prompt: Prompt) -> AssistantMessage:
         """Run `prompt` to the end and return the final assistant message; raise `AgentError` otherwise."""
         return (await self.run(prompt)).message
@@ -490,6 +581,8 @@ class Agent:
     def emit(self, event: Event) -> Event:
         """Persist, then act: the session log gets every event before anything else happens."""
         self.session.record(event)
+        for hook in self.settings.hooks:  # the other sinks, once the log has it
+            hook.on_event(self, event)
         return event
 
     async def _drive(self) -> AsyncIterator[Event]:
@@ -706,6 +799,8 @@ class Agent:
         message: AssistantMessage | None = None
         counted = False  # a complete response is counted by the gate; a partial one kept here is not
         request = self.request()
+        for hook in self.settings.hooks:
+            request = await hook.before_request(self, request)
         task = asyncio.create_task(self._pump(request, epoch))
         try:
             while message is None:
@@ -752,6 +847,8 @@ class Agent:
         yield self.emit(TurnFinished(message, message.usage, cost, self.cost.total_usd, elapsed))
         self.history.append(message)
         self.window.observed(request, message.usage)
+        for hook in self.settings.hooks:
+            await hook.after_response(self, message)
 
     async def _recover_overflow(self, run: _Run) -> AsyncIterator[Event]:
         """The provider said the request is too long: compact and send it again. The second time, nothing
@@ -832,8 +929,28 @@ class Agent:
     async def _run_group(self, calls: list[ToolCall], epoch: int) -> None:
         for call in calls:
             started = time.monotonic()
-            result = await execute(self.tools, call, self.context)
+            result = await self._hooked_execute(call)
             self._inbox.put_nowait(ToolDone(result, (time.monotonic() - started) * 1000, epoch))
+
+    async def _hooked_execute(self, call: ToolCall) -> ToolResult:
+        """Run one call as the hooks decide: allowed, denied (never run) or with rewritten arguments."""
+        hooks = self.settings.hooks
+        ran = call
+        for hook in hooks:
+            try:
+                decision = await hook.before_tool(self, ran)
+            except Exception as error:  # a failing approval never lets a call through
+                decision = Deny(f"{type(hook).__name__} failed: {type(error).__name__}: {error}")
+            if isinstance(decision, Deny):
+                result = ToolResult.of(call, f"denied: {decision.reason}", is_error=True)
+                break
+            if isinstance(decision, Rewrite):
+                ran = replace(ran, arguments=dict(decision.arguments))
+        else:
+            result = await execute(self.tools, ran, self.context)
+        for hook in hooks:
+            await hook.after_tool(self, ran, result)
+        return result
 
 
 def _describe(error: Exception) -> str:

@@ -12,25 +12,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from sagent.agent.session import SessionLog
+from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
 from sagent.providers.base import Model, ProviderError
+from sagent.tools.runtime import SpawnRequest
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from sagent.agent.agent import Agent
+
+__all__ = ["DEFAULT_MAX_AGENTS", "DEFAULT_MAX_DEPTH", "SpawnRequest"]  # re-exported for callers of the fleet
 
 ControlKind = Literal["switch_model", "compact", "stop"]
 CONTROLS: tuple[str, ...] = get_args(ControlKind)
 ChildStatus = Literal["working", "idle", "stopped"]
 
 RESERVED_LABELS = frozenset({"user", "sagent"})  # senders of the person's messages and of sagent's notices
-DEFAULT_MAX_DEPTH = 3
-DEFAULT_MAX_AGENTS = 16
 
 
 class FleetError(Exception):
@@ -137,6 +137,19 @@ class Fleet:
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
         self._last_number = 0  # of the labels given out as agent-N
+
+    @classmethod
+    def for_settings(
+        cls, settings: AgentSettings, *, models: ModelFactory | None = None, bus: Bus | None = None
+    ) -> Fleet:
+        """A fleet with the limits of `settings` (depth, number of agents, providers)."""
+        return cls(
+            max_depth=settings.max_depth,
+            max_agents=settings.max_agents,
+            allow_providers=settings.allow_providers,
+            models=models,
+            bus=bus,
+        )
 
     def join(self, agent: Agent) -> None:
         self.bus.register(agent.label, agent.deliver)
@@ -270,20 +283,9 @@ class Child:
             self.parent.deliver(Envelope(self.label, self.parent.label, text))
 
 
-def spawn_child(
-    parent: Agent,
-    prompt: str,
-    *,
-    label: str | None,
-    system: str | None,
-    provider: str | None,
-    model: str | None,
-    tools: Sequence[str] | None,
-    max_tool_rounds: int | None,
-    max_depth: int | None,
-    persistent: bool,
-) -> Child:
-    """Check the fleet's limits, build the child agent (inheriting what is not given) and start it."""
+def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
+    """Check the fleet's limits and build the child agent and its driver, not started yet: its settings are
+    the parent's with only what the request and its place in the fleet change."""
     if parent.closed:
         raise FleetError(f"{parent.label} has stopped and cannot spawn")
     fleet = parent.fleet
@@ -294,44 +296,39 @@ def spawn_child(
             f"{parent.max_depth} (max_depth); do the work yourself"
         )
     fleet.check_room()
-    name = fleet.new_label(label)
-    if tools is None:
+    name = fleet.new_label(request.label)
+    if request.tools is None:
         chosen = list(parent.tools.values())
     else:
-        unknown = [t for t in tools if t not in parent.tools]
+        unknown = [t for t in request.tools if t not in parent.tools]
         if unknown:
             raise FleetError(f"unknown tool(s) {', '.join(unknown)}; the tools are: {', '.join(parent.tools)}")
-        chosen = [parent.tools[t] for t in tools]
-    deepest = parent.max_depth if max_depth is None else min(parent.max_depth, depth + max(max_depth, 0))
+        chosen = [parent.tools[t] for t in request.tools]
+    wanted = request.max_depth
+    deepest = parent.max_depth if wanted is None else min(parent.max_depth, depth + max(wanted, 0))
     if depth >= deepest:
         chosen = [t for t in chosen if t.name != "AgentSpawn"]
-    own_model = provider is not None or model is not None
-    child_model = fleet.model(provider, model) if own_model else parent.model
-    base_system = parent.base_system if system is None else system
-    agent = type(parent)(
-        child_model,
-        system=f"{base_system}\n\n{_fleet_note(name, parent.label, persistent)}".lstrip(),
-        tools=chosen,
-        max_tool_rounds=max_tool_rounds if max_tool_rounds is not None else parent.max_tool_rounds,
-        max_tokens=parent.max_tokens,
-        thinking_budget=parent.thinking_budget,
-        effort=parent.effort,
-        cwd=parent.context.cwd,
-        session=_child_log(parent, name, child_model),
-        retry=parent.retry,
+    own_model = request.provider is not None or request.model is not None
+    child_model = fleet.model(request.provider, request.model) if own_model else parent.model
+    changed: dict[str, object] = {}
+    if request.system is not None:
+        changed["system"] = request.system
+    if request.max_tool_rounds is not None:
+        changed["max_tool_rounds"] = request.max_tool_rounds
+    settings = replace(
+        parent.settings,
         label=name,
-        fleet=fleet,
-        background_after=parent.background_after,
-        compaction=parent.window.policy,
-        parent=parent,
+        role=_fleet_note(name, parent.label, request.persistent),
+        tools=tuple(chosen),
+        max_depth=deepest,
+        # The parent's budget already holds the child: its cost tracker counts into the parent's.
+        max_budget_usd=None,
+        **changed,  # type: ignore[arg-type]
     )
-    agent.base_system = base_system
-    agent.owns_model = own_model
-    agent.max_depth = deepest
-    child = Child(agent, parent, persistent)
-    parent.children[name] = child
-    child.start(prompt)
-    return child
+    agent = type(parent)(
+        child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
+    )
+    return Child(agent, parent, request.persistent)
 
 
 def _child_log(parent: Agent, label: str, model: Model) -> SessionLog:

@@ -13,6 +13,7 @@ from sagent.events import SmallModelCall
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
 from sagent.tools.base import ToolError
+from sagent.tools.runtime import SpawnRequest
 from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
 
 SMALL_MODEL_MAX_TOKENS = 2048
@@ -43,35 +44,13 @@ class AgentTools:
             lines.append(f"{label}: {relation}, {other.model.provider}/{other.model.name}, {state}")
         return lines
 
-    async def spawn(
-        self,
-        prompt: str,
-        *,
-        label: str | None,
-        system: str | None,
-        provider: str | None,
-        model: str | None,
-        tools: list[str] | None,
-        max_tool_rounds: int | None,
-        max_depth: int | None,
-        persistent: bool,
-    ) -> str:
+    async def spawn(self, request: SpawnRequest) -> str:
         try:
-            child = self.agent.spawn(
-                prompt,
-                label=label,
-                system=system,
-                provider=provider,
-                model=model,
-                tools=tools,
-                max_tool_rounds=max_tool_rounds,
-                max_depth=max_depth,
-                persistent=persistent,
-            )
+            child = self.agent.spawn(request)
         except FleetError as error:
             raise ToolError(str(error)) from None
         where = f"{child.agent.model.provider}/{child.agent.model.name}"
-        if persistent:
+        if request.persistent:
             return (
                 f"started {child.label} ({where}); it works on its own and reports to you when it goes idle. "
                 f"Message it with AgentSend to {child.label!r}."
@@ -115,27 +94,25 @@ class AgentTools:
 
     def status(self) -> str:
         me = self.agent
-        model = me.model
+        now = me.snapshot()
         lines = [
-            f"label: {me.label} (depth {me.depth}; sub-agents may go to depth {me.max_depth})",
-            f"model: {model.provider}/{model.name}",
-            f"effort: {me.effort or 'default'}; thinking budget: {me.thinking_budget or 'off'}",
+            f"label: {now.label} (depth {now.depth}; sub-agents may go to depth {now.max_depth})",
+            f"model: {now.provider}/{now.model}",
+            f"effort: {now.effort or 'default'}; thinking budget: {now.thinking_budget or 'off'}",
             *me.context_size().lines(),
-            f"  {len(me.history)} messages; {me.window.policy_line()}",
-            f"cost: ${me.cost.own_usd:.4f} yours, ${me.cost.total_usd:.4f} with your sub-agents",
+            f"  {now.messages} messages; {me.window.policy_line()}",
+            f"cost: ${now.own_usd:.4f} yours, ${now.total_usd:.4f} with your sub-agents",
         ]
-        limit = me.cost.limiting() or me.cost.budgeted()
-        if limit is not None and limit.max_budget_usd is not None:
-            lines.append(f"budget: ${limit.total_usd:.4f} of ${limit.max_budget_usd:.4f} spent")
-        for child in me.children.values():
-            a = child.agent
-            lines.append(f"sub-agent {child.label}: {a.model.name}, {child.status}, ${a.cost.total_usd:.4f}")
+        if now.budget_usd is not None:
+            lines.append(f"budget: ${now.budget_spent_usd or 0:.4f} of ${now.budget_usd:.4f} spent")
+        for child in now.children:
+            lines.append(f"sub-agent {child.label}: {child.model}, {child.status}, ${child.total_usd:.4f}")
         peers = self.peers()
         lines.append("reachable with AgentSend:" + ("" if peers else " no other agent is running now"))
         lines += [f"  {line}" for line in peers]
-        running = me.jobs.running()
+        running = now.running_jobs()
         if running:
-            lines.append("jobs: " + "; ".join(j.line() for j in running))
+            lines.append("jobs: " + "; ".join(j.line for j in running))
         return "\n".join(lines)
 
     async def switch(self, provider: str | None, model: str | None, effort: str | None, thinking: int | None) -> str:

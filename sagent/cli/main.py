@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from sagent import __version__
+from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH
 
 EXIT_USAGE = 2
 
@@ -158,14 +159,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fleet = p.add_argument_group("sub-agents (AgentSpawn, AgentSend)")
     fleet.add_argument(
-        "--max-depth", type=int, default=3, metavar="N", help="how many levels of sub-agents may exist (default 3)"
+        "--max-depth",
+        type=int,
+        default=DEFAULT_MAX_DEPTH,
+        metavar="N",
+        help=f"how many levels of sub-agents may exist (default {DEFAULT_MAX_DEPTH})",
     )
     fleet.add_argument(
         "--max-agents",
         type=int,
-        default=16,
+        default=DEFAULT_MAX_AGENTS,
         metavar="N",
-        help="how many agents may run at once, the main one included (default 16)",
+        help=f"how many agents may run at once, the main one included (default {DEFAULT_MAX_AGENTS})",
     )
     fleet.add_argument(
         "--allow-providers",

@@ -16,7 +16,7 @@ from typing import Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.compaction import CompactionPolicy
-from sagent.agent.fleet import Fleet, FleetError
+from sagent.agent.fleet import Fleet, FleetError, ModelFactory
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import (
@@ -29,6 +29,7 @@ from sagent.agent.session import (
     peek_state,
     sessions_dir,
 )
+from sagent.agent.settings import AgentSettings
 from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
@@ -150,28 +151,29 @@ def make_agent(
     if memory:
         system = f"{system}\n\n{memory}"
     system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
-    settings: dict[str, Any] = dict(
+    settings = AgentSettings(
         system=system,
-        tools=tools,
+        tools=tuple(tools),
         max_tool_rounds=args.max_tool_rounds,
         max_budget_usd=args.max_budget_usd,
         max_tokens=args.max_tokens,
-        thinking_budget=args.thinking_budget,
-        effort=args.effort,
+        thinking_budget=settings_from.thinking_budget if settings_from is not None else args.thinking_budget,
+        effort=settings_from.effort if settings_from is not None else args.effort,
         cwd=cwd,
+        background_after=args.background_after,
+        compaction=compaction_policy(args.compact_at),
+        max_depth=args.max_depth,
+        max_agents=args.max_agents,
+        allow_providers=_allowed_providers(args),
     )
-    settings.update(
-        background_after=args.background_after, fleet=_fleet(args, model), compaction=compaction_policy(args.compact_at)
-    )
-    if settings_from is not None:
-        settings.update(thinking_budget=settings_from.thinking_budget, effort=settings_from.effort)
+    fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
-        return Agent.resume(session_path, model, **settings)
+        return Agent.resume(session_path, model, settings, fleet=fleet)
     if args.ephemeral:
         log = SessionLog.ephemeral()
     else:
         log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
-    return Agent(model, session=log, **settings)
+    return Agent(model, settings, session=log, fleet=fleet)
 
 
 def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:
@@ -198,9 +200,9 @@ def _in_data_dir(error: OSError) -> bool:
     return Path(error.filename).is_relative_to(data_dir())
 
 
-def _fleet(args: argparse.Namespace, model: Model) -> Fleet:
-    """The limits for sub-agents, and how their models are built: as the command line builds the main one
-    (a sub-agent on the main model's provider gets the same --base-url and --api-key-env)."""
+def _models(args: argparse.Namespace, model: Model) -> ModelFactory:
+    """How sub-agents' models are built: as the command line builds the main one (a sub-agent on the main
+    model's provider gets the same --base-url and --api-key-env)."""
 
     def models(provider: str | None, name: str | None) -> Model:
         if provider is None and name is not None and infer_provider(name) is None:
@@ -211,8 +213,13 @@ def _fleet(args: argparse.Namespace, model: Model) -> Fleet:
             wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
         )
 
-    allowed = {n.strip() for n in args.allow_providers.split(",") if n.strip()} if args.allow_providers else None
-    return Fleet(max_depth=args.max_depth, max_agents=args.max_agents, allow_providers=allowed, models=models)
+    return models
+
+
+def _allowed_providers(args: argparse.Namespace) -> frozenset[str] | None:
+    if not args.allow_providers:
+        return None
+    return frozenset(n.strip() for n in args.allow_providers.split(",") if n.strip())
 
 
 def _input_history() -> Path | None:

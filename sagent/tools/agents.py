@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
+from sagent.tools.runtime import SpawnRequest
 
 MAX_WAIT = 600
+# The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
+_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth")
 
 
 class _AgentTool(AnyOrder):
@@ -49,17 +52,9 @@ class AgentSpawn(_AgentTool):
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        return await ctx.agent().spawn(
-            arguments["prompt"],
-            label=arguments.get("label"),
-            system=arguments.get("system"),
-            provider=arguments.get("provider"),
-            model=arguments.get("model"),
-            tools=arguments.get("tools"),
-            max_tool_rounds=arguments.get("max_tool_rounds"),
-            max_depth=arguments.get("max_depth"),
-            persistent=bool(arguments.get("persistent", False)),
-        )
+        fields = {name: arguments[name] for name in _SPAWN_FIELDS if arguments.get(name) is not None}
+        request = SpawnRequest(arguments["prompt"], **fields, persistent=bool(arguments.get("persistent", False)))
+        return await ctx.agent().spawn(request)
 
 
 class AgentSend(_AgentTool):

@@ -8,7 +8,39 @@ call it, so tools never import the agent. Every method answers in text for the m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnRequest:
+    """A request to start a sub-agent, as it travels from the AgentSpawn tool (or `Agent.spawn`) to the
+    fleet. Every field but `prompt` is optional: what is not given is inherited from the parent."""
+
+    prompt: str
+    """The task, complete and self-contained: the sub-agent does not see its parent's conversation."""
+    label: str | None = None
+    """A unique one-word name on the fleet's bus; None: the next free `agent-N`."""
+    system: str | None = None
+    """A system prompt instead of the parent's."""
+    provider: str | None = None
+    """A provider for the sub-agent's own model (the parent's model is shared when neither this nor
+    `model` is given)."""
+    model: str | None = None
+    """A model id for the sub-agent's own model (its provider is inferred from the id when not given)."""
+    tools: Sequence[str] | None = None
+    """The names of the tools it may use, a subset of the parent's; None: all of them."""
+    max_tool_rounds: int | None = None
+    """Stop it after this many tool rounds; None: the parent's limit."""
+    max_depth: int | None = None
+    """How many levels of sub-agents it may start below it (never deeper than the parent may go)."""
+    persistent: bool = False
+    """Keep it running after its answer: it reports each time it goes idle and wakes on a message."""
+
+    def __post_init__(self) -> None:
+        if self.tools is not None:
+            object.__setattr__(self, "tools", tuple(self.tools))
 
 
 class AgentRuntime(Protocol):
@@ -16,19 +48,9 @@ class AgentRuntime(Protocol):
         """One line per agent this one can message: label, model, status."""
         ...
 
-    async def spawn(
-        self,
-        prompt: str,
-        *,
-        label: str | None,
-        system: str | None,
-        provider: str | None,
-        model: str | None,
-        tools: list[str] | None,
-        max_tool_rounds: int | None,
-        max_depth: int | None,
-        persistent: bool,
-    ) -> str: ...
+    async def spawn(self, request: SpawnRequest) -> str:
+        """Start a sub-agent; a one-shot one's answer, or where to reach a persistent one."""
+        ...
 
     def send(
         self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None

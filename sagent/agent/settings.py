@@ -1,0 +1,143 @@
+"""`AgentSettings`: everything an agent is configured with, in one frozen value.
+
+    agent = Agent(model, AgentSettings(system="You are terse.", tools=builtin_tools(), max_budget_usd=1))
+    agent = Agent(model, system="You are terse.", tools=builtin_tools())   # the same, by keyword
+
+The keyword form builds the settings through `AgentSettings.build`, the one place where options become
+settings. A sub-agent's settings are its parent's with a few fields replaced (`dataclasses.replace`), so a
+setting added here reaches sub-agents without another edit. What an agent *is* rather than how it is
+configured (its model, session log, history, fleet, parent) is not a setting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # Only for annotations: the command line reads the defaults below before anything heavy is imported.
+    from sagent.agent.compaction import CompactionPolicy
+    from sagent.agent.hooks import Hook
+    from sagent.providers.base import RetryPolicy
+    from sagent.tools.base import Tool
+    from sagent.types import Effort
+
+DEFAULT_MAX_DEPTH = 3
+"""How many levels of sub-agents may exist below the main agent, unless told otherwise."""
+DEFAULT_MAX_AGENTS = 16
+"""How many agents of one tree may run at once (the main one included), unless told otherwise."""
+
+
+def _retry_policy() -> RetryPolicy:
+    from sagent.providers.base import RetryPolicy
+
+    return RetryPolicy()
+
+
+def _compaction_policy() -> CompactionPolicy:
+    from sagent.agent.compaction import CompactionPolicy
+
+    return CompactionPolicy()
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """How an agent works. Every field has a default; sub-agents inherit every field they are not given."""
+
+    system: str = ""
+    """The system prompt. A sub-agent is told its place in the fleet after it (see `role`)."""
+
+    tools: tuple[Tool, ...] = ()
+    """The tools the model may call (any sequence is accepted and kept as a tuple)."""
+
+    max_tool_rounds: int | None = None
+    """Stop a run after this many tool rounds (result `error_max_turns`); None: no limit."""
+
+    max_budget_usd: float | None = None
+    """Stop when this agent's tree of agents has spent this many dollars; None: no budget."""
+
+    max_tokens: int | None = None
+    """The longest response the model may write, in tokens; None: the provider's default."""
+
+    thinking_budget: int | None = None
+    """Tokens the model may spend thinking before it answers; None: thinking off."""
+
+    effort: Effort | None = None
+    """Reasoning effort for models that take one; None: the provider's default."""
+
+    cwd: Path | None = None
+    """The working directory of the tools; None: the process's (resolved when the agent is built)."""
+
+    retry: RetryPolicy = field(default_factory=_retry_policy)
+    """How transient provider errors are retried."""
+
+    background_after: float | None = None
+    """Move a tool call that runs longer than this many seconds to the background; None: never."""
+
+    compaction: CompactionPolicy = field(default_factory=_compaction_policy)
+    """When the context is compacted (by default at 80% of the model's window)."""
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    """The deepest level agents below this one may reach (the main agent is at depth 0)."""
+
+    max_agents: int = DEFAULT_MAX_AGENTS
+    """How many agents of the tree may run at once, the main one included."""
+
+    allow_providers: frozenset[str] | None = None
+    """The providers sub-agents and switches may use; None: any provider with a key."""
+
+    label: str = "main"
+    """The agent's name on the fleet's bus (unique in its tree)."""
+
+    role: str = ""
+    """A note after the system prompt for this agent only: a sub-agent's place in the fleet. Spawning
+    always replaces it, so a sub-agent never carries its parent's note."""
+
+    hooks: tuple[Hook, ...] = ()
+    """Called by the loop at fixed points (see `sagent.agent.hooks`); sub-agents run the same hooks."""
+
+    def __post_init__(self) -> None:
+        # Accept the everyday spellings (a list of tools, a str path, a set) and keep the value frozen.
+        object.__setattr__(self, "tools", tuple(self.tools))
+        object.__setattr__(self, "hooks", tuple(self.hooks))
+        if self.cwd is not None and not isinstance(self.cwd, Path):
+            object.__setattr__(self, "cwd", Path(self.cwd))
+        if self.allow_providers is not None and not isinstance(self.allow_providers, frozenset):
+            object.__setattr__(self, "allow_providers", frozenset(self.allow_providers))
+        if self.max_depth < 0:
+            raise ValueError(f"max_depth must be 0 or more, not {self.max_depth}")
+        if self.max_agents < 1:
+            raise ValueError(f"max_agents must be at least 1, not {self.max_agents}")
+
+    @property
+    def prompt(self) -> str:
+        """The system prompt the model is sent: `system`, then `role` when there is one."""
+        return f"{self.system}\n\n{self.role}".lstrip() if self.role else self.system
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The names of every setting."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def build(cls, base: AgentSettings | None = None, **options: Any) -> AgentSettings:
+        """`base` (the defaults when None) with `options` replacing its fields: how `Agent(model, system=...,
+        tools=...)` becomes settings. None for a field whose default is not None means "the default", as
+        callers that pass every option through (`retry=None`, `compaction=None`) expect. An unknown name is
+        a TypeError that lists the settings."""
+        unknown = sorted(set(options) - set(cls.names()))
+        if unknown:
+            raise TypeError(f"unknown setting(s) {', '.join(unknown)}; the settings are: {', '.join(cls.names())}")
+        settings = base or cls()
+        given = {k: v for k, v in options.items() if v is not None or _none_allowed(k)}
+        if isinstance(given.get("tools"), Sequence):
+            given["tools"] = tuple(given["tools"])
+        return dataclasses.replace(settings, **given) if given else settings
+
+
+def _none_allowed(name: str) -> bool:
+    default = next(f for f in dataclasses.fields(AgentSettings) if f.name == name)
+    return default.default is None
