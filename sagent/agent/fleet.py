@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, get_args
 from sagent.agent.session import SessionLog
 from sagent.events import Result
 from sagent.providers.base import Model, ProviderError
+from sagent.providers.specs import canonical_name
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -132,7 +133,8 @@ class Fleet:
     ) -> None:
         self.max_depth = max_depth
         self.max_agents = max_agents
-        self.allow_providers = frozenset(allow_providers) if allow_providers is not None else None
+        # By canonical name, so `Anthropic` and `anthropic` are one provider here as everywhere.
+        self.allow_providers = frozenset(map(canonical_name, allow_providers)) if allow_providers is not None else None
         self.models = models or registry_models
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
@@ -172,6 +174,7 @@ class Fleet:
 
     def model(self, provider: str | None, model: str | None) -> Model:
         """A new model for a spawn or a switch, refused when its provider is not allowed (or has no key)."""
+        provider = canonical_name(provider) if provider is not None else None
         if self.allow_providers is not None and provider is not None and provider not in self.allow_providers:
             raise FleetError(self._not_allowed(provider))
         try:

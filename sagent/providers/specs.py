@@ -175,7 +175,7 @@ SPECS: tuple[ProviderSpec, ...] = (
         base_url="https://openrouter.ai/api/v1",
         default_model="openrouter/auto",
         model_pattern=r"[\w.-]+/[\w.:-]+$",  # owner/model is how OpenRouter names every model
-        model_hint="owner/model",
+        model_hint="owner/model for OpenRouter",
         compatible=True,
         sdk="openai",
     ),
@@ -245,8 +245,8 @@ def provider_help() -> str:
     natives = ", ".join(s.name for s in SPECS if not s.preset)
     presets = ", ".join(s.name for s in SPECS if s.preset)
     return (
-        f"{natives}, or a preset: {presets}; any case, and the seed's names (Anthropic, LlamaCpp) too "
-        "(default: from --model, or the first API key set)"
+        f"{natives}, or a preset: {presets}; in any case, or by another name (LlamaCpp, OpenAICompatible: "
+        "see `sagent providers`) (default: from --model, or the first API key set)"
     )
 
 
@@ -261,11 +261,18 @@ def inference_help() -> str:
     )
 
 
-def table_rows() -> list[tuple[str, str, str, str]]:
-    """The rows of `sagent providers` and of the docs table: name, key variables, default model, endpoint."""
+def other_names(spec: ProviderSpec) -> str:
+    """The names a provider also answers to, besides its own (its display name when it differs by more
+    than case, and its aliases)."""
+    return ", ".join(n for n in (spec.display, *spec.aliases) if n.lower() != spec.name)
+
+
+def table_rows() -> list[tuple[str, str, str, str, str]]:
+    """The rows of `sagent providers` and of the docs table: name, other names, key variables, default
+    model, endpoint."""
     rows = []
     for s in SPECS:
         keys = " or ".join(s.key_variables) or "-"
         model = s.default_model or ("(--model)" if s.compatible else "the embedded SmolLM2")
-        rows.append((s.name, keys, model, s.base_url or s.description))
+        rows.append((s.name, other_names(s) or "-", keys, model, s.base_url or s.description))
     return rows
