@@ -19,6 +19,7 @@ from sagent.agent.session import SessionLog
 from sagent.events import Result
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.specs import canonical_name
+from sagent.tools.base import spawns_agents
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -307,7 +308,7 @@ def spawn_child(
         chosen = [parent.tools[t] for t in tools]
     deepest = parent.max_depth if max_depth is None else min(parent.max_depth, depth + max(max_depth, 0))
     if depth >= deepest:
-        chosen = [t for t in chosen if t.name != "AgentSpawn"]
+        chosen = [t for t in chosen if not spawns_agents(t)]
     own_model = provider is not None or model is not None
     child_model = fleet.model(provider, model) if own_model else parent.model
     base_system = parent.base_system if system is None else system
