@@ -59,16 +59,24 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"sagent: error: {message} (see sagent --help)\n")
 
+    def format_help(self) -> str:
+        # The provider lists come from the provider specs, read only when help is shown: `sagent --version`
+        # and a task's start-up do not pay for importing them.
+        import textwrap
+
+        from sagent.providers.specs import inference_help, provider_help
+
+        for action in self._actions:
+            if "--provider" in action.option_strings:
+                action.help = provider_help()
+        self.epilog = EPILOG.format(providers=textwrap.fill(inference_help(), width=105))
+        return super().format_help()
+
 
 def build_parser() -> argparse.ArgumentParser:
-    import textwrap
-
-    from sagent.providers.specs import inference_help, provider_help  # the standard library only
-
     p = _Parser(
         prog="sagent",
         description=DESCRIPTION,
-        epilog=EPILOG.format(providers=textwrap.fill(inference_help(), width=105)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"sagent {__version__}")
@@ -95,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--provider",
         metavar="NAME",
-        help=provider_help(),
+        help="(from the provider specs, when help is shown)",
     )
     model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6, gpt-5.4) or a .gguf path")
     model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
