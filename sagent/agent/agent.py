@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from sagent.agent.calls import (
-    NO_BACKGROUND,
+    backgroundable,
     execute,
     moved_note,
     resource_of,
@@ -906,7 +906,7 @@ class Agent:
                 elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
                     # The calls keep running as jobs; their tool calls are answered now, their results come later.
                     # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
-                    for call in [c for c in pending.values() if c.name not in NO_BACKGROUND]:
+                    for call in [c for c in pending.values() if backgroundable(self.tools, c.name)]:
                         task = task_of[call.id]
                         job = self.jobs.add(call, task, started)
                         tasks.pop(task, None)

@@ -17,14 +17,13 @@ from sagent.tools.base import (
     ToolError,
     check_arguments,
     fit_output,
+    manages_jobs,
+    may_background,
     output_content,
     tool_spec,
 )
 from sagent.types import TextPart, ToolCall, ToolResult, ToolSpec
 
-JOBS_TOOL = "Jobs"
-# Waiting on jobs and messaging are not work to send to the background.
-NO_BACKGROUND = frozenset({JOBS_TOOL, "AgentSend", "AgentSelf"})
 _BACKGROUND_PROPERTY = {
     "type": "boolean",
     "description": "run in the background: returns a job id at once, the result arrives later as a message",
@@ -32,19 +31,31 @@ _BACKGROUND_PROPERTY = {
 
 
 def tool_specs(tools: Mapping[str, Tool], ctx: ToolContext) -> list[ToolSpec]:
-    """The tools as the model sees them. With Jobs among them, every other tool takes `background`."""
-    specs = [tool_spec(t, ctx) for t in tools.values()]
-    if JOBS_TOOL not in tools:
-        return specs
-    return [spec if spec.name in NO_BACKGROUND else _with_background(spec) for spec in specs]
+    """The tools as the model sees them. With a tool that manages jobs among them (Jobs), every tool that may
+    run in the background takes `background`."""
+    if not offers_background(tools):
+        return [tool_spec(t, ctx) for t in tools.values()]
+    return [_with_background(tool_spec(t, ctx)) if may_background(t) else tool_spec(t, ctx) for t in tools.values()]
+
+
+def offers_background(tools: Mapping[str, Tool]) -> bool:
+    """True when a tool among `tools` manages background calls (waits on them, cancels them)."""
+    return any(manages_jobs(t) for t in tools.values())
+
+
+def backgroundable(tools: Mapping[str, Tool], name: str) -> bool:
+    """Whether a running call of `name` may move to the background: as its tool declares (a name no tool
+    has is already an error result, moving it changes nothing)."""
+    tool = tools.get(name)
+    return tool is None or may_background(tool)
 
 
 def wants_background(tools: Mapping[str, Tool], call: ToolCall) -> bool:
     return (
         call.arguments.get("background") is True
-        and JOBS_TOOL in tools
         and call.name in tools
-        and call.name not in NO_BACKGROUND
+        and may_background(tools[call.name])
+        and offers_background(tools)
         and call.invalid_arguments is None
     )
 
@@ -63,7 +74,7 @@ async def execute(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -
             is_error=True,
         )
     arguments = call.arguments
-    if "background" in arguments and call.name not in NO_BACKGROUND and JOBS_TOOL in tools:
+    if "background" in arguments and may_background(tool) and offers_background(tools):
         arguments = {k: v for k, v in arguments.items() if k != "background"}
     try:
         check_arguments(tool.input_schema, arguments)

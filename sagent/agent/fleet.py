@@ -19,6 +19,8 @@ from sagent.agent.session import SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
 from sagent.providers.base import Model, ProviderError
+from sagent.providers.specs import canonical_name
+from sagent.tools.base import spawns_agents
 from sagent.tools.runtime import SpawnRequest
 
 if TYPE_CHECKING:
@@ -132,7 +134,8 @@ class Fleet:
     ) -> None:
         self.max_depth = max_depth
         self.max_agents = max_agents
-        self.allow_providers = frozenset(allow_providers) if allow_providers is not None else None
+        # By canonical name, so `Anthropic` and `anthropic` are one provider here as everywhere.
+        self.allow_providers = frozenset(map(canonical_name, allow_providers)) if allow_providers is not None else None
         self.models = models or registry_models
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
@@ -185,6 +188,7 @@ class Fleet:
 
     def model(self, provider: str | None, model: str | None) -> Model:
         """A new model for a spawn or a switch, refused when its provider is not allowed (or has no key)."""
+        provider = canonical_name(provider) if provider is not None else None
         if self.allow_providers is not None and provider is not None and provider not in self.allow_providers:
             raise FleetError(self._not_allowed(provider))
         try:
@@ -307,7 +311,7 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
     wanted = request.max_depth
     deepest = parent.max_depth if wanted is None else min(parent.max_depth, depth + max(wanted, 0))
     if depth >= deepest:
-        chosen = [t for t in chosen if t.name != "AgentSpawn"]
+        chosen = [t for t in chosen if not spawns_agents(t)]
     own_model = request.provider is not None or request.model is not None
     child_model = fleet.model(request.provider, request.model) if own_model else parent.model
     changed: dict[str, object] = {}

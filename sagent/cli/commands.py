@@ -37,24 +37,16 @@ def list_models(argv: list[str]) -> int:
 
 
 def list_providers(argv: list[str]) -> int:
-    from sagent.providers.registry import DEFAULT_MODELS, ENDPOINTS, KEY_VARIABLES, NATIVE
+    """`sagent providers`: one row per provider spec, the same rows as the table in docs/providers.md."""
+    from sagent.providers.specs import table_rows
 
     if argv:
         sys.stderr.write("sagent providers: takes no arguments\n")
         return 2
-    notes = {
-        "anthropic": "Messages API (ANTHROPIC_BASE_URL honoured)",
-        "openai": "Responses API (OPENAI_BASE_URL honoured)",
-        "google": "Gemini API",
-        "local": "llama.cpp on this machine (the `local` extra); --model takes a .gguf path",
-        "openai-compat": "any Chat Completions server: --base-url, --model, --api-key-env",
-    }
-    print(f"{'provider':<14} {'key variable':<32} {'default model':<22} endpoint")
-    for name in NATIVE:
-        keys = " or ".join(KEY_VARIABLES.get(name, ())) or "-"
-        print(f"{name:<14} {keys:<32} {DEFAULT_MODELS.get(name, '-'):<22} {notes[name]}")
-    for e in ENDPOINTS.values():
-        print(f"{e.name:<14} {e.key_variable or '-':<32} {e.default_model or '(--model)':<22} {e.base_url}")
+    rows = [("provider", "also called", "key variable", "default model", "endpoint"), *table_rows()]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths, strict=False)) + f"  {row[-1]}")
     return 0
 
 

@@ -40,11 +40,7 @@ exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or i
 key, no model to run on, a data directory sagent cannot write), 3 stopped at --max-tool-rounds,
 4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP), 130 interrupted (Ctrl+C, SIGTERM).
 
-providers: with no --provider, a model id names its provider (claude-*, gpt-*/o3/o4-*, gemini-*,
-kimi-*, qwen*, MiniMax-*, owner/model for OpenRouter, a .gguf path); with no model either, the first key
-set picks one: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY, MOONSHOT_API_KEY,
-DASHSCOPE_API_KEY, MINIMAX_API_KEY, OPENROUTER_API_KEY. ANTHROPIC_BASE_URL and OPENAI_BASE_URL are
-honoured. See `sagent providers`.
+{providers}
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
 ~/.local/share/sagent/sessions); SAGENT_LLAMA_SERVER (a llama-server binary for the local model).
@@ -64,12 +60,24 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"sagent: error: {message} (see sagent --help)\n")
 
+    def format_help(self) -> str:
+        # The provider lists come from the provider specs, read only when help is shown: `sagent --version`
+        # and a task's start-up do not pay for importing them.
+        import textwrap
+
+        from sagent.providers.specs import inference_help, provider_help
+
+        for action in self._actions:
+            if "--provider" in action.option_strings:
+                action.help = provider_help()
+        self.epilog = EPILOG.format(providers=textwrap.fill(inference_help(), width=105))
+        return super().format_help()
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="sagent",
         description=DESCRIPTION,
-        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"sagent {__version__}")
@@ -96,8 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--provider",
         metavar="NAME",
-        help="anthropic, openai, google, local, openai-compat, or a preset: moonshot, dashscope, minimax, "
-        "openrouter, ollama, lmstudio, vllm (default: from --model, or the first API key set)",
+        help="(from the provider specs, when help is shown)",
     )
     model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6, gpt-5.4) or a .gguf path")
     model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
@@ -278,9 +285,9 @@ def _check(args: argparse.Namespace) -> str | None:
     if args.max_agents < 1:
         return "--max-agents must be at least 1"
     if args.allow_providers is not None:
-        from sagent.providers.registry import PROVIDERS
+        from sagent.providers.specs import find_spec
 
-        unknown = [n for n in _names(args.allow_providers) if n not in PROVIDERS]
+        unknown = [n for n in _names(args.allow_providers) if find_spec(n) is None]
         if unknown:
             return f"--allow-providers: unknown provider(s) {', '.join(unknown)}; see `sagent providers`"
     if args.api_key_env and not os.environ.get(args.api_key_env):

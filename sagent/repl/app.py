@@ -341,7 +341,9 @@ def _warm_up(provider: str) -> None:
     first answer does not wait a second for imports."""
     import importlib
 
-    sdk = {"anthropic": "anthropic", "google": "google.genai"}.get(provider, "openai")
-    for name in (sdk, "rich.markdown", "rich.console"):
+    from sagent.providers.specs import find_spec
+
+    spec = find_spec(provider)
+    for name in (spec.sdk if spec and spec.sdk else "openai", "rich.markdown", "rich.console"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)

@@ -62,9 +62,9 @@ def argument_choices(repl: Repl, name: str) -> list[str]:
     if name == "model":
         return [m.id for m in CATALOG]
     if name == "provider":
-        from sagent.providers.registry import PROVIDERS
+        from sagent.providers.specs import provider_names
 
-        return list(PROVIDERS)
+        return list(provider_names())
     if name == "effort":
         return list(EFFORTS)
     if name == "thinking":
@@ -111,9 +111,9 @@ def _model(repl: Repl, arg: str) -> list[str]:
 @command("provider", "switch provider, on its default model", "/provider [name]")
 def _provider(repl: Repl, arg: str) -> list[str]:
     if not arg:
-        from sagent.providers.registry import PROVIDERS
+        from sagent.providers.specs import provider_names
 
-        return [f"provider: {repl.agent.model.provider}  (choose from: {', '.join(PROVIDERS)})"]
+        return [f"provider: {repl.agent.model.provider}  (choose from: {', '.join(provider_names())})"]
     return [_switch(repl, arg, None)]
 
 

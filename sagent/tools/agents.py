@@ -22,6 +22,7 @@ class _AgentTool(AnyOrder):
 
 class AgentSpawn(_AgentTool):
     name = "AgentSpawn"
+    spawns_agents = True
     description = (
         "Start a sub-agent on a task. It works with its own context and returns only what matters, so use it "
         "for work that can be done on its own: exploring a part of the code, a review, a second opinion, a "
@@ -59,6 +60,7 @@ class AgentSpawn(_AgentTool):
 
 class AgentSend(_AgentTool):
     name = "AgentSend"
+    may_background = False  # messaging is not work to send to the background
     description = (
         "Send a message to another agent by its label: a sub-agent, a sibling, your parent ('main' is the "
         "top one) or any other running agent. A busy agent reads it at its next safe point; nothing is "
@@ -91,6 +93,7 @@ class AgentSend(_AgentTool):
 
 class AgentSelf(_AgentTool):
     name = "AgentSelf"
+    may_background = False
     description = (
         "Inspect or change your own runtime. status: your model, the context by part (system, tools, "
         "messages, tool results) against the window, cost so far, sub-agents and jobs. switch: another "
@@ -131,6 +134,8 @@ class AgentSelf(_AgentTool):
 
 class Jobs(_AgentTool):
     name = "Jobs"
+    may_background = False  # waiting on jobs is not work to send to the background
+    manages_jobs = True
     description = (
         "Tool calls running in the background. Any other tool call can run in the background: give it "
         "`background: true` and it returns at once with a job id, and its result arrives later as a "

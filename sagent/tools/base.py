@@ -137,11 +137,20 @@ class Tool(Protocol):
     A tool whose call can leave something behind when sagent dies during it (processes) may have a
     `recover(call, ctx) -> str | None` method: a resumed session calls it for each call the dead run left
     unfinished, to clean up, and adds the note it returns to that call's "interrupted" result.
+
+    A tool declares what the loop must know of it as capabilities, rather than the loop knowing tool names:
+    `may_background` (False: its calls never move to the background, as waiting on jobs or messaging is not
+    work to send there), `spawns_agents` (True: it starts sub-agents, so it is withheld from an agent at the
+    depth limit) and `manages_jobs` (True: it waits on and cancels background calls; with such a tool
+    present, every other tool takes `background`). A tool that leaves them out has the defaults.
     """
 
     name: str
     description: str
     input_schema: dict[str, Any]
+    may_background: bool = True
+    spawns_agents: bool = False
+    manages_jobs: bool = False
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
 
@@ -155,6 +164,22 @@ class AnyOrder:
 
     def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         return None
+
+
+def may_background(t: Tool) -> bool:
+    """`t.may_background`, with its default for a tool class that does not declare it (the protocol is
+    structural: a user's tool need not inherit the default)."""
+    return bool(getattr(t, "may_background", True))
+
+
+def spawns_agents(t: Tool) -> bool:
+    """`t.spawns_agents`, False for a tool that does not declare it."""
+    return bool(getattr(t, "spawns_agents", False))
+
+
+def manages_jobs(t: Tool) -> bool:
+    """`t.manages_jobs`, False for a tool that does not declare it."""
+    return bool(getattr(t, "manages_jobs", False))
 
 
 def recover_note(t: Tool | None, call: ToolCall, ctx: ToolContext) -> str | None:
