@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -301,3 +302,19 @@ def test_a_local_file_git_would_commit_is_warned_about(s: Setup) -> None:
     (s.project / ".gitignore").write_text(".sagent/settings.local.json\n")
     out = s.run("config")
     assert out.returncode == 0 and out.stderr == ""
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
+
+
+def test_docs_settings_names_every_key_and_its_example_files_are_accepted(s: Setup) -> None:
+    from sagent.cli.settings_files import KEYS
+
+    text = DOCS.read_text()
+    assert [key for key in KEYS if f"| `{key}` |" not in text] == []
+    project, local = re.findall(r"```json\n(.*?)```", text, re.S)
+    s.write(s.project_file, project)
+    s.write(s.local_file, local)
+    out = s.run("config", "--json")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert value_and_origin(json.loads(out.stdout), "maxBudgetUsd") == (20, str(s.local_file))
