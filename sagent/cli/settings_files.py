@@ -21,9 +21,8 @@ import json
 import os
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 SCOPES = ("user", "project", "local")
 MAX_BYTES = 1 << 20  # a settings file larger than this is a mistake (or /dev/zero), not settings
@@ -34,8 +33,7 @@ class SettingsError(Exception):
     message is one line naming the file (and the key, when one is at fault)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
+class Key(NamedTuple):
     """One settings key: its JSON shape, and the argparse destination it stands for (None: kept as is)."""
 
     name: str
@@ -77,8 +75,7 @@ PERMISSION_LISTS = ("allow", "deny", "ask")
 MERGED = frozenset({"env", "permissions", "hooks", "mcpServers"})  # objects merged key by key across files
 
 
-@dataclass(frozen=True, slots=True)
-class SettingsFile:
+class SettingsFile(NamedTuple):
     """Where one scope's file is, and whether it was there."""
 
     scope: str
@@ -86,19 +83,21 @@ class SettingsFile:
     exists: bool
 
 
-@dataclass(slots=True)
 class Loaded:
     """The files' values merged, with the file each came from (`env.NAME` and the like for the members of
-    merged objects), and the warnings to print once."""
+    merged objects), and the warnings to print once. (Plain classes here, not dataclasses: importing
+    `dataclasses` costs `sagent config` more than all of its own work.)"""
 
-    files: list[SettingsFile] = field(default_factory=list)
-    values: dict[str, Any] = field(default_factory=dict)
-    origins: dict[str, Path] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("files", "origins", "values", "warnings")
+
+    def __init__(self) -> None:
+        self.files: list[SettingsFile] = []
+        self.values: dict[str, Any] = {}
+        self.origins: dict[str, Path] = {}
+        self.warnings: list[str] = []
 
 
-@dataclass(frozen=True, slots=True)
-class Sources:
+class Sources(NamedTuple):
     """Where the parsed arguments came from: the files read, and the destinations given as flags."""
 
     loaded: Loaded
