@@ -67,7 +67,7 @@ def effective(args: argparse.Namespace) -> dict[str, Any]:
 
     sources: Sources = args.settings_files
     settings = {
-        name: {"value": _value(name, getattr(args, spec.dest or "", None)), "from": sources.origin(name)}
+        name: {"value": _value(name, getattr(args, spec.dest, None)), "from": sources.origin(name)}
         for name, spec in KEYS.items()
         if name != "env"
     }

@@ -34,11 +34,12 @@ class SettingsError(Exception):
 
 
 class Key(NamedTuple):
-    """One settings key: its JSON shape, and the argparse destination it stands for (None: kept as is)."""
+    """One settings key: its JSON shape, and the argparse destination it stands for (one no flag has, like
+    `permissions`, is set on the arguments as it is)."""
 
     name: str
     shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, object
-    dest: str | None
+    dest: str
     help: str
 
 
@@ -313,7 +314,6 @@ def defaults(loaded: Loaded, parser: argparse.ArgumentParser) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in loaded.values.items():
         spec = KEYS[name]
-        assert spec.dest is not None
         action = actions.get(spec.dest)
         if action is None:  # a key for a later feature: kept as it is
             out[spec.dest] = value
@@ -389,7 +389,7 @@ def blame(problem: str | None, args: argparse.Namespace) -> str | None:
         return problem
     if problem is not None:
         for name, spec in KEYS.items():
-            flag = "--" + (spec.dest or "").replace("_", "-")
+            flag = "--" + spec.dest.replace("_", "-")
             origin = sources.origin(name)
             rest = problem[len(flag) :] if problem.startswith(flag) else None
             if rest is not None and rest[:1] in ("", " ", ":") and origin not in ("flag", "default"):
