@@ -53,11 +53,22 @@ def config_command(argv: list[str]) -> int:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return 2
     report = effective(args)
-    if as_json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
-    else:
-        sys.stdout.write(as_text(report))
+    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n" if as_json else as_text(report)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `sagent config | head -1`: the reader has what it wanted
+        _quiet_stdout()
     return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the flush at exit does not fail again on the closed pipe."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def effective(args: argparse.Namespace) -> dict[str, Any]:

@@ -318,3 +318,23 @@ def test_docs_settings_names_every_key_and_its_example_files_are_accepted(s: Set
     out = s.run("config", "--json")
     assert out.returncode == 0 and out.stderr == "", out.stderr
     assert value_and_origin(json.loads(out.stdout), "maxBudgetUsd") == (20, str(s.local_file))
+
+
+def test_config_into_a_closed_pipe_is_quiet(s: Setup) -> None:
+    """`sagent config | head -1`: the reader has gone before sagent writes; no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "sagent.cli.main", "config", "--json"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            cwd=s.project,
+            env=s.env(),
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert out.returncode == 0 and out.stderr == ""
