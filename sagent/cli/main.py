@@ -31,6 +31,7 @@ sagent: a coding agent for the terminal.
   sagent providers                         providers, their key variables and endpoints
   sagent sessions                          this directory's sessions
   sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
+  sagent config [--json] [FLAGS]           the effective settings and where each came from
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """
@@ -41,6 +42,9 @@ key, no model to run on, a data directory sagent cannot write), 3 stopped at --m
 4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP), 130 interrupted (Ctrl+C, SIGTERM).
 
 {providers}
+
+settings files: $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/settings.json), then
+.sagent/settings.json and .sagent/settings.local.json at the project root; flags win over them all.
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
 ~/.local/share/sagent/sessions); SAGENT_LLAMA_SERVER (a llama-server binary for the local model).
@@ -228,12 +232,18 @@ def main(argv: list[str] | None = None) -> int:
 
         return list_session_files(argv[1:])
     _safe_streams()
+    if argv[:1] == ["config"]:
+        from sagent.cli.config_cmd import config_command
+
+        return config_command(argv[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_with_settings(parser, argv)
+    if args is None:
+        return EXIT_USAGE
     _clean_text_flags(args)
     if args.effort == "none":
         args.effort = None  # as /effort off in the REPL: no effort is sent
-    problem = _check(args)
+    problem = checked(args)
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
@@ -251,6 +261,28 @@ def main(argv: list[str] | None = None) -> int:
     from sagent.cli.run import run_task
 
     return run_task(args, piped)
+
+
+def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | None:
+    """The arguments, with the settings files' values as defaults (see docs/settings.md); None after
+    saying why a settings file cannot be used."""
+    from sagent.cli.settings_files import SettingsError, parse
+
+    try:
+        args = parse(parser, argv)
+    except SettingsError as error:
+        sys.stderr.write(f"sagent: error: {error}\n")
+        return None
+    for warning in args.settings_files.loaded.warnings:
+        sys.stderr.write(f"sagent: warning: {warning}\n")
+    return args
+
+
+def checked(args: argparse.Namespace) -> str | None:
+    """`_check`'s problem, told as the settings file and key when a file gave the value at fault."""
+    from sagent.cli.settings_files import blame
+
+    return blame(_check(args), args)
 
 
 def _check(args: argparse.Namespace) -> str | None:

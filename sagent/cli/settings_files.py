@@ -1,0 +1,419 @@
+"""Settings files: the user's, the project's and the local one, merged and turned into the CLI's arguments.
+
+    $XDG_CONFIG_HOME/sagent/settings.json     user (default ~/.config/sagent/settings.json)
+    <project>/.sagent/settings.json           project, committed with the code
+    <project>/.sagent/settings.local.json     local, this machine only (git-ignored)
+
+Later files win; objects (`env`, `permissions`, `hooks`, `mcpServers`) are merged key by key. A file's
+values become the argument parser's defaults, so a flag on the command line wins over every file and the
+same checks run on a value whichever place it came from. Nothing here builds the agent: the result is the
+`argparse.Namespace` the CLI already understands, with `settings_files` (a `Sources`) saying where each
+value came from.
+
+Only the standard library is imported here: `sagent config` must stay fast. A check that needs more (is a
+provider or a tool name known?) imports it only when a file sets that key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+SCOPES = ("user", "project", "local")
+MAX_BYTES = 1 << 20  # a settings file larger than this is a mistake (or /dev/zero), not settings
+
+
+class SettingsError(Exception):
+    """A settings file that cannot be used: unreadable, not JSON, or a value of the wrong shape. The
+    message is one line naming the file (and the key, when one is at fault)."""
+
+
+class Key(NamedTuple):
+    """One settings key: its JSON shape, and the argparse destination it stands for (one no flag has, like
+    `permissions`, is set on the arguments as it is)."""
+
+    name: str
+    shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, object
+    dest: str
+    help: str
+
+
+KEYS: dict[str, Key] = {
+    k.name: k
+    for k in (
+        Key("model", "string", "model", "the model id (--model)"),
+        Key("provider", "string", "provider", "the provider (--provider)"),
+        Key("baseUrl", "string", "base_url", "the provider's API base URL (--base-url)"),
+        Key("apiKeyEnv", "string", "api_key_env", "the variable holding the API key (--api-key-env)"),
+        Key("maxTokens", "integer", "max_tokens", "the most output tokens per response (--max-tokens)"),
+        Key("thinkingBudget", "integer", "thinking_budget", "extended thinking tokens (--thinking-budget)"),
+        Key("effort", "string", "effort", "reasoning effort (--effort)"),
+        Key("tools", "names", "tools", "the tool names; [] for none (--tools)"),
+        Key("compactAt", "compact", "compact_at", "a fraction, 'off', or a list like the repeated --compact-at"),
+        Key("maxBudgetUsd", "number", "max_budget_usd", "the budget in dollars (--max-budget-usd)"),
+        Key("maxToolRounds", "integer", "max_tool_rounds", "rounds of tool calls (--max-tool-rounds)"),
+        Key("maxDepth", "integer", "max_depth", "levels of sub-agents (--max-depth)"),
+        Key("maxAgents", "integer", "max_agents", "agents at once (--max-agents)"),
+        Key("allowProviders", "names", "allow_providers", "providers sub-agents may use (--allow-providers)"),
+        Key("allowHosts", "names", "allow_host", "hosts the web tools may reach (--allow-host)"),
+        Key("backgroundAfter", "number", "background_after", "seconds before a call moves to the background"),
+        Key("systemPrompt", "text", "system", "replaces the system prompt (--system)"),
+        Key("appendSystemPrompt", "text", "append_system", "appended to the system prompt (--append-system)"),
+        Key("noMemory", "boolean", "no_memory", "true: do not read AGENTS.md / CLAUDE.md (--no-memory)"),
+        Key("env", "env", "env", "environment variables set for the run"),
+        Key("permissions", "permissions", "permissions", "{allow, deny, ask, defaultMode} (not used yet)"),
+        Key("hooks", "object", "hooks", "user hooks (not used yet)"),
+        Key("mcpServers", "object", "mcp_servers", "MCP servers (not used yet)"),
+    )
+}
+IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
+PERMISSION_LISTS = ("allow", "deny", "ask")
+MERGED = frozenset({"env", "permissions", "hooks", "mcpServers"})  # objects merged key by key across files
+
+
+class SettingsFile(NamedTuple):
+    """Where one scope's file is, and whether it was there."""
+
+    scope: str
+    path: Path
+    exists: bool
+
+
+class Loaded:
+    """The files' values merged, with the file each came from (`env.NAME` and the like for the members of
+    merged objects), and the warnings to print once. (Plain classes here, not dataclasses: importing
+    `dataclasses` costs `sagent config` more than all of its own work.)"""
+
+    __slots__ = ("files", "origins", "values", "warnings")
+
+    def __init__(self) -> None:
+        self.files: list[SettingsFile] = []
+        self.values: dict[str, Any] = {}
+        self.origins: dict[str, Path] = {}
+        self.warnings: list[str] = []
+
+
+class Sources(NamedTuple):
+    """Where the parsed arguments came from: the files read, and the destinations given as flags."""
+
+    loaded: Loaded
+    flags: frozenset[str]
+    environ_before: Mapping[str, str]  # the environment before a file's `env` was applied
+
+    def origin(self, key: str) -> str:
+        """'flag', a file's path, or 'default' for a settings key (or `env.NAME`)."""
+        spec = KEYS.get(key)
+        if spec is not None and spec.dest in self.flags:
+            return "flag"
+        path = self.loaded.origins.get(key)
+        return str(path) if path is not None else "default"
+
+
+def user_settings_file() -> Path:
+    """The user's settings file, beside the user's AGENTS.md."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "sagent" / "settings.json"
+
+
+def project_root(cwd: Path) -> Path:
+    """The nearest folder at or above `cwd` holding `.sagent/` or `.git`; `cwd` itself when none does."""
+    cwd = cwd.resolve()
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".sagent").is_dir() or (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def settings_files(cwd: Path) -> list[tuple[str, Path]]:
+    """The three files, in the order they are merged."""
+    root = project_root(cwd)
+    return [
+        ("user", user_settings_file()),
+        ("project", root / ".sagent" / "settings.json"),
+        ("local", root / ".sagent" / "settings.local.json"),
+    ]
+
+
+def load(cwd: Path) -> Loaded:
+    """Read and check the settings files for `cwd` and merge them; SettingsError for the first bad one."""
+    loaded = Loaded()
+    seen: set[Path] = set()
+    for scope, path in settings_files(cwd):
+        data = None if path in seen else read_file(path)
+        seen.add(path)
+        loaded.files.append(SettingsFile(scope, path, data is not None))
+        if data is None:
+            continue
+        for name, value in data.items():
+            spec = KEYS.get(name)
+            if spec is None:
+                if name not in IGNORED_KEYS:
+                    loaded.warnings.append(f'{path}: unknown key "{name}" is ignored (see docs/settings.md)')
+                continue
+            value = _shaped(path, spec, value, loaded.warnings)
+            if name in MERGED:
+                merged = loaded.values.setdefault(name, {})
+                for member, inner in value.items():
+                    merged[member] = inner
+                    loaded.origins[f"{name}.{member}"] = path
+            else:
+                loaded.values[name] = value
+            loaded.origins[name] = path
+        if scope == "local":
+            _warn_unignored(path, loaded.warnings)
+    return loaded
+
+
+def read_file(path: Path) -> dict[str, Any] | None:
+    """A settings file's object, or None when there is no file. Only a regular file is read, and only
+    the first MAX_BYTES of it, so a FIFO or /dev/zero put in its place cannot hang or exhaust sagent."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None  # `.sagent` is a file, not a folder: there is no settings file in it
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SettingsError(f"{path}: not a regular file")
+        raw = _read_up_to(fd, MAX_BYTES + 1)
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_BYTES:
+        raise SettingsError(f"{path}: larger than {MAX_BYTES // 1024} KiB; is it a settings file?")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{path}: not UTF-8 text (byte {error.start + 1})") from None
+    try:
+        # NaN and Infinity parse (as Python's json reads them) so that the key's own check names them
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno}, column {error.colno}"
+        raise SettingsError(f"{path}: not valid JSON at {where}: {error.msg}") from None
+    except RecursionError:
+        raise SettingsError(f"{path}: nested too deeply to be settings") from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {_kind(data)}")
+    return data
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
+    """`value` when it has the key's shape; SettingsError naming the file and the key otherwise."""
+
+    def bad(expected: str) -> SettingsError:
+        return SettingsError(f'{path}: key "{spec.name}": must be {expected}, not {_kind(value)}')
+
+    shape = spec.shape
+    if shape == "string":
+        if not isinstance(value, str) or not value.strip():
+            raise bad("a non-empty string")
+    elif shape == "text":
+        if not isinstance(value, str):
+            raise bad("a string")
+    elif shape == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad("a whole number")
+    elif shape == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad("a number")
+    elif shape == "boolean":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+    elif shape == "names":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise bad("a list of names")
+    elif shape == "compact":
+        items = value if isinstance(value, list) else [value]
+        if not items or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in items):
+            raise bad("a fraction, 'off', or a list of them (MODEL=FRACTION for one model)")
+    elif shape == "env":
+        if not isinstance(value, dict):
+            raise bad("an object of variable names to string values")
+        for name, inner in value.items():
+            if not name or "=" in name or "\0" in name:
+                raise SettingsError(f'{path}: key "env": {json.dumps(name)} is not an environment variable name')
+            if not isinstance(inner, str) or "\0" in inner:
+                raise SettingsError(f'{path}: key "env.{name}": must be a string, not {_kind(inner)}')
+    elif shape == "permissions":
+        _check_permissions(path, value, warnings)
+    elif not isinstance(value, dict):
+        raise bad("an object")
+    return value
+
+
+def _check_permissions(path: Path, value: Any, warnings: list[str]) -> None:
+    if not isinstance(value, dict):
+        raise SettingsError(f'{path}: key "permissions": must be an object, not {_kind(value)}')
+    for member, inner in value.items():
+        if member in PERMISSION_LISTS:
+            if not isinstance(inner, list) or not all(isinstance(r, str) for r in inner):
+                expected = f"must be a list of strings, not {_kind(inner)}"
+                raise SettingsError(f'{path}: key "permissions.{member}": {expected}')
+        elif member == "defaultMode":
+            if not isinstance(inner, str):
+                raise SettingsError(f'{path}: key "permissions.defaultMode": must be a string, not {_kind(inner)}')
+        else:
+            warnings.append(f'{path}: unknown key "permissions.{member}" is ignored (see docs/settings.md)')
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float, str)):
+        return json.dumps(value)[:60]
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _warn_unignored(path: Path, warnings: list[str]) -> None:
+    """A local settings file in a git repository that git would commit: say so (it may hold secrets in
+    `env`). Asked of git only when the file exists; no git, or no repository, is no warning."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "check-ignore", "-q", "--", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return
+    if done.returncode == 1:  # 0: ignored; 128: not a repository (or git failed)
+        warnings.append(f"{path} is not git-ignored: add .sagent/settings.local.json to .gitignore")
+
+
+def defaults(loaded: Loaded, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The files' values as argparse destinations and values, in the form a flag would give them, passed
+    through the flag's own `type` and `choices`; SettingsError naming the file and key for a bad one."""
+    actions = {a.dest: a for a in parser._actions}
+    out: dict[str, Any] = {}
+    for name, value in loaded.values.items():
+        spec = KEYS[name]
+        action = actions.get(spec.dest)
+        if action is None:  # a key for a later feature: kept as it is
+            out[spec.dest] = value
+            continue
+        path = loaded.origins[name]
+        if spec.shape == "names":
+            names = [v.strip() for v in value]
+            converted: Any = names if isinstance(action, argparse._AppendAction) else ",".join(names) or "none"
+        elif spec.shape == "compact":
+            converted = [str(v) for v in (value if isinstance(value, list) else [value])]
+        else:
+            converted = _through_flag(action, value, f'{path}: key "{name}"')
+        out[spec.dest] = converted
+    return out
+
+
+def _through_flag(action: argparse.Action, value: Any, where: str) -> Any:
+    """`value` as the flag's `type` would parse it (the same refusals: nan, a negative budget), within
+    its `choices`."""
+    convert: Callable[[str], Any] | None = action.type if callable(action.type) else None
+    if convert is not None and convert is not int and not isinstance(value, bool):
+        try:
+            value = convert(str(value))
+        except (argparse.ArgumentTypeError, ValueError, TypeError) as error:
+            raise SettingsError(f"{where}: {error}") from None
+    if action.choices is not None and value not in action.choices:
+        choices = ", ".join(map(str, action.choices))
+        raise SettingsError(f"{where}: {_kind(value)} is not one of {choices}")
+    return value
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse `argv` with the settings files for its --cwd as defaults: flags win over the local file,
+    which wins over the project's, which wins over the user's. A file's `env` is set in this process.
+    SettingsError for a file that cannot be used; argparse exits for a bad flag as it always has."""
+    given = _given(parser, argv)
+    loaded = load(Path(given.get("cwd") or "."))
+    values = defaults(loaded, parser)
+    values.setdefault("env", {})
+    values.setdefault("permissions", {})
+    values.setdefault("hooks", {})
+    values.setdefault("mcp_servers", {})
+    environ_before = dict(os.environ)
+    os.environ.update(values["env"])
+    parser.set_defaults(**values)
+    args = parser.parse_args(argv)
+    args.settings_files = Sources(loaded, frozenset(given), environ_before)
+    return args
+
+
+class _Unset:
+    """Marks a destination no flag set, in the first pass over the arguments."""
+
+
+def _given(parser: argparse.ArgumentParser, argv: list[str]) -> dict[str, Any]:
+    """The destinations the command line sets, with their values. A namespace that already holds a
+    destination keeps argparse from filling its default, so what is still unset was not given."""
+    unset = _Unset()
+    blank = argparse.Namespace()
+    for action in parser._actions:
+        if action.dest != argparse.SUPPRESS:
+            setattr(blank, action.dest, None if isinstance(action, argparse._AppendAction) else unset)
+    parsed = vars(parser.parse_args(argv, namespace=blank))
+    return {dest: value for dest, value in parsed.items() if value is not unset and value is not None}
+
+
+def blame(problem: str | None, args: argparse.Namespace) -> str | None:
+    """The CLI's own complaint about a value (`--max-tokens must be at least 1`), told as the settings
+    file and key it came from when no flag gave it; and the checks of values that need more than the
+    standard library (a provider or tool name), made only for values a file set."""
+    sources: Sources | None = getattr(args, "settings_files", None)
+    if sources is None:
+        return problem
+    if problem is not None:
+        for name, spec in KEYS.items():
+            flag = "--" + spec.dest.replace("_", "-")
+            origin = sources.origin(name)
+            rest = problem[len(flag) :] if problem.startswith(flag) else None
+            if rest is not None and rest[:1] in ("", " ", ":") and origin not in ("flag", "default"):
+                return f'{origin}: key "{name}"{rest}'
+        return problem
+    return _known_names(sources, args)
+
+
+def _known_names(sources: Sources, args: argparse.Namespace) -> str | None:
+    origin = sources.origin("provider")
+    if args.provider is not None and origin not in ("flag", "default"):
+        from sagent.providers.base import ProviderError
+        from sagent.providers.registry import choose
+
+        try:
+            choose(args.provider, None)
+        except ProviderError as error:
+            return f'{origin}: key "provider": {getattr(error, "message", error)}'
+    origin = sources.origin("tools")
+    if args.tools is not None and args.tools != "none" and origin not in ("flag", "default"):
+        from sagent.tools import BUILTIN
+
+        known = [cls.name for cls in BUILTIN]
+        unknown = [n for n in args.tools.split(",") if n not in known]
+        if unknown:
+            return f'{origin}: key "tools": unknown tool(s) {", ".join(unknown)}; the tools are: {", ".join(known)}'
+    return None
