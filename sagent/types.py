@@ -248,13 +248,13 @@ class ModelRequest:
 
 # -------------------------------------------------------------------------------------- serialization
 
-_PART_TYPES: dict[str, type] = {
+_PART_TYPES: dict[str, type[ContentPart]] = {
     "text": TextPart,
     "image": ImagePart,
     "thinking": ThinkingPart,
     "tool_call": ToolCall,
 }
-_MESSAGE_TYPES: dict[str, type] = {
+_MESSAGE_TYPES: dict[str, type[Message]] = {
     "user": UserMessage,
     "assistant": AssistantMessage,
     "tool_result": ToolResult,

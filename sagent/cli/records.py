@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from typing import Any, assert_never
 
 from sagent.agent.cost import CostTracker
 from sagent.cli.decoding import InputNotice
@@ -18,13 +18,18 @@ from sagent.events import (
     ContextPruned,
     ErrorEvent,
     Event,
+    MessageAdded,
+    ModelSwitched,
     Result,
     Retrying,
     SessionStarted,
+    SmallModelCall,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
     ToolFinished,
+    ToolResultsCleared,
+    ToolStarted,
     TurnFinished,
 )
 from sagent.types import (
@@ -110,83 +115,95 @@ def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
 
 def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, Any] | None:
     """The stream-json record for an event, or None when the event has none (a delta without
-    `--include-partial-messages`, a result, which the caller writes with the cost table)."""
+    `--include-partial-messages`, a result, which the caller writes with the cost table).
+
+    Every event of the union has its case, and the type checker proves it (`assert_never`): a new event
+    must be given a record or named among those that have none."""
     base = {"session_id": session_id}
-    if isinstance(event, SessionStarted):
-        return {
-            "type": "system",
-            "subtype": "init",
-            "cwd": event.cwd,
-            "model": event.model,
-            "provider": event.provider,
-            "tools": list(event.tools),
-            "resumed": event.resumed,
-            **base,
-        }
-    if isinstance(event, TurnFinished):
-        message = event.message
-        return {
-            "type": "assistant",
-            "message": {
-                "id": message.response_id,
-                "type": "message",
-                "role": "assistant",
-                "model": message.model,
-                "content": _assistant_content(message),
-                "stop_reason": message.stop_reason,
-                "usage": usage_record(message.usage),
-            },
-            "parent_tool_use_id": None,
-            **base,
-        }
-    if isinstance(event, ToolFinished):
-        return {
-            "type": "user",
-            "message": {"role": "user", "content": [_tool_result(event.result)]},
-            "parent_tool_use_id": None,
-            **base,
-        }
-    if isinstance(event, Retrying):
-        return {
-            "type": "system",
-            "subtype": "api_retry",
-            "attempt": event.attempt,
-            "retry_delay_ms": round(event.delay * 1000),
-            "error": event.error,
-            **base,
-        }
-    if isinstance(event, ErrorEvent):
-        return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
-    if isinstance(event, Compacted):
-        metadata = {
-            "trigger": event.trigger,
-            "pre_tokens": event.tokens_before,
-            "post_tokens": event.tokens_after,
-            "messages_summarised": event.replaced,
-            "messages_kept": event.kept,
-            "repaired": list(event.repaired),
-        }
-        return {"type": "system", "subtype": "compact_boundary", "compact_metadata": metadata, **base}
-    if isinstance(event, ContextPruned):
-        pruned = [r.call_id for r in event.results]
-        sizes = {"pre_tokens": event.tokens_before, "post_tokens": event.tokens_after}
-        return {"type": "system", "subtype": "context_pruned", "tool_use_ids": pruned, **sizes, **base}
-    if partial and isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
-        return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
-    return None
+    match event:
+        case SessionStarted():
+            return {
+                "type": "system",
+                "subtype": "init",
+                "cwd": event.cwd,
+                "model": event.model,
+                "provider": event.provider,
+                "tools": list(event.tools),
+                "resumed": event.resumed,
+                **base,
+            }
+        case TurnFinished(message=message):
+            return {
+                "type": "assistant",
+                "message": {
+                    "id": message.response_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": message.model,
+                    "content": _assistant_content(message),
+                    "stop_reason": message.stop_reason,
+                    "usage": usage_record(message.usage),
+                },
+                "parent_tool_use_id": None,
+                **base,
+            }
+        case ToolFinished():
+            return {
+                "type": "user",
+                "message": {"role": "user", "content": [_tool_result(event.result)]},
+                "parent_tool_use_id": None,
+                **base,
+            }
+        case Retrying():
+            return {
+                "type": "system",
+                "subtype": "api_retry",
+                "attempt": event.attempt,
+                "retry_delay_ms": round(event.delay * 1000),
+                "error": event.error,
+                **base,
+            }
+        case ErrorEvent():
+            return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
+        case Compacted():
+            metadata = {
+                "trigger": event.trigger,
+                "pre_tokens": event.tokens_before,
+                "post_tokens": event.tokens_after,
+                "messages_summarised": event.replaced,
+                "messages_kept": event.kept,
+                "repaired": list(event.repaired),
+            }
+            return {"type": "system", "subtype": "compact_boundary", "compact_metadata": metadata, **base}
+        case ContextPruned():
+            pruned = [r.call_id for r in event.results]
+            sizes = {"pre_tokens": event.tokens_before, "post_tokens": event.tokens_after}
+            return {"type": "system", "subtype": "context_pruned", "tool_use_ids": pruned, **sizes, **base}
+        case TextDelta() | ThinkingDelta() | ToolCallDelta():
+            if not partial:
+                return None
+            return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
+        case Result() | ModelSwitched() | ToolResultsCleared() | SmallModelCall() | MessageAdded() | ToolStarted():
+            return None  # a result is written with the cost table; the others have no record in this format
+        case _:
+            assert_never(event)
 
 
 def _delta(event: TextDelta | ThinkingDelta | ToolCallDelta) -> dict[str, Any]:
-    if isinstance(event, TextDelta):
-        return {"type": "content_block_delta", "delta": {"type": "text_delta", "text": event.text}}
-    if isinstance(event, ThinkingDelta):
-        return {"type": "content_block_delta", "delta": {"type": "thinking_delta", "thinking": event.text}}
-    return {
-        "type": "content_block_delta",
-        "index": event.index,
-        "delta": {"type": "input_json_delta", "partial_json": event.arguments_delta},
-        "tool_use": {"id": event.id, "name": event.name},
-    }
+    match event:
+        case TextDelta():
+            return {"type": "content_block_delta", "delta": {"type": "text_delta", "text": event.text}}
+        case ThinkingDelta():
+            return {"type": "content_block_delta", "delta": {"type": "thinking_delta", "thinking": event.text}}
+        case ToolCallDelta():
+            return {
+                "type": "content_block_delta",
+                "index": event.index,
+                "delta": {"type": "input_json_delta", "partial_json": event.arguments_delta},
+                "tool_use": {"id": event.id, "name": event.name},
+            }
+        case _:
+            assert_never(event)
 
 
 class InputError(ValueError):

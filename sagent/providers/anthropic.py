@@ -16,12 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.providers.base import (
-    AuthenticationError,
-    ProviderError,
-    error_for_status,
-    parse_retry_after,
-)
+from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -65,7 +60,7 @@ def tool_id(call_id: str) -> str:
     return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:24]
 
 
-class AnthropicModel:
+class AnthropicModel(Model):
     def __init__(
         self,
         model: str = "claude-sonnet-4-6",
@@ -328,7 +323,7 @@ def map_error(error: Exception, endpoint: str = "", idle_timeout: float | None =
     detail = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
     kind = detail.get("type", "")
     message = detail.get("message") or str(error)
-    retry_after = parse_retry_after(error.response.headers.get("retry-after")) if error.response else None
+    retry_after = parse_retry_after(error.response.headers.get("retry-after"))
     # An `error` event inside a 200 stream carries its meaning in the type, not the status.
     status = _STATUS_OF_TYPE.get(kind, status)
     return error_for_status(status, message, provider=PROVIDER, retry_after=retry_after)

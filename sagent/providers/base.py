@@ -19,8 +19,8 @@ class Model(Protocol):
     `stream()` yields `TextDelta`, `ThinkingDelta` and `ToolCallDelta` events as they arrive and ends with
     exactly one `ResponseComplete`. Failures raise a `ProviderError` subclass.
 
-    A model whose window the catalog cannot know (a local server) may also have a `context_window`
-    attribute, in tokens; automatic compaction measures against it.
+    `provider`, `name` and `stream` are what every model writes. The optional capabilities below have
+    defaults: a class that subclasses `Model` inherits them and overrides the ones it knows better.
     """
 
     @property
@@ -30,6 +30,21 @@ class Model(Protocol):
     def name(self) -> str: ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens, for a model the catalog cannot know (a local server);
+        None lets the catalog say. Automatic compaction measures against it."""
+        return None
+
+    @property
+    def accepts_images(self) -> bool | None:
+        """Whether the model reads images; None lets the catalog say."""
+        return None
+
+    async def aclose(self) -> None:
+        """Release what the model holds (an HTTP client, a local server); nothing by default."""
+        return None
 
 
 # ------------------------------------------------------------------------------------------------ errors
@@ -103,26 +118,26 @@ _TOO_LONG = (
 
 async def close_model(model: Model) -> None:
     """Release what a model holds (an HTTP client, a local server), for the models that hold anything."""
-    close = getattr(model, "aclose", None)
-    if close is not None:
-        await close()
+    await model.aclose()
 
 
 def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None) -> ProviderError:
     """The typed error for an HTTP status and the provider's message, the same rules for every provider."""
-    args = {"provider": provider, "status": status, "retry_after": retry_after}
     lowered = message.lower()
+    kind: type[ProviderError]
     if status == 429:
-        return RateLimitError(message, **args)
-    if status in (503, 529) or "overloaded" in lowered:
-        return OverloadedError(message, **args)
-    if status in (401, 403):
-        return AuthenticationError(message, **args)
-    if any(words in lowered for words in _TOO_LONG):
-        return ContextTooLongError(message, **args)
-    if status >= 500:
-        return ServerError(message, **args)
-    return BadRequestError(message, **args)
+        kind = RateLimitError
+    elif status in (503, 529) or "overloaded" in lowered:
+        kind = OverloadedError
+    elif status in (401, 403):
+        kind = AuthenticationError
+    elif any(words in lowered for words in _TOO_LONG):
+        kind = ContextTooLongError
+    elif status >= 500:
+        kind = ServerError
+    else:
+        kind = BadRequestError
+    return kind(message, provider=provider, status=status, retry_after=retry_after)
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -150,7 +165,7 @@ class RetryPolicy:
         """Seconds to wait before retry number `attempt` (1-based)."""
         if error.retry_after is not None:
             return min(error.retry_after, self.max_delay)
-        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        ceiling = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         return ceiling / 2 + rand() * ceiling / 2
 
 

@@ -21,12 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.providers.base import (
-    AuthenticationError,
-    ProviderError,
-    error_for_status,
-    parse_retry_after,
-)
+from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import (
     DEFAULT_IDLE_TIMEOUT,
@@ -69,7 +64,7 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-class GoogleModel:
+class GoogleModel(Model):
     def __init__(
         self,
         model: str = "gemini-3-flash-preview",
@@ -154,7 +149,7 @@ class GoogleModel:
             )
         elif request.effort:
             config["thinking_config"] = types.ThinkingConfig(
-                thinking_level=request.effort.upper(), include_thoughts=True
+                thinking_level=types.ThinkingLevel(request.effort.upper()), include_thoughts=True
             )
         elif self._thinks:
             config["thinking_config"] = types.ThinkingConfig(include_thoughts=True)
@@ -356,11 +351,9 @@ def _parts_of_assistant(message: AssistantMessage) -> list[Any]:
             if not part.text:
                 continue
             new = types.Part(text=part.text, thought_signature=pending)
-        elif isinstance(part, ToolCall):
+        else:  # a ToolCall: thinking went on above
             call = types.FunctionCall(id=part.id, name=part.name, args=part.arguments)
             new = types.Part(function_call=call, thought_signature=pending)
-        else:
-            continue
         out.append(new)
         pending = None
     if pending is not None:  # a signature that came last belongs with the last part

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from sagent.events import ModelEvent
-from sagent.providers.base import BadRequestError, ProviderConnectionError
+from sagent.providers.base import BadRequestError, Model, ProviderConnectionError
 from sagent.providers.openai_compat import OpenAICompatModel
 from sagent.types import ModelRequest
 
@@ -61,7 +61,8 @@ def local_model_missing(model_path: str | None = None) -> str | None:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class LocalServer:
@@ -118,7 +119,7 @@ class LocalServer:
         self.process = None
 
 
-class LlamaCppModel:
+class LlamaCppModel(Model):
     """The `Model` for a local .gguf: starts the server on first use, stops it on `aclose()`."""
 
     def __init__(

@@ -14,11 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.providers.base import (
-    ProviderError,
-    error_for_status,
-    parse_retry_after,
-)
+from sagent.providers.base import Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -57,7 +53,7 @@ def call_id(original: str) -> str:
     return "call_" + hashlib.sha256(original.encode()).hexdigest()[:24]
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(Model):
     def __init__(
         self,
         model: str,
@@ -217,14 +213,13 @@ def map_openai_error(
     import openai
 
     if type(error) is openai.APIError:  # an error object sent inside a 200 stream
-        code = getattr(error, "code", None)
-        status = int(code) if str(code).isdigit() and 400 <= int(code) < 600 else 500
+        code = str(error.code)
+        status = int(code) if code.isdigit() and 400 <= int(code) < 600 else 500
         return error_for_status(status, error.message or str(error), provider=provider)
     if not isinstance(error, openai.APIStatusError):
         return classify_or_raise(error, provider=provider, endpoint=endpoint or provider, idle_timeout=idle_timeout)
     message = error.message or str(error)
-    headers = error.response.headers if error.response is not None else {}
-    retry_after = parse_retry_after(headers.get("retry-after"))
+    retry_after = parse_retry_after(error.response.headers.get("retry-after"))
     return error_for_status(error.status_code, message, provider=provider, retry_after=retry_after)
 
 

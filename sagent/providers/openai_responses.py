@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.providers.base import ProviderError, error_for_status
+from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
 from sagent.providers.openai_compat import call_id, map_openai_error, openai_timeout, parse_tool_call
@@ -43,7 +43,7 @@ _STATUS_OF_CODE = {
 }
 
 
-class OpenAIModel:
+class OpenAIModel(Model):
     def __init__(
         self,
         model: str = "gpt-5.4",

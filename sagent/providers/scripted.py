@@ -22,10 +22,11 @@ import json
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.providers.base import ProviderError
-from sagent.types import AssistantMessage, ModelRequest, TextPart, ThinkingPart, ToolCall, Usage
+from sagent.providers.base import Model, ProviderError
+from sagent.types import AssistantContent, AssistantMessage, ModelRequest, TextPart, ThinkingPart, ToolCall, Usage
 
 Step = AssistantMessage | ProviderError | Callable[[ModelRequest], "AssistantMessage | ProviderError"]
 
@@ -36,14 +37,14 @@ def text_turn(text: str, usage: Usage | None = None) -> AssistantMessage:
     return AssistantMessage((TextPart(text),), usage=usage or Usage(), stop_reason="end_turn")
 
 
-def tool_turn(*calls: tuple[str, dict], text: str = "", usage: Usage | None = None) -> AssistantMessage:
+def tool_turn(*calls: tuple[str, dict[str, Any]], text: str = "", usage: Usage | None = None) -> AssistantMessage:
     """A response that calls tools: each call is (tool name, arguments)."""
-    parts: list = [TextPart(text)] if text else []
+    parts: list[AssistantContent] = [TextPart(text)] if text else []
     parts += [ToolCall(f"call_{next(_ids)}", name, dict(args)) for name, args in calls]
     return AssistantMessage(tuple(parts), usage=usage or Usage(), stop_reason="tool_use")
 
 
-class ScriptedModel:
+class ScriptedModel(Model):
     """Plays `steps` in order, one per request; fails clearly when the script runs out."""
 
     def __init__(
@@ -57,7 +58,7 @@ class ScriptedModel:
         accepts_images: bool = True,
     ) -> None:
         self._steps = list(steps)
-        self.accepts_images = accepts_images
+        self._accepts_images = accepts_images
         self._name = name
         self._provider = provider
         self._chunk = chunk_size
@@ -71,6 +72,10 @@ class ScriptedModel:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def accepts_images(self) -> bool:
+        return self._accepts_images
 
     def add(self, *steps: Step) -> None:
         self._steps.extend(steps)
@@ -115,7 +120,7 @@ def agent_label(request: ModelRequest) -> str:
     return found.group(1) if found else "main"
 
 
-class RoutedModel:
+class RoutedModel(Model):
     """One model for a whole fleet, with a script per agent label (`route` tells the label of a request).
 
     Children that inherit their parent's model share this one, and each still gets its own answers."""

@@ -12,7 +12,7 @@ import threading
 import types
 import typing
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
@@ -185,7 +185,9 @@ def manages_jobs(t: Tool) -> bool:
 def recover_note(t: Tool | None, call: ToolCall, ctx: ToolContext) -> str | None:
     """What `t.recover` did about a call a dead run left unfinished (see `Tool`); None when it has no such
     method or nothing to say. A failure becomes a note too: resuming must not fail on it."""
-    recover = getattr(t, "recover", None)
+    # The optional members stay out of the `Tool` protocol: a tool written as a plain class (the docs show
+    # one) would stop type-checking as a `Tool`, and a runtime protocol check costs tens of µs per tool.
+    recover: Callable[[ToolCall, ToolContext], str | None] | None = getattr(t, "recover", None)
     if recover is None:
         return None
     try:
@@ -197,12 +199,13 @@ def recover_note(t: Tool | None, call: ToolCall, ctx: ToolContext) -> str | None
 def tool_spec(t: Tool, ctx: ToolContext | None = None) -> ToolSpec:
     """What the model is told about `t`. A tool whose description depends on its context has a
     `describe(ctx)` method; it should change rarely, as the tools open every request's cached prefix."""
-    describe = getattr(t, "describe", None)
+    describe: Callable[[ToolContext], str] | None = getattr(t, "describe", None)
     description = describe(ctx) if describe is not None and ctx is not None else t.description
     return ToolSpec(t.name, description, t.input_schema)
 
 
-def output_content(output: ToolOutput) -> tuple[UserContent, ...]:
+def output_content(output: str | tuple[object, ...]) -> tuple[UserContent, ...]:
+    """The content parts of a tool's output; anything else a tool written without types returns is dropped."""
     if isinstance(output, str):
         return (TextPart(output),)
     return tuple(p for p in output if isinstance(p, TextPart | ImagePart))
@@ -309,7 +312,7 @@ class FunctionTool:
             kwargs[self._ctx_name] = ctx
         result = self.fn(**kwargs)
         if inspect.isawaitable(result):
-            result = await typing.cast(Awaitable[Any], result)
+            result = await result
         if isinstance(result, tuple):
             return result
         return result if isinstance(result, str) else str(result)

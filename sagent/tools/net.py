@@ -251,7 +251,7 @@ class Fetcher:
             except TimeoutError:
                 raise ToolError(f"{url}: not complete after {self.timeout * TOTAL_TIMEOUTS:g} s; gave up") from None
             except httpx.HTTPError as error:
-                raise ToolError(f"{url}: cannot connect to {url.host} ({error or type(error).__name__})") from None
+                raise ToolError(f"{url}: cannot connect to {url.host} ({str(error) or type(error).__name__})") from None
             status = response.status_code
             if status in (429, 503) and attempt < MAX_RETRIES:
                 wait = retry_after(response.headers)

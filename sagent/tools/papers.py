@@ -272,7 +272,9 @@ class Scholar:
                 fetcher.allow(host_of(urls[name]))  # an endpoint the user named
         return cls(
             fetcher,
-            **urls,
+            s2_url=urls["s2_url"],
+            openalex_url=urls["openalex_url"],
+            arxiv_url=urls["arxiv_url"],
             s2_key=env.get("SEMANTIC_SCHOLAR_API_KEY") or None,
             openalex_key=env.get("OPENALEX_API_KEY") or None,
             openalex_email=env.get("OPENALEX_EMAIL") or None,

@@ -12,10 +12,13 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
 from sagent.tools.net import Fetcher, Page, TTLCache, host_of
+
+if TYPE_CHECKING:
+    from trafilatura.settings import Document
 
 CACHE_SECONDS = 15 * 60
 QUESTION_ABOVE = 12_000  # characters of page above which a question goes to a small model
@@ -59,7 +62,8 @@ def html_to_markdown(html: str | bytes, url: str) -> str:
     if not text:
         text = trafilatura.html2txt(html) or ""
     text = text.strip()
-    meta = trafilatura.extract_metadata(html, default_url=url)
+    # Its parser takes bytes too, whatever the annotation says; older releases returned None for no metadata.
+    meta: Document | None = trafilatura.extract_metadata(html, default_url=url)  # type: ignore[arg-type]
     if meta is None:
         return text
     title, _, body = (

@@ -403,3 +403,31 @@ async def test_https_goes_to_the_checked_address_with_the_hosts_own_name_and_cer
         with pytest.raises(ToolError, match=r"cannot connect to mirror\.example\.test"):
             await fetch(WebFetch(fetcher), f"https://mirror.example.test:{web.port}/guide", tmp_path)
     assert len(web.requests) == 1
+
+
+async def test_a_connection_reset_names_the_error_instead_of_empty_brackets(tmp_path: Path) -> None:
+    """httpx raises `ReadError('')` when the server resets the connection: the message said "()" then."""
+    import socket
+    import struct
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def reset_one() -> None:
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with RST
+        conn.close()
+
+    thread = threading.Thread(target=reset_one, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(ToolError) as caught:
+            await fetch(WebFetch(local_fetcher(timeout=5)), f"http://127.0.0.1:{listener.getsockname()[1]}/", tmp_path)
+    finally:
+        thread.join(5)
+        listener.close()
+    assert "()" not in str(caught.value)
+    assert str(caught.value).endswith("(ReadError)")
