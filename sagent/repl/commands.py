@@ -6,6 +6,7 @@ import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
@@ -19,19 +20,27 @@ EFFORTS = ("minimal", "low", "medium", "high", "off")
 DEFAULT_THINKING_BUDGET = 8_000
 
 
+Handler = Callable[["Repl", str], list[str]]
+"""A command's body: the REPL and the text after the command's name; returns the lines to show."""
+
+
 @dataclass(frozen=True)
 class Command:
     summary: str
     usage: str
-    handler: Callable[[Repl, str], list[str]]
+    handler: Handler
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, summary: str, usage: str = "") -> Callable[[Callable[[Repl, str], list[str]]], None]:
-    def register(handler: Callable[[Repl, str], list[str]]) -> None:
+def command(name: str, summary: str, usage: str = "") -> Callable[[Handler], Handler]:
+    """Register the decorated function as `/name` (listed by /help and completed after `/`). The function
+    is returned unchanged, so other commands can call it by its name."""
+
+    def register(handler: Handler) -> Handler:
         COMMANDS[name] = Command(summary, usage or f"/{name}", handler)
+        return handler
 
     return register
 
@@ -250,16 +259,23 @@ def _tools(repl: Repl, arg: str) -> list[str]:
 
 @command("sessions", "this directory's sessions")
 def _sessions(repl: Repl, arg: str) -> list[str]:
-    sessions = list_sessions(repl.agent.context.cwd)
+    return session_list(repl.agent.context.cwd, repl.agent.session.path)
+
+
+def session_list(cwd: Path, open_now: Path | None) -> list[str]:
+    """The lines /sessions and a bare /resume show: this directory's newest sessions, numbered, the one
+    open now marked (it is listed too, so the numbers match `sagent sessions`)."""
+    sessions = list_sessions(cwd)
     if not sessions:
         return ["no sessions here yet"]
-    return [session_row(n, s) for n, s in enumerate(sessions[:20], 1)] + ["/resume N or /resume ID opens one"]
+    rows = [session_row(n, s) + ("  (open now)" if s.path == open_now else "") for n, s in enumerate(sessions[:20], 1)]
+    return [*rows, "/resume N or /resume ID opens one"]
 
 
 @command("resume", "open another session of this directory", "/resume [N|id]")
 def _resume(repl: Repl, arg: str) -> list[str]:
     if not arg:
-        return _sessions(repl, "")
+        return session_list(repl.agent.context.cwd, repl.agent.session.path)
     if repl.busy:
         raise CommandError("the agent is working; press Esc first")
     sessions = list_sessions(repl.agent.context.cwd)
