@@ -16,7 +16,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,29 +30,16 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
+from sagent.repl import agentview
+from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
 
-QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
-
-
-@dataclass
-class Queued:
-    message: UserMessage
-    deferred: bool  # True: held until idle (Tab); False: delivered at the next safe point (Enter)
-
-
-@dataclass
-class ReplState:
-    """What the status line and the commands read; kept apart from the widgets so tests can build one."""
-
-    last_input_tokens: int = 0
-    queued: list[Queued] = field(default_factory=list)
-    ctrl_c_at: float = 0.0
-    note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
-
 
 class Repl:
+    """The REPL: owns the agent, the screen and the input queue; implements `ReplHost` for the commands
+    and the screen, which import nothing from this module."""
+
     def __init__(
         self,
         agent: Agent,
@@ -143,7 +129,7 @@ class Repl:
         which the new agent takes over, stays open."""
         old = self.agent
         self.agent = agent
-        old.owns_model = False
+        agentview.keep_model_open(old)
         self.background(old.aclose())
         self.watch()
 
@@ -218,7 +204,7 @@ class Repl:
 
     def status_text(self) -> str:
         model = self.agent.model
-        limit = self.agent.window.limit
+        limit = agentview.context_window(self.agent)
         used = self.state.last_input_tokens
         context = f"ctx {used:,}"
         if limit:
@@ -227,7 +213,7 @@ class Repl:
         cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
         parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
         running = [r.call.name for r in self.renderer.running.values()]
-        jobs = self.agent.jobs.running()
+        jobs = agentview.running_jobs(self.agent)
         if jobs:
             parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
         if running:
@@ -239,17 +225,10 @@ class Repl:
     def agents_text(self) -> str:
         """One line per sub-agent alive in the tree: label, model, status, spend."""
         lines = []
-        for agent in self.agent.fleet.agents.values():
-            if agent.parent is None:
-                continue
-            child = agent.parent.children.get(agent.label)
-            state = child.status if child is not None else "working"
-            indent = "  " * agent.depth
-            lines.append(
-                f"{indent}◆ {agent.label} · {agent.model.name} · {state} · ${agent.cost.total_usd:.4f}"[
-                    : self.settings.width - 1
-                ]
-            )
+        for row in agentview.agent_rows(self.agent)[1:]:
+            if row.alive:
+                line = f"{'  ' * row.depth}◆ {row.label} · {row.model} · {row.status} · ${row.total_usd:.4f}"
+                lines.append(line[: self.settings.width - 1])
         return "\n".join(lines)
 
     def queued_text(self) -> str:

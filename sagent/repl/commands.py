@@ -6,37 +6,47 @@ import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sagent.agent.fleet import FleetError
 from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
 from sagent.providers.catalog import CATALOG
+from sagent.repl import agentview
 
 if TYPE_CHECKING:
-    from sagent.agent.agent import Agent
-    from sagent.repl.app import Repl
+    from sagent.repl.host import ReplHost
 
 EFFORTS = ("minimal", "low", "medium", "high", "off")
 DEFAULT_THINKING_BUDGET = 8_000
+
+
+Handler = Callable[["ReplHost", str], list[str]]
+"""A command's body: the REPL and the text after the command's name; returns the lines to show."""
 
 
 @dataclass(frozen=True)
 class Command:
     summary: str
     usage: str
-    handler: Callable[[Repl, str], list[str]]
+    handler: Handler
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, summary: str, usage: str = "") -> Callable[[Callable[[Repl, str], list[str]]], None]:
-    def register(handler: Callable[[Repl, str], list[str]]) -> None:
+def command(name: str, summary: str, usage: str = "") -> Callable[[Handler], Handler]:
+    """Register the decorated function as `/name` (listed by /help and completed after `/`). The function
+    is returned unchanged, so other commands can call it by its name."""
+
+    def register(handler: Handler) -> Handler:
         COMMANDS[name] = Command(summary, usage or f"/{name}", handler)
+        return handler
 
     return register
 
 
-async def run_command(repl: Repl, text: str) -> None:
+async def run_command(repl: ReplHost, text: str) -> None:
     name, _, arg = text.strip()[1:].partition(" ")
     found = COMMANDS.get(name)
     if found is None:
@@ -58,7 +68,7 @@ class CommandError(Exception):
     """A command used the wrong way; the message says how to use it."""
 
 
-def argument_choices(repl: Repl, name: str) -> list[str]:
+def argument_choices(repl: ReplHost, name: str) -> list[str]:
     if name == "model":
         return [m.id for m in CATALOG]
     if name == "provider":
@@ -74,7 +84,7 @@ def argument_choices(repl: Repl, name: str) -> list[str]:
     if name in ("send", "stop"):
         return [label for label in repl.agent.fleet.agents if label != repl.agent.label]
     if name in ("fg", "jobs"):
-        return [job.id for job in repl.agent.jobs.running()] + (["cancel"] if name == "jobs" else [])
+        return [job.id for job in agentview.running_jobs(repl.agent)] + (["cancel"] if name == "jobs" else [])
     return []
 
 
@@ -82,7 +92,7 @@ def argument_choices(repl: Repl, name: str) -> list[str]:
 
 
 @command("help", "the commands and keys")
-def _help(repl: Repl, arg: str) -> list[str]:
+def _help(repl: ReplHost, arg: str) -> list[str]:
     c = repl.renderer.c
     lines = [c("bold", "commands")]
     for cmd in COMMANDS.values():
@@ -101,7 +111,7 @@ def _help(repl: Repl, arg: str) -> list[str]:
 
 
 @command("model", "show or switch the model (any provider)", "/model [name]")
-def _model(repl: Repl, arg: str) -> list[str]:
+def _model(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         model = repl.agent.model
         return [f"model: {model.provider}/{model.name}  (switch with /model NAME; /help lists keys)"]
@@ -109,7 +119,7 @@ def _model(repl: Repl, arg: str) -> list[str]:
 
 
 @command("provider", "switch provider, on its default model", "/provider [name]")
-def _provider(repl: Repl, arg: str) -> list[str]:
+def _provider(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         from sagent.providers.specs import provider_names
 
@@ -117,14 +127,14 @@ def _provider(repl: Repl, arg: str) -> list[str]:
     return [_switch(repl, arg, None)]
 
 
-def _switch(repl: Repl, provider: str | None, model: str | None) -> str:
+def _switch(repl: ReplHost, provider: str | None, model: str | None) -> str:
     if repl.switch is None:
         raise CommandError("switching is not available here")
     return repl.switch(repl.agent, provider, model)
 
 
 @command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|off]")
-def _effort(repl: Repl, arg: str) -> list[str]:
+def _effort(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         return [f"effort: {repl.agent.effort or 'default'}"]
     if arg not in EFFORTS:
@@ -134,7 +144,7 @@ def _effort(repl: Repl, arg: str) -> list[str]:
 
 
 @command("thinking", "extended thinking on/off/budget, or how it is shown", "/thinking [on|off|N|show|collapse]")
-def _thinking(repl: Repl, arg: str) -> list[str]:
+def _thinking(repl: ReplHost, arg: str) -> list[str]:
     agent = repl.agent
     if not arg:
         budget = f"{agent.thinking_budget:,} tokens" if agent.thinking_budget else "off"
@@ -154,7 +164,7 @@ def _thinking(repl: Repl, arg: str) -> list[str]:
 
 
 @command("cost", "spend so far, per model and per agent")
-def _cost(repl: Repl, arg: str) -> list[str]:
+def _cost(repl: ReplHost, arg: str) -> list[str]:
     tracker = repl.agent.cost
     if not tracker.by_model:
         return ["no spend yet"]
@@ -166,13 +176,13 @@ def _cost(repl: Repl, arg: str) -> list[str]:
             f"{model:<28} {spend.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
             f"{u.output_tokens:>8,} {usd:>10}"
         )
-    agents = _tree(repl.agent)
+    agents = agentview.agent_rows(repl.agent)
     if len(agents) > 1:
         lines.append("")
         lines.append(f"{'agent':<28} {'model':<28} {'own USD':>10} {'with sub-agents':>16}")
-        for agent in agents:
-            name = "  " * agent.depth + agent.label
-            lines.append(f"{name:<28} {agent.model.name:<28} {agent.cost.own_usd:>10.4f} {agent.cost.total_usd:>16.4f}")
+        for row in agents:
+            name = "  " * row.depth + row.label
+            lines.append(f"{name:<28} {row.model:<28} {row.own_usd:>10.4f} {row.total_usd:>16.4f}")
     total = f"total ${tracker.total_usd:.4f}"
     if tracker.max_budget_usd is not None:
         total += f" of a ${tracker.max_budget_usd:.2f} budget"
@@ -182,17 +192,17 @@ def _cost(repl: Repl, arg: str) -> list[str]:
 
 
 @command("context", "what the context holds, by part, and when it will be compacted")
-def _context(repl: Repl, arg: str) -> list[str]:
+def _context(repl: ReplHost, arg: str) -> list[str]:
     agent = repl.agent
     return [
         *agent.context_size().lines(),
         f"  {len(agent.history)} messages in the history",
-        f"  {agent.window.policy_line()}",
+        f"  {agentview.compaction_line(agent)}",
     ]
 
 
 @command("memory", "the AGENTS.md / CLAUDE.md files read into the system prompt")
-def _memory(repl: Repl, arg: str) -> list[str]:
+def _memory(repl: ReplHost, arg: str) -> list[str]:
     from sagent.agent.memory import MEMORY_NAMES, memory_files, user_memory_file
 
     found = [f for f in memory_files(repl.agent.context.cwd) if str(f.path) in repl.agent.base_system]
@@ -203,7 +213,7 @@ def _memory(repl: Repl, arg: str) -> list[str]:
 
 
 @command("clear", "start a new session on the same model")
-def _clear(repl: Repl, arg: str) -> list[str]:
+def _clear(repl: ReplHost, arg: str) -> list[str]:
     if repl.busy:
         raise CommandError("the agent is working; press Esc first")
     repl.replace_agent(repl.new_agent(None))
@@ -212,14 +222,14 @@ def _clear(repl: Repl, arg: str) -> list[str]:
 
 
 @command("compact", "summarise the history to free context", "/compact [focus]")
-def _compact(repl: Repl, arg: str) -> list[str]:
+def _compact(repl: ReplHost, arg: str) -> list[str]:
     if repl.busy:
         raise CommandError("the agent is working; press Esc first, or wait")
     repl.background(compact(repl, arg or None))
     return [repl.renderer.c("dim", "compacting…")]
 
 
-async def compact(repl: Repl, focus: str | None) -> None:
+async def compact(repl: ReplHost, focus: str | None) -> None:
     from sagent.providers.base import ProviderError
 
     before = len(repl.agent.history)
@@ -240,7 +250,7 @@ async def compact(repl: Repl, focus: str | None) -> None:
 
 
 @command("tools", "the tools the agent can use")
-def _tools(repl: Repl, arg: str) -> list[str]:
+def _tools(repl: ReplHost, arg: str) -> list[str]:
     lines = []
     for name, tool in repl.agent.tools.items():
         summary = (tool.description or "").strip().splitlines()[0] if tool.description else ""
@@ -249,17 +259,24 @@ def _tools(repl: Repl, arg: str) -> list[str]:
 
 
 @command("sessions", "this directory's sessions")
-def _sessions(repl: Repl, arg: str) -> list[str]:
-    sessions = list_sessions(repl.agent.context.cwd)
+def _sessions(repl: ReplHost, arg: str) -> list[str]:
+    return session_list(repl.agent.context.cwd, repl.agent.session.path)
+
+
+def session_list(cwd: Path, open_now: Path | None) -> list[str]:
+    """The lines /sessions and a bare /resume show: this directory's newest sessions, numbered, the one
+    open now marked (it is listed too, so the numbers match `sagent sessions`)."""
+    sessions = list_sessions(cwd)
     if not sessions:
         return ["no sessions here yet"]
-    return [session_row(n, s) for n, s in enumerate(sessions[:20], 1)] + ["/resume N or /resume ID opens one"]
+    rows = [session_row(n, s) + ("  (open now)" if s.path == open_now else "") for n, s in enumerate(sessions[:20], 1)]
+    return [*rows, "/resume N or /resume ID opens one"]
 
 
 @command("resume", "open another session of this directory", "/resume [N|id]")
-def _resume(repl: Repl, arg: str) -> list[str]:
+def _resume(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
-        return _sessions(repl, "")
+        return session_list(repl.agent.context.cwd, repl.agent.session.path)
     if repl.busy:
         raise CommandError("the agent is working; press Esc first")
     sessions = list_sessions(repl.agent.context.cwd)
@@ -281,15 +298,13 @@ def _resume(repl: Repl, arg: str) -> list[str]:
 
 
 @command("agents", "the sub-agents: label, model, status, spend")
-def _agents(repl: Repl, arg: str) -> list[str]:
+def _agents(repl: ReplHost, arg: str) -> list[str]:
     rows = []
-    for agent in _tree(repl.agent)[1:]:
-        child = agent.parent.children.get(agent.label) if agent.parent else None
-        state = child.status if child is not None else "?"
-        kind = "persistent" if child is not None and child.persistent else "one-shot"
+    for row in agentview.agent_rows(repl.agent)[1:]:
+        kind = "persistent" if row.persistent else "one-shot"
         rows.append(
-            f"{'  ' * agent.depth}{agent.label:<16} {agent.model.provider}/{agent.model.name:<28} {state:<8} "
-            f"{kind:<10} ${agent.cost.total_usd:.4f}"
+            f"{'  ' * row.depth}{row.label:<16} {row.provider}/{row.model:<28} {row.status:<8} "
+            f"{kind:<10} ${row.total_usd:.4f}"
         )
     if not rows:
         return ["no sub-agents; the agent starts them with AgentSpawn"]
@@ -297,52 +312,45 @@ def _agents(repl: Repl, arg: str) -> list[str]:
 
 
 @command("send", "message a sub-agent", "/send LABEL MESSAGE")
-def _send(repl: Repl, arg: str) -> list[str]:
-    from sagent.agent.agent import USER
-    from sagent.agent.fleet import Envelope, FleetError
-
+def _send(repl: ReplHost, arg: str) -> list[str]:
     label, _, text = arg.partition(" ")
     if not label or not text.strip():
         raise CommandError("usage: /send LABEL MESSAGE (/agents lists the labels)")
     try:
-        receipt = repl.agent.fleet.bus.deliver(Envelope(USER, label, text.strip()))
+        receipt = agentview.tell(repl.agent, label, text.strip())
     except FleetError as error:
         raise CommandError(str(error)) from None
     return [repl.renderer.c("dim", f"→ {receipt.describe()}")]
 
 
 @command("stop", "stop a sub-agent", "/stop LABEL")
-def _stop(repl: Repl, arg: str) -> list[str]:
-    from sagent.agent.agent import USER
-    from sagent.agent.fleet import Envelope, FleetError
-
+def _stop(repl: ReplHost, arg: str) -> list[str]:
     if not arg or arg == repl.agent.label:
         raise CommandError("usage: /stop LABEL, for a sub-agent (Esc interrupts the main one)")
     try:
-        repl.agent.fleet.bus.deliver(Envelope(USER, arg, control="stop"))
+        agentview.stop(repl.agent, arg)
     except FleetError as error:
         raise CommandError(str(error)) from None
     return [repl.renderer.c("dim", f"stopping {arg}")]
 
 
 @command("jobs", "tool calls running in the background", "/jobs [cancel ID]")
-def _jobs(repl: Repl, arg: str) -> list[str]:
-    jobs = repl.agent.jobs
+def _jobs(repl: ReplHost, arg: str) -> list[str]:
     action, _, job_id = arg.partition(" ")
     if action == "cancel":
         try:
-            ended = jobs.cancel(jobs.get(job_id))
+            ended = agentview.cancel_job(repl.agent, job_id)
         except KeyError as error:
             raise CommandError(str(error.args[0])) from None
         return [f"cancelled {', '.join(j.id for j in ended)}" if ended else f"{job_id} is not running"]
     if action:
         raise CommandError("usage: /jobs, or /jobs cancel ID")
-    listed = [f"  {job.line()}" for job in jobs.all()]
+    listed = [f"  {job.line()}" for job in agentview.all_jobs(repl.agent)]
     return [*listed, "Ctrl+B moves running calls here; /fg ID waits for one"] if listed else ["no background jobs"]
 
 
 @command("bg", "move the running tool calls to the background (Ctrl+B)")
-def _bg(repl: Repl, arg: str) -> list[str]:
+def _bg(repl: ReplHost, arg: str) -> list[str]:
     if not repl.busy:
         raise CommandError("no tool call is running")
     repl.agent.background()
@@ -350,7 +358,7 @@ def _bg(repl: Repl, arg: str) -> list[str]:
 
 
 @command("fg", "keep the agent working until a background job is done", "/fg ID")
-def _fg(repl: Repl, arg: str) -> list[str]:
+def _fg(repl: ReplHost, arg: str) -> list[str]:
     try:
         job = repl.agent.foreground(arg)
     except KeyError as error:
@@ -362,20 +370,12 @@ def _fg(repl: Repl, arg: str) -> list[str]:
 
 
 @command("quit", "leave sagent")
-def _quit(repl: Repl, arg: str) -> list[str]:
+def _quit(repl: ReplHost, arg: str) -> list[str]:
     repl.quit()
     return []
 
 
 # -------------------------------------------------------------------------------------------- helpers
-
-
-def _tree(root: Agent) -> list[Agent]:
-    """`root` and every sub-agent under it (finished ones included), depth first."""
-    found = [root]
-    for child in root.children.values():
-        found += _tree(child.agent)
-    return found
 
 
 def session_cost(info: SessionInfo) -> float | None:

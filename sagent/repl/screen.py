@@ -1,4 +1,5 @@
-"""The prompt_toolkit widgets and keys of the REPL's live area (the logic they call lives in app.py)."""
+"""The prompt_toolkit widgets and keys of the REPL's live area; the logic they call is the `ReplHost`'s
+(the `Repl` in app.py, which builds this screen: this module never imports app.py)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl.app import QUIT_WINDOW_S
+from sagent.repl.commands import COMMANDS, argument_choices
+from sagent.repl.host import QUIT_WINDOW_S
 
 if TYPE_CHECKING:
-    from sagent.repl.app import Repl
+    from sagent.repl.host import ReplHost
 
 STYLE = Style.from_dict(
     {
@@ -38,12 +40,10 @@ STYLE = Style.from_dict(
 class SlashCompleter(Completer):
     """Completes command names after `/`, and the arguments of the commands that take known names."""
 
-    def __init__(self, repl: Repl) -> None:
+    def __init__(self, repl: ReplHost) -> None:
         self.repl = repl
 
     def get_completions(self, document: Any, complete_event: Any) -> Any:
-        from sagent.repl.commands import COMMANDS, argument_choices
-
         text = document.text_before_cursor
         if not text.startswith("/") or "\n" in text:
             return
@@ -58,7 +58,7 @@ class SlashCompleter(Completer):
                 yield Completion(choice, start_position=-len(arg))
 
 
-def build_application(repl: Repl) -> tuple[Application[Any], Buffer]:
+def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
     history = FileHistory(str(repl.history_file)) if repl.history_file else InMemoryHistory()
     buffer = Buffer(
         multiline=True,
@@ -184,7 +184,7 @@ def build_application(repl: Repl) -> tuple[Application[Any], Buffer]:
     return app, buffer
 
 
-def _submit(repl: Repl, buffer: Buffer, defer: bool) -> None:
+def _submit(repl: ReplHost, buffer: Buffer, defer: bool) -> None:
     text = buffer.text
     if text.strip():
         buffer.append_to_history()
@@ -193,12 +193,12 @@ def _submit(repl: Repl, buffer: Buffer, defer: bool) -> None:
     repl.submit(text, defer=defer)
 
 
-def _clear_note(repl: Repl) -> None:
+def _clear_note(repl: ReplHost) -> None:
     if repl.state.note:
         repl.state.note = ""
 
 
-def _size(repl: Repl) -> Any:
+def _size(repl: ReplHost) -> Any:
     from prompt_toolkit.data_structures import Size
 
     try:

@@ -233,3 +233,37 @@ def test_a_background_job_is_listed_and_its_result_wakes_the_idle_agent(project:
         term.wait_for("The job reported: site built.", timeout=20)
         last = fake.requests[-1]["body"]
     assert any("[message from background job job-1]" in t and "site built" in t for t in user_texts(last))
+
+
+def test_bare_resume_lists_the_sessions_and_one_is_picked_by_number(project: Path, tmp_path: Path) -> None:
+    import re
+
+    with FakeAnthropic([text_response("The parser is in src/parse.py.")]) as fake:
+        env = env_for(fake, tmp_path)
+        with Tmux([], env, project) as term:
+            term.wait_for("Esc interrupts")
+            term.type("where is the parser?")
+            term.press("Enter")
+            term.wait_for("The parser is in src/parse.py.")
+            term.type("/quit")
+            term.press("Enter")
+            term.wait_for("[sagent exited 0]")
+
+        with Tmux([], env, project) as term:
+            term.wait_for("Esc interrupts")
+            term.type("/resume")
+            term.press("Enter")
+            screen = term.wait_for("/resume N or /resume ID opens one")
+            assert "failed" not in screen and "TypeError" not in screen
+            rows = {m.group(1): m.group(0) for m in re.finditer(r"^\s*(\d+)\. .*$", screen, re.MULTILINE)}
+            # Both sessions are listed: the one just started (marked), and the earlier one with its prompt.
+            assert len(rows) == 2 and sum("(open now)" in row for row in rows.values()) == 1
+            (earlier,) = [number for number, row in rows.items() if "where is the parser?" in row]
+            term.type(f"/resume {earlier}")
+            term.press("Enter")
+            screen = term.wait_for("─ resumed ")
+            # The picked session's history is shown again, and the new REPL works on it.
+            assert screen.count("The parser is in src/parse.py.") == 1
+            term.type("/quit")
+            term.press("Enter")
+            term.wait_for("[sagent exited 0]")
