@@ -327,5 +327,14 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
+def entry() -> NoReturn:
+    """The `sagent` command: `main`, then an exit that skips the interpreter's teardown (see `exit_now`)."""
+    code = main()
+    from sagent.cli.exit import exit_now
+
+    exit_now(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
