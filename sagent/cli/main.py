@@ -218,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
+    _prefetch_sdk(args)
     piped = not sys.stdin.isatty()
     if args.prompt is None and not piped:
         if not sys.stdout.isatty():
@@ -274,6 +275,22 @@ def _check(args: argparse.Namespace) -> str | None:
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"--api-key-env {args.api_key_env}: that variable is not set"
     return None
+
+
+def _prefetch_sdk(args: argparse.Namespace) -> None:
+    """Start importing the provider's SDK in the background when the flags and environment name the
+    provider, so the import overlaps the rest of the start-up (a continued session may name another one,
+    read from its log later: then nothing is started)."""
+    continues = args.continue_ or args.session or args.resume is not None
+    if continues and args.provider is None and args.model is None:
+        return
+    from sagent.providers import prefetch
+    from sagent.providers.registry import choose
+
+    try:
+        prefetch.start(choose(args.provider, args.model).provider)
+    except Exception:  # a bad name is reported where the model is built, in one line
+        return
 
 
 def positive_number(unit: str) -> Callable[[str], float]:
