@@ -2,7 +2,7 @@
 round costs between two requests, on each provider's fake server with its official SDK.
 
 For each provider, a real `sagent -p TASK --provider P --base-url URL` process runs against the fake:
-- spawn to first request, next to a bare `python -c "import SDK"` measured in the same run (the floor the
+- spawn to first request, next to a bare `python -c "import SDK"` (to its end) measured in the same run (the floor the
   SDK sets: sagent's own start-up should hide behind it);
 - the last response fully sent to the process's exit (writing the result, closing the session log);
 - the gap per tool round, in a task of ROUNDS rounds of a Read of a small file: the time from the end of
@@ -100,9 +100,11 @@ def _env(p: Provider, data: Path) -> dict[str, str]:
 
 
 def bare_import(p: Provider, cwd: Path) -> float:
-    """Seconds from spawn to exit of `python -c "import SDK"`."""
+    """Seconds from spawn to the end of `python -c "import SDK"` (left with `os._exit`: the interpreter's
+    teardown after it, a third of a second, is no part of the floor)."""
+    code = f"import {p.sdk}, os; os._exit(0)"
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", f"import {p.sdk}"], check=True, cwd=cwd, env=_env(p, cwd / "data"))
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=cwd, env=_env(p, cwd / "data"))
     return time.perf_counter() - start
 
 
