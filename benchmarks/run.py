@@ -133,6 +133,9 @@ def main() -> int:
         print(f"{'context before compaction → after':<52} {f.before_compaction:>9,} → {f.after_compaction:,} tokens")
         share = 100 * f.after_compaction_cached_share
         results.append(report("input read from cache, first request after it", share, "%", 50, at_least=True))
+        from benchmarks.startup import startup_figures
+
+        results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

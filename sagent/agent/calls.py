@@ -114,7 +114,24 @@ def moved_note(job: Job, seconds: float) -> str:
     )
 
 
+# Specs with `background` added, by the spec they were made from: every request (three a round, with the
+# budget gate and the context estimate) asks for them, and the tools rarely change.
+_BACKGROUND_SPECS: dict[tuple[str, str, int], tuple[ToolSpec, ToolSpec]] = {}
+
+
 def _with_background(spec: ToolSpec) -> ToolSpec:
+    key = (spec.name, spec.description, id(spec.input_schema))
+    cached = _BACKGROUND_SPECS.get(key)
+    if cached is not None and cached[0].input_schema is spec.input_schema:
+        return cached[1]
+    if len(_BACKGROUND_SPECS) > 512:  # tools made and dropped by the thousand (tests): start over
+        _BACKGROUND_SPECS.clear()
+    made = _add_background(spec)
+    _BACKGROUND_SPECS[key] = (spec, made)  # holding `spec` keeps its schema's id from being reused
+    return made
+
+
+def _add_background(spec: ToolSpec) -> ToolSpec:
     schema = dict(spec.input_schema)
     properties = dict(schema.get("properties", {}))
     properties.setdefault("background", _BACKGROUND_PROPERTY)

@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
+    _prefetch_sdk(args)
     piped = not sys.stdin.isatty()
     if args.prompt is None and not piped:
         if not sys.stdout.isatty():
@@ -327,6 +328,22 @@ def _check(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _prefetch_sdk(args: argparse.Namespace) -> None:
+    """Start importing the provider's SDK in the background when the flags and environment name the
+    provider, so the import overlaps the rest of the start-up (a continued session may name another one,
+    read from its log later: then nothing is started)."""
+    continues = args.continue_ or args.session or args.resume is not None
+    if continues and args.provider is None and args.model is None:
+        return
+    from sagent.providers import prefetch
+    from sagent.providers.registry import choose
+
+    try:
+        prefetch.start(choose(args.provider, args.model).provider)
+    except Exception:  # a bad name is reported where the model is built, in one line
+        return
+
+
 def positive_number(unit: str) -> Callable[[str], float]:
     """An argparse `type` that takes a finite number above 0 of `unit`: nan and inf, which compare false
     with everything and would turn a limit off, are refused with the rest."""
@@ -378,5 +395,14 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
+def entry() -> NoReturn:
+    """The `sagent` command: `main`, then an exit that skips the interpreter's teardown (see `exit_now`)."""
+    code = main()
+    from sagent.cli.exit import exit_now
+
+    exit_now(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -2,7 +2,8 @@
 
 A fake renders each step to either a `JSONReply` (a fault, or any plain JSON answer) or a `Stream` of SSE
 events. Every request is recorded as `{"path", "headers", "body"}`. With no step left, the server answers
-500 so a test that runs out fails loudly instead of hanging.
+500 so a test that runs out fails loudly instead of hanging. A record also holds `arrived` and `answered`,
+the `time.perf_counter()` at which the request was read and its response fully sent, for benchmarks.
 
 Transport faults work for every provider's fake: wrap any step in `Faulty(step, ...)` to change how its
 stream is sent (chunked and cut, paused, reset), or script `Drop()` for a connection reset before any
@@ -97,7 +98,8 @@ class FakeServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                request = {"path": self.path, "headers": dict(self.headers), "body": body}
+                arrived = time.perf_counter()
+                request = {"path": self.path, "headers": dict(self.headers), "body": body, "arrived": arrived}
                 with fake._lock:
                     fake.requests.append(request)
                     queue = fake.scripts.get(fake.route(request), []) if fake.route else fake.steps
@@ -117,6 +119,7 @@ class FakeServer:
                     self._send_json(reply)
                 else:
                     self._send_stream(reply)
+                request["answered"] = time.perf_counter()
 
             def _send_json(self, reply: JSONReply) -> None:
                 payload = json.dumps(reply.body).encode()

@@ -1,0 +1,51 @@
+"""Leaving the process quickly once a run is over.
+
+After a provider's SDK is imported, the interpreter's own teardown (clearing thousands of modules, running
+the garbage collector over their classes and pydantic models) takes about a third of a second, and
+writes nothing: every byte a run means to keep is already out of the process by then.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+
+
+def exit_now(code: int) -> None:
+    """End the process with `code` without the interpreter's teardown, when nothing can be lost by it;
+    otherwise return, and the caller exits the ordinary way.
+
+    Why nothing is lost, step by step:
+    - the session log writes each record with one unbuffered `os.write` and was closed by the run (its
+      lock released), so there is nothing of it left in this process;
+    - stdout and stderr are flushed here; if a flush fails (a closed pipe), this returns and the ordinary
+      exit reports it as it always has;
+    - the `atexit` handlers run here as they would: ending the process groups of Bash calls left behind,
+      stopping a local llama-server, removing temporary directories, flushing `logging`;
+    - an ordinary exit waits for threads that are not daemons; if any is alive, this returns and the
+      ordinary exit waits for it. sagent's own threads (disk work, the SDK prefetch) are daemons, which an
+      ordinary exit abandons too.
+    What is skipped is only the teardown of modules and objects, and their `__del__` methods: an SDK's
+    HTTP client whose sockets the kernel closes with the process.
+    """
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return
+    if not _flushed():
+        return
+    atexit._run_exitfuncs()
+    atexit._clear()  # run once: if this returns below, the ordinary exit must not run them again
+    if _flushed():  # what the handlers wrote
+        os._exit(code)
+
+
+def _flushed() -> bool:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is None:
+            continue
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            return False  # a stream that cannot be flushed: the ordinary exit says so, with its exit status
+    return True
