@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from sagent.cli.main import main
+from sagent.cli.main import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

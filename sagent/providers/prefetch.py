@@ -15,17 +15,17 @@ import contextlib
 import importlib
 import threading
 
-# The SDK each native provider uses; every other provider but `local` speaks the OpenAI wire format.
-_SDKS = {"anthropic": "anthropic", "google": "google.genai", "openai": "openai"}
 # What a first request imports after the SDK: the async backend of the HTTP stack the SDKs share.
 _TRANSPORT = ("anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
 
 
 def sdk_of(provider: str) -> str | None:
-    """The module of the SDK `provider` runs on, or None (the local model needs none)."""
-    if provider == "local":
-        return None
-    return _SDKS.get(provider, "openai")
+    """The module of the SDK `provider` runs on (its `ProviderSpec.sdk`), or None (the local model needs
+    none, and a name no spec knows is left for the registry to report)."""
+    from sagent.providers.specs import find_spec
+
+    spec = find_spec(provider)
+    return spec.sdk if spec is not None else None
 
 
 def start(provider: str) -> threading.Thread | None:

@@ -13,7 +13,9 @@ def test_each_provider_prefetches_the_sdk_its_adapter_imports() -> None:
     assert sdk_of("google") == "google.genai"
     assert sdk_of("openai") == "openai"
     assert sdk_of("moonshot") == "openai"  # an OpenAI-compatible preset
-    assert sdk_of("local") is None
+    assert sdk_of("local") == "openai"  # the llama.cpp server is spoken to through the OpenAI SDK
+    assert sdk_of("LlamaCpp") == "openai"  # any spelling of a provider
+    assert sdk_of("no-such-provider") is None  # left for the registry to report
 
 
 def test_the_prefetch_imports_the_sdk_in_a_daemon_thread() -> None:
