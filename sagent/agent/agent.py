@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, overload
@@ -81,21 +81,20 @@ class Agent:
                 allow_providers=fleet.allow_providers,
             )
         # Resolved once, here: sub-agents inherit the directory itself, not "the process's at the time".
-        self.settings: AgentSettings = replace(settings, cwd=Path(settings.cwd or os.getcwd()).resolve())
+        cwd = Path(settings.cwd or os.getcwd()).resolve()
+        self.settings: AgentSettings = replace(settings, cwd=cwd)
         """How this agent works; changed only by the agent itself (a switch of effort or thinking)."""
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in self.settings.tools}
         self.session = session or SessionLog.ephemeral()
         self.history: list[Message] = list(history)
         self.parent = parent
-        self.depth = parent.depth + 1 if parent is not None else 0
-        self.cost = CostTracker(self.settings.max_budget_usd, parent.cost if parent is not None else None)
-        self.fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
+        self.depth: int = parent.depth + 1 if parent is not None else 0
+        self.cost: CostTracker = CostTracker(self.settings.max_budget_usd, parent.cost if parent is not None else None)
+        self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
-        self.context = ToolContext(
-            cwd=self.settings.cwd, session_dir=self.session.session_dir, runtime=AgentTools(self)
-        )
+        self.context = ToolContext(cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self))
         self.window = ContextWindow(self, self.settings.compaction)
         self.gate = RequestGate(self)  # every model request of this agent passes it
         # False when the model is shared with the parent: it is closed with the parent, not with this agent.
@@ -439,7 +438,7 @@ class Agent:
         message, directive = read_prompt(prompt)
         return RunHandle(self._events(message), directive)
 
-    async def _events(self, prompt: str | UserMessage | None) -> AsyncIterator[Event]:
+    async def _events(self, prompt: str | UserMessage | None) -> AsyncGenerator[Event, None]:
         if self._closed:
             raise RuntimeError("this agent has quit")
         if self._running:

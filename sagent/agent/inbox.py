@@ -140,7 +140,7 @@ class Inbox:
         while not self.queue.empty():
             if self.on_busy(self.queue.get_nowait(), run):
                 return True
-        return run.done
+        return run.done()
 
     def take_idle(self) -> None:
         """At a safe point: move waiting input to the queue; drop what no phase is waiting for."""

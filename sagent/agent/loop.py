@@ -54,9 +54,9 @@ class Run:
     call_again: bool = False
     auto_compact: bool = True  # off for the rest of the run once an automatic compaction failed
 
-    @property
     def done(self) -> bool:
-        """True once the run has an outcome: it stops at the next check."""
+        """True once the run has an outcome: it stops at the next check. (A method, not a property, so that
+        a type checker does not take its value as fixed across the phases that change it.)"""
         return self.outcome is not None
 
     def stop(self, outcome: ResultSubtype, reason: str) -> None:
@@ -72,7 +72,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     inbox.take_idle()
     if not inbox.queued:
         raise ValueError("nothing to run: pass a prompt to run() or send() input first")
-    while not run.done:
+    while not run.done():
         async for event in apply_controls(agent, inbox):
             yield event
         # The safe point: every message waiting now joins the history, including any that arrives
@@ -81,18 +81,18 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
             message = inbox.queued.pop(0)
             yield agent.emit(MessageAdded(message))
             agent.history.append(message)
-        if run.done:
+        if run.done():
             break
         if agent.cost.over_budget():
             run.stop("error_max_budget_usd", agent.budget_reason())
             break
         async for event in keep_room(agent, run):
             yield event
-        if run.done:
+        if run.done():
             break
         async for event in call_model(agent, inbox, run):
             yield event
-        if run.done:
+        if run.done():
             break
         if run.call_again:  # the context was too long for the provider and has been compacted
             run.call_again = False
@@ -102,7 +102,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
         if not calls:
             async for event in settle(agent, inbox, run):
                 yield event
-            if not run.done and not inbox.queued:
+            if not run.done() and not inbox.queued:
                 run.stop("success", run.last.text)
             continue
         if agent.cost.over_budget():
@@ -112,7 +112,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
             break
         async for event in run_tools(agent, inbox, calls, run):
             yield event
-        if not run.done:
+        if not run.done():
             run.rounds += 1
             if agent.max_tool_rounds is not None and run.rounds >= agent.max_tool_rounds:
                 run.stop(
