@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "sagent"
 MAX_LINES = 600
 
-# Modules over MAX_LINES on this branch, each to be split (issue 16: the Agent's loop moves out of
-# agent.py). Empty this list once the split is merged; a module may only leave it, never join it.
-OVER_THE_LIMIT: dict[str, int] = {"sagent/agent/agent.py": 900}
+# Modules allowed over MAX_LINES for a while, each with its ceiling, until it is split. Empty since the
+# Agent's loop left agent.py (issue 16); a module may only leave this list, never join it for good.
+OVER_THE_LIMIT: dict[str, int] = {}
 
 
 def module_name(path: Path) -> str:
