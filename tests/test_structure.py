@@ -239,7 +239,7 @@ def test_a_builtin_tool_is_one_entry_in_builtin_and_the_docs_check_asks_for_its_
 
 
 def test_the_docs_check_catches_an_undocumented_flag(monkeypatch) -> None:
-    """A flag is one `add_argument` in sagent/cli/main.py and its line in docs/cli.md; without the line,
+    """A flag is one `add_argument` in sagent/cli/flags.py and its line in docs/cli.md; without the line,
     tests/test_docs.py fails and names the flag."""
     import argparse
 

@@ -38,7 +38,7 @@ TEXT_WIDTH = 60  # characters of a long value (a system prompt) shown in the tex
 
 def config_command(argv: list[str]) -> int:
     """`sagent config [--json] [FLAGS]`: 0 after printing, 2 when a flag or settings file is bad."""
-    from sagent.cli.main import build_parser, checked, parse_with_settings
+    from sagent.cli.flags import build_parser, checked, parse_with_settings
 
     if "-h" in argv or "--help" in argv:
         sys.stdout.write(USAGE)

@@ -1,4 +1,4 @@
-"""The `sagent` command: argument parsing and dispatch to a mode.
+"""The `sagent` command: dispatch to a mode (the flags are in `sagent.cli.flags`).
 
 Only the standard library is imported at module level, so `--version`, `--help`, `sagent models` and
 `sagent sessions` stay fast; the agent, the tools and a provider's SDK load when a task runs.
@@ -7,214 +7,13 @@ Only the standard library is imported at module level, so `--version`, `--help`,
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import NoReturn
 
-from sagent import __version__
-from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH
+from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings, positive_number
 
-EXIT_USAGE = 2
-
-DESCRIPTION = """\
-sagent: a coding agent for the terminal.
-
-  sagent                                   the interactive REPL (on a terminal)
-  sagent --resume                          pick a session of this directory to reopen in the REPL
-  sagent -p "fix the failing test"          run a task and print the answer
-  echo "explain main.py" | sagent          the task on standard input
-  sagent -p "..." --output-format stream-json   JSON records as events happen
-  sagent models [PROVIDER]                 the model catalog with prices
-  sagent providers                         providers, their key variables and endpoints
-  sagent sessions                          this directory's sessions
-  sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
-  sagent config [--json] [FLAGS]           the effective settings and where each came from
-
-With no provider named and no API key set, sagent runs offline on the embedded local model.
-"""
-
-EPILOG = """\
-exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input (a missing or refused
-key, no model to run on, a data directory sagent cannot write), 3 stopped at --max-tool-rounds,
-4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP), 130 interrupted (Ctrl+C, SIGTERM).
-
-{providers}
-
-settings files: $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/settings.json), then
-.sagent/settings.json and .sagent/settings.local.json at the project root; flags win over them all.
-
-environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
-~/.local/share/sagent/sessions); SAGENT_LLAMA_SERVER (a llama-server binary for the local model).
-
-web and papers: WebSearch uses DuckDuckGo, or Brave Search when BRAVE_API_KEY is set, or a SearXNG
-instance when SEARXNG_URL is set (SAGENT_SEARCH=duckduckgo|brave|searxng chooses). The paper tools use
-Semantic Scholar (SEMANTIC_SCHOLAR_API_KEY, optional) and OpenAlex (OPENALEX_API_KEY, OPENALEX_EMAIL,
-optional), and keep PDFs in $XDG_CACHE_HOME/sagent/papers (default ~/.cache/sagent/papers);
-SAGENT_SEMANTIC_SCHOLAR_URL, SAGENT_OPENALEX_URL and SAGENT_ARXIV_URL point them at a mirror.
-SAGENT_ALLOW_HOSTS is --allow-host for every run.
-"""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with its errors on one line, without the usage block before them."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"sagent: error: {message} (see sagent --help)\n")
-
-    def format_help(self) -> str:
-        # The provider lists come from the provider specs, read only when help is shown: `sagent --version`
-        # and a task's start-up do not pay for importing them.
-        import textwrap
-
-        from sagent.providers.specs import inference_help, provider_help
-
-        for action in self._actions:
-            if "--provider" in action.option_strings:
-                action.help = provider_help()
-        self.epilog = EPILOG.format(providers=textwrap.fill(inference_help(), width=105))
-        return super().format_help()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="sagent",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--version", action="version", version=f"sagent {__version__}")
-    p.add_argument("-p", "--prompt", metavar="TASK", help="the task; standard input is appended when piped")
-    out = p.add_argument_group("input and output")
-    out.add_argument(
-        "--output-format",
-        choices=("text", "json", "stream-json"),
-        default="text",
-        help="text: the answer; json: one result object; stream-json: a JSON record per event (default text)",
-    )
-    out.add_argument(
-        "--input-format",
-        choices=("text", "stream-json"),
-        default="text",
-        help="stream-json: read user messages as JSON lines on stdin, answering each as it arrives",
-    )
-    out.add_argument(
-        "--include-partial-messages",
-        action="store_true",
-        help="with stream-json output, also write text and tool-argument deltas as stream_event records",
-    )
-    model = p.add_argument_group("model")
-    model.add_argument(
-        "--provider",
-        metavar="NAME",
-        help="(from the provider specs, when help is shown)",
-    )
-    model.add_argument("--model", help="a model id (e.g. claude-sonnet-4-6, gpt-5.4) or a .gguf path")
-    model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
-    model.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
-    model.add_argument(
-        "--max-tokens", "--max-response-tokens", type=int, metavar="N", help="the most output tokens per response"
-    )
-    model.add_argument(
-        "--thinking-budget", type=int, metavar="N", help="enable extended thinking with this many tokens"
-    )
-    model.add_argument(
-        "--effort",
-        choices=("none", "minimal", "low", "medium", "high"),
-        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level); "
-        "none sends no effort, leaving the model's default",
-    )
-    agent = p.add_argument_group("agent")
-    agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
-    agent.add_argument("--append-system", metavar="TEXT", help="append to the system prompt")
-    agent.add_argument(
-        "--no-memory",
-        action="store_true",
-        help="do not read AGENTS.md / CLAUDE.md (from the repository root down to the working directory, "
-        "and ~/.config/sagent/AGENTS.md) into the system prompt",
-    )
-    agent.add_argument(
-        "--tools", metavar="NAMES", help="comma-separated tool names, or 'none' (default: all built-in tools)"
-    )
-    agent.add_argument(
-        "--allow-host",
-        action="append",
-        metavar="HOST",
-        help="let WebFetch and the paper tools reach this host (or HOST:PORT) even at a loopback or private "
-        "address, which they refuse by default; comma-separated or repeated (also SAGENT_ALLOW_HOSTS)",
-    )
-    agent.add_argument(
-        "--max-tool-rounds", "--max-tool-call-rounds", type=int, metavar="N", help="stop after N rounds of tool calls"
-    )
-    agent.add_argument(
-        "--max-budget-usd",
-        type=positive_number("dollars"),
-        metavar="USD",
-        help="stop before spending more than this: a request whose estimated cost would cross it is not sent",
-    )
-    agent.add_argument("--cwd", metavar="DIR", help="the working directory for tools and sessions")
-    agent.add_argument(
-        "--compact-at",
-        action="append",
-        metavar="FRACTION|off",
-        help="compact the context when it fills this fraction of the model's window (default 0.8), or never "
-        "automatically with 'off'; MODEL=FRACTION sets it for one model id. May be repeated",
-    )
-    agent.add_argument(
-        "--background-after",
-        type=positive_number("seconds"),
-        metavar="SECONDS",
-        help="move a tool call that runs longer than this to the background, where it goes on while the "
-        "agent works; its result arrives later as a message (default: never)",
-    )
-    fleet = p.add_argument_group("sub-agents (AgentSpawn, AgentSend)")
-    fleet.add_argument(
-        "--max-depth",
-        type=int,
-        default=DEFAULT_MAX_DEPTH,
-        metavar="N",
-        help=f"how many levels of sub-agents may exist (default {DEFAULT_MAX_DEPTH})",
-    )
-    fleet.add_argument(
-        "--max-agents",
-        type=int,
-        default=DEFAULT_MAX_AGENTS,
-        metavar="N",
-        help=f"how many agents may run at once, the main one included (default {DEFAULT_MAX_AGENTS})",
-    )
-    fleet.add_argument(
-        "--allow-providers",
-        metavar="NAMES",
-        help="comma-separated providers sub-agents may use (default: any); --max-budget-usd caps the "
-        "whole tree of agents together",
-    )
-    sessions = p.add_argument_group("sessions")
-    sessions.add_argument(
-        "-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here"
-    )
-    sessions.add_argument("--session", metavar="ID|PATH", help="continue a given session")
-    sessions.add_argument(
-        "--resume",
-        nargs="?",
-        const="",
-        metavar="ID",
-        help="open the REPL on a session: the one given, or one picked from this directory's list",
-    )
-    sessions.add_argument(
-        "--before-compaction",
-        action="store_true",
-        help="with --continue, --session or --resume: go on from the session as it was before its last "
-        "compaction, as a new session (the original is kept as it is)",
-    )
-    sessions.add_argument(
-        "--fork-damaged",
-        action="store_true",
-        help="with --continue, --session or --resume: when the session log is damaged (it fails its check), go "
-        "on from its last good record as a new session (the damaged file is kept as it is)",
-    )
-    sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
-    return p
+__all__ = ["EXIT_USAGE", "build_parser", "entry", "main", "positive_number"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,70 +63,6 @@ def main(argv: list[str] | None = None) -> int:
     return run_task(args, piped)
 
 
-def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | None:
-    """The arguments, with the settings files' values as defaults (see docs/settings.md); None after
-    saying why a settings file cannot be used."""
-    from sagent.cli.settings_files import SettingsError, parse
-
-    try:
-        args = parse(parser, argv)
-    except SettingsError as error:
-        sys.stderr.write(f"sagent: error: {error}\n")
-        return None
-    for warning in args.settings_files.loaded.warnings:
-        sys.stderr.write(f"sagent: warning: {warning}\n")
-    return args
-
-
-def checked(args: argparse.Namespace) -> str | None:
-    """`_check`'s problem, told as the settings file and key when a file gave the value at fault."""
-    from sagent.cli.settings_files import blame
-
-    return blame(_check(args), args)
-
-
-def _check(args: argparse.Namespace) -> str | None:
-    """A message for arguments that cannot work together, or None."""
-    if args.cwd and not Path(args.cwd).is_dir():
-        return f"--cwd {args.cwd}: not a directory"
-    if sum(bool(x) for x in (args.continue_, args.session, args.resume is not None)) > 1:
-        return "--continue, --session and --resume cannot be used together"
-    if args.ephemeral and (args.continue_ or args.session or args.resume is not None):
-        return "--ephemeral cannot continue a session"
-    if args.before_compaction and not (args.continue_ or args.session or args.resume is not None):
-        return "--before-compaction needs --continue, --session or --resume"
-    if args.fork_damaged and not (args.continue_ or args.session or args.resume is not None):
-        return "--fork-damaged needs --continue, --session or --resume"
-    if args.compact_at:
-        from sagent.cli.run import compaction_policy
-
-        try:
-            compaction_policy(args.compact_at)
-        except ValueError as error:
-            return f"--compact-at: {error}"
-    if args.input_format == "stream-json" and sys.stdin.isatty():
-        return "--input-format stream-json reads JSON lines from standard input, which is a terminal"
-    if args.include_partial_messages and args.output_format != "stream-json":
-        return "--include-partial-messages needs --output-format stream-json"
-    for name in ("max_tool_rounds", "max_tokens", "thinking_budget"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            return f"--{name.replace('_', '-')} must be at least 1"
-    if args.max_depth < 0:
-        return "--max-depth must be 0 or more"
-    if args.max_agents < 1:
-        return "--max-agents must be at least 1"
-    if args.allow_providers is not None:
-        from sagent.providers.specs import find_spec
-
-        unknown = [n for n in _names(args.allow_providers) if find_spec(n) is None]
-        if unknown:
-            return f"--allow-providers: unknown provider(s) {', '.join(unknown)}; see `sagent providers`"
-    if args.api_key_env and not os.environ.get(args.api_key_env):
-        return f"--api-key-env {args.api_key_env}: that variable is not set"
-    return None
-
-
 def _prefetch_sdk(args: argparse.Namespace) -> None:
     """Start importing the provider's SDK in the background when the flags and environment name the
     provider, so the import overlaps the rest of the start-up (a continued session may name another one,
@@ -342,22 +77,6 @@ def _prefetch_sdk(args: argparse.Namespace) -> None:
         prefetch.start(choose(args.provider, args.model).provider)
     except Exception:  # a bad name is reported where the model is built, in one line
         return
-
-
-def positive_number(unit: str) -> Callable[[str], float]:
-    """An argparse `type` that takes a finite number above 0 of `unit`: nan and inf, which compare false
-    with everything and would turn a limit off, are refused with the rest."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of {unit} more than 0")
-        return value
-
-    return parse
 
 
 def _safe_streams() -> None:
@@ -389,10 +108,6 @@ def _clean_text_flags(args: argparse.Namespace) -> None:
             value, replaced = scrub(value)
             notice.count(replaced, "byte")
             setattr(args, name, value)
-
-
-def _names(text: str) -> list[str]:
-    return [n.strip() for n in text.split(",") if n.strip()]
 
 
 def entry() -> NoReturn:
