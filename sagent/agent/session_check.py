@@ -147,8 +147,10 @@ def _problem(index: int, line: bytes, before: bytes | None, records: list[dict[s
         return f"not valid UTF-8 (byte {error.start + 1})", index
     try:
         record = json.loads(text)
-    except ValueError as error:
+    except json.JSONDecodeError as error:
         return f"not a JSON record ({error.msg} at column {error.colno})", index
+    except (ValueError, RecursionError) as error:  # too many digits or too deep: no position to give
+        return f"not a JSON record ({str(error)[:80]})", index
     if not isinstance(record, dict):
         return "not a JSON object", index
     sealed = _SEAL.search(line)
