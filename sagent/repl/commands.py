@@ -364,7 +364,7 @@ def _fg(repl: ReplHost, arg: str) -> list[str]:
     except KeyError as error:
         raise CommandError(str(error.args[0])) from None
     if job.state != "running":
-        return [f"{job.id} is already {job.state}"]
+        return [f"{job.id} is already {job.status}"]
     where = "the current task waits for it" if repl.busy else "the agent takes its result as soon as it is done"
     return [repl.renderer.c("dim", f"{job.id} in the foreground: {where}")]
 
