@@ -88,24 +88,42 @@ _EXPORTS.update({name: "sagent.events" for name in _EVENTS})
 
 __all__ = ["__version__", *_EXPORTS]
 
-if TYPE_CHECKING:  # for type checkers and editors; at run time names load on first use
-    from sagent.agent.agent import Agent  # noqa: F401
-    from sagent.agent.compaction import CompactionPolicy  # noqa: F401
-    from sagent.agent.cost import CostTracker  # noqa: F401
-    from sagent.agent.fleet import Child, Fleet, FleetError, Receipt  # noqa: F401
-    from sagent.agent.handle import AgentError, Reply, RunHandle  # noqa: F401
-    from sagent.agent.hooks import ALLOW, Allow, Deny, Hook, Rewrite, ToolDecision  # noqa: F401
-    from sagent.agent.session import SessionLog  # noqa: F401
-    from sagent.agent.settings import AgentSettings  # noqa: F401
-    from sagent.agent.tokens import ContextSize  # noqa: F401
+if TYPE_CHECKING:  # for type checkers and editors; at run time names load on first use.
+    # `name as name` marks each as re-exported: mypy --strict and pyright read no names from the computed
+    # __all__ above, and report `from sagent import Agent` otherwise.
+    from sagent.agent.agent import Agent as Agent
+    from sagent.agent.compaction import CompactionPolicy as CompactionPolicy
+    from sagent.agent.cost import CostTracker as CostTracker
+    from sagent.agent.fleet import Child as Child
+    from sagent.agent.fleet import Fleet as Fleet
+    from sagent.agent.fleet import FleetError as FleetError
+    from sagent.agent.fleet import Receipt as Receipt
+    from sagent.agent.handle import AgentError as AgentError
+    from sagent.agent.handle import Reply as Reply
+    from sagent.agent.handle import RunHandle as RunHandle
+    from sagent.agent.hooks import ALLOW as ALLOW
+    from sagent.agent.hooks import Allow as Allow
+    from sagent.agent.hooks import Deny as Deny
+    from sagent.agent.hooks import Hook as Hook
+    from sagent.agent.hooks import Rewrite as Rewrite
+    from sagent.agent.hooks import ToolDecision as ToolDecision
+    from sagent.agent.session import SessionLog as SessionLog
+    from sagent.agent.settings import AgentSettings as AgentSettings
+    from sagent.agent.tokens import ContextSize as ContextSize
     from sagent.events import *  # noqa: F403
-    from sagent.providers.base import Model, ProviderError, RetryPolicy  # noqa: F401
-    from sagent.providers.registry import resolve_model  # noqa: F401
-    from sagent.providers.scripted import RoutedModel, ScriptedModel  # noqa: F401
-    from sagent.snapshot import AgentSnapshot  # noqa: F401
-    from sagent.tools import builtin_tools  # noqa: F401
-    from sagent.tools.base import Tool, ToolContext, ToolError, tool  # noqa: F401
-    from sagent.tools.runtime import SpawnRequest  # noqa: F401
+    from sagent.providers.base import Model as Model
+    from sagent.providers.base import ProviderError as ProviderError
+    from sagent.providers.base import RetryPolicy as RetryPolicy
+    from sagent.providers.registry import resolve_model as resolve_model
+    from sagent.providers.scripted import RoutedModel as RoutedModel
+    from sagent.providers.scripted import ScriptedModel as ScriptedModel
+    from sagent.snapshot import AgentSnapshot as AgentSnapshot
+    from sagent.tools import builtin_tools as builtin_tools
+    from sagent.tools.base import Tool as Tool
+    from sagent.tools.base import ToolContext as ToolContext
+    from sagent.tools.base import ToolError as ToolError
+    from sagent.tools.base import tool as tool
+    from sagent.tools.runtime import SpawnRequest as SpawnRequest
     from sagent.types import *  # noqa: F403
 
 

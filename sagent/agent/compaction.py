@@ -107,7 +107,7 @@ class Thread:
         read, modified = list(self.files_read), list(self.files_modified)
         for message in history:
             if _from_the_user(message):
-                users.append(_carried(message.text))  # type: ignore[union-attr]
+                users.append(_carried(message.text))
             elif isinstance(message, AssistantMessage):
                 for call in message.tool_calls:
                     path = call.arguments.get("path")

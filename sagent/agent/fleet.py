@@ -314,20 +314,17 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         chosen = [t for t in chosen if not spawns_agents(t)]
     own_model = request.provider is not None or request.model is not None
     child_model = fleet.model(request.provider, request.model) if own_model else parent.model
-    changed: dict[str, object] = {}
-    if request.system is not None:
-        changed["system"] = request.system
-    if request.max_tool_rounds is not None:
-        changed["max_tool_rounds"] = request.max_tool_rounds
+    inherited = parent.settings
     settings = replace(
-        parent.settings,
+        inherited,
+        system=inherited.system if request.system is None else request.system,
+        max_tool_rounds=inherited.max_tool_rounds if request.max_tool_rounds is None else request.max_tool_rounds,
         label=name,
         role=_fleet_note(name, parent.label, request.persistent),
         tools=tuple(chosen),
         max_depth=deepest,
         # The parent's budget already holds the child: its cost tracker counts into the parent's.
         max_budget_usd=None,
-        **changed,  # type: ignore[arg-type]
     )
     agent = type(parent)(
         child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent

@@ -18,7 +18,7 @@ Sub-agents have gates of their own whose cost trackers chain to their parents', 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -63,7 +63,7 @@ class RequestGate:
 
     async def stream(
         self, model: Model, request: ModelRequest, *, own: bool = False, tokens: int | None = None
-    ) -> AsyncIterator[ModelEvent | Retrying]:
+    ) -> AsyncGenerator[ModelEvent | Retrying, None]:
         """`request` streamed from `model` (retried on transient errors) once admitted; the response is
         counted in the agent's spend before its `ResponseComplete` is passed on."""
         held = self.admit(model, request, own=own, tokens=tokens).usd_total

@@ -16,6 +16,8 @@ from typing import Literal
 from sagent.types import PeerMessage, ToolCall, ToolResult
 
 JobState = Literal["running", "done", "cancelled"]
+# What a user is shown: a job that is done with an error result reads as failed.
+JobStatus = Literal["running", "done", "failed", "cancelled"]
 
 
 @dataclass(eq=False)
@@ -39,12 +41,16 @@ class Job:
         key = str(texts[0]).replace("\n", " ") if texts else ""
         return f"{self.call.name} {key[:80]}".rstrip()
 
+    @property
+    def status(self) -> JobStatus:
+        """The state as a user reads it: "failed" is a job done with an error result."""
+        if self.state == "done" and self.result is not None and self.result.is_error:
+            return "failed"
+        return self.state
+
     def line(self) -> str:
         elapsed = (self.duration_ms / 1000) if self.state != "running" else time.monotonic() - self.started
-        state = self.state
-        if self.state == "done" and self.result is not None and self.result.is_error:
-            state = "failed"
-        return f"{self.id}  {state:<9} {elapsed:6.1f}s  {self.summary()}"
+        return f"{self.id}  {self.status:<9} {elapsed:6.1f}s  {self.summary()}"
 
     def message(self) -> PeerMessage:
         """The result, as the message that brings it to the agent."""

@@ -329,7 +329,7 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
         )
     elif kind == "context_pruned":
         stubs = [_message(r, ToolResult) for r in event["results"]]
-        state.history = replace_results(state.history, stubs)  # type: ignore[arg-type]
+        state.history = replace_results(state.history, stubs)
     elif kind == "tool_results_cleared":
         state.history = clear_results(state.history, set(event["call_ids"]))
     elif kind == "tool_finished":

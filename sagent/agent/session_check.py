@@ -82,6 +82,8 @@ class SessionBusy(SessionError):
 class SessionWriteError(SessionError):
     """A record could not be written whole (disk full, file too large, I/O error): nothing after it runs."""
 
+    path: Path  # always known here: only a log with a file writes
+
     def __init__(self, path: Path, cause: OSError) -> None:
         self.cause = cause
         reason = cause.strerror or str(cause)
@@ -147,8 +149,10 @@ def _problem(index: int, line: bytes, before: bytes | None, records: list[dict[s
         return f"not valid UTF-8 (byte {error.start + 1})", index
     try:
         record = json.loads(text)
-    except ValueError as error:
+    except json.JSONDecodeError as error:
         return f"not a JSON record ({error.msg} at column {error.colno})", index
+    except (ValueError, RecursionError) as error:  # too many digits or too deep: no position to give
+        return f"not a JSON record ({str(error)[:80]})", index
     if not isinstance(record, dict):
         return "not a JSON object", index
     sealed = _SEAL.search(line)
@@ -200,14 +204,13 @@ def _schema(index: int, record: dict[str, Any]) -> str | None:
 
 def _required_fields() -> dict[str, tuple[str, ...]]:
     """Per event type, the fields it cannot be rebuilt without (those without a default)."""
-    found = {}
+    found: dict[str, tuple[str, ...]] = {}
     for cls in typing.get_args(events.Event):
         fields = dataclasses.fields(cls)
         name = next(f.default for f in fields if f.name == "type")
+        assert isinstance(name, str)  # every event declares its `type` tag with a default
         found[name] = tuple(
-            f.name
-            for f in fields
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING  # type: ignore[misc]
+            f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         )
     return found
 

@@ -13,16 +13,16 @@ import contextlib
 import json
 import os
 import socket
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sagent.agent.session_check import SessionBusy, SessionError
 
-try:
+# Windows has no fcntl: sessions are not locked there (see docs/sessions.md).
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # not on this system: sessions are not locked there (see docs/sessions.md)
-    fcntl = None  # type: ignore[assignment]
 
 
 def _lock_file(path: Path) -> Path:
@@ -39,7 +39,7 @@ def open_locked(path: Path, *, create: bool) -> int:
         if create:
             raise  # the data folder's problem, not this session's
         raise SessionError(path, f"session log {path} cannot be opened for writing ({error.strerror})") from None
-    if fcntl is not None:
+    if sys.platform != "win32":
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

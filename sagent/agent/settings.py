@@ -12,10 +12,11 @@ configured (its model, session log, history, fleet, parent) is not a setting.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     # Only for annotations: the command line reads the defaults below before anything heavy is imported.
@@ -103,10 +104,13 @@ class AgentSettings:
         # Accept the everyday spellings (a list of tools, a str path, a set) and keep the value frozen.
         object.__setattr__(self, "tools", tuple(self.tools))
         object.__setattr__(self, "hooks", tuple(self.hooks))
-        if self.cwd is not None and not isinstance(self.cwd, Path):
-            object.__setattr__(self, "cwd", Path(self.cwd))
-        if self.allow_providers is not None and not isinstance(self.allow_providers, frozenset):
-            object.__setattr__(self, "allow_providers", frozenset(self.allow_providers))
+        # Read as `object`: the declared types are what the fields hold after this, not what callers pass.
+        cwd: object = self.cwd
+        if cwd is not None and not isinstance(cwd, Path):
+            object.__setattr__(self, "cwd", Path(cast("str | os.PathLike[str]", cwd)))
+        allowed: object = self.allow_providers
+        if allowed is not None and not isinstance(allowed, frozenset):
+            object.__setattr__(self, "allow_providers", frozenset(cast("Iterable[str]", allowed)))
         if self.max_depth < 0:
             raise ValueError(f"max_depth must be 0 or more, not {self.max_depth}")
         if self.max_agents < 1:

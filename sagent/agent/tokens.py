@@ -169,22 +169,28 @@ class ContextMeter:
         self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message], window: int | None = None
     ) -> ContextSize:
         """The next request by part. The parts are estimated and scaled so they add up to the best total."""
-        parts = [
+        parts: _Parts = (
             estimate_text(system),
             estimate_tools(tools),
             sum(estimate_message(m) for m in history if not isinstance(m, ToolResult)),
             sum(estimate_message(m) for m in history if isinstance(m, ToolResult)),
-        ]
+        )
         known = self._since_report(history)
         total = known if known is not None else round(sum(parts) * self._scale)
-        return ContextSize(*_apportion(parts, total), window=window, measured=known is not None)
+        system_part, tools_part, messages_part, results_part = _apportion(parts, total)
+        return ContextSize(
+            system_part, tools_part, messages_part, results_part, window=window, measured=known is not None
+        )
 
 
-def _apportion(parts: list[int], total: int) -> list[int]:
+_Parts = tuple[int, int, int, int]  # system, tools, messages, tool results: ContextSize's order
+
+
+def _apportion(parts: _Parts, total: int) -> _Parts:
     """`parts` scaled to add up to `total` exactly."""
     whole = sum(parts)
     if whole <= 0:
-        return [0, 0, total, 0]
-    scaled = [part * total // whole for part in parts]
-    scaled[2] += total - sum(scaled)  # the rounding remainder goes to the messages
-    return scaled
+        return (0, 0, total, 0)
+    system, tools, messages, results = (part * total // whole for part in parts)
+    messages += total - (system + tools + messages + results)  # the rounding remainder goes to the messages
+    return (system, tools, messages, results)

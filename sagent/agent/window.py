@@ -106,8 +106,8 @@ class ContextWindow:
         events: list[Event] = []
         before = self.tokens()
         keep = self.policy.recent_tokens(self.limit or before) if keep_recent else 0
-        recent = recent_start(agent.history, keep)
-        stubs = prune(agent.history, recent, self._reproducible, self.policy.min_prune_tokens)
+        recent_from = recent_start(agent.history, keep)
+        stubs = prune(agent.history, recent_from, self._reproducible, self.policy.min_prune_tokens)
         if stubs:
             pruned = replace_results(agent.history, stubs)
             after = self._tokens_of(pruned)
@@ -124,9 +124,10 @@ class ContextWindow:
         text, usage, cost = await self._summarise(older, focus)
         thread = self.thread.extended(older)
         text, repaired = check_summary(text, thread)
-        history: list[Message] = [summary_message(text), *recent]
+        summary = summary_message(text)
+        history: list[Message] = [summary, *recent]
         event = Compacted(
-            history[0],  # type: ignore[arg-type]
+            summary,
             len(older),
             usage,
             cost,

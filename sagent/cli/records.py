@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import sys
 from typing import Any, assert_never
 
 from sagent.agent.cost import CostTracker
@@ -226,6 +227,9 @@ def parse_input_line(line: str | bytes, notice: InputNotice | None = None) -> Us
         raise InputError(f"input is not JSON ({error.msg}): {line[:120]!r}") from None
     except RecursionError:
         raise InputError(f"input JSON is nested too deeply: {line[:120]!r}") from None
+    except ValueError:  # json reads integers with int(), which refuses more digits than Python's limit
+        limit = sys.get_int_max_str_digits()
+        raise InputError(f"input JSON has a number of more than {limit} digits: {line[:120]!r}") from None
     if not isinstance(record, dict) or record.get("type") != "user":
         raise InputError(f'expected a {{"type": "user", "message": ...}} record, got: {line[:120]!r}')
     message = record.get("message") or {}

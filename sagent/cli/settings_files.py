@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import stat
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -202,6 +203,10 @@ def read_file(path: Path) -> dict[str, Any] | None:
         raise SettingsError(f"{path}: not valid JSON at {where}: {error.msg}") from None
     except RecursionError:
         raise SettingsError(f"{path}: nested too deeply to be settings") from None
+    except ValueError:  # json reads integers with int(), which refuses more digits than Python's limit
+        raise SettingsError(
+            f"{path}: not valid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
+        ) from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {_kind(data)}")
     return data

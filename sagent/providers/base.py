@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -173,7 +173,7 @@ async def stream_with_retry(
     model: Model,
     request: ModelRequest,
     policy: RetryPolicy,
-    sleep: Callable[[float], object] = asyncio.sleep,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> AsyncIterator[ModelEvent | Retrying]:
     """`model.stream(request)`, sent again after transient errors.
 
@@ -194,7 +194,7 @@ async def stream_with_retry(
                 raise
             delay = policy.delay(attempt, error)
             yield Retrying(attempt, delay, f"{error.kind}: {error.message}")
-            await sleep(delay)  # type: ignore[misc]
+            await sleep(delay)
 
 
 async def complete(model: Model, request: ModelRequest, policy: RetryPolicy) -> AssistantMessage:

@@ -20,7 +20,7 @@ import asyncio
 import itertools
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -127,7 +127,7 @@ class RoutedModel(Model):
 
     def __init__(
         self,
-        scripts: dict[str, Iterable[Step] | ScriptedModel],
+        scripts: Mapping[str, Iterable[Step] | ScriptedModel],
         *,
         name: str = "scripted",
         provider: str = "scripted",

@@ -15,9 +15,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
 from sagent.events import (
@@ -34,6 +34,10 @@ from sagent.repl import agentview
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
+
+if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.buffer import Buffer
 
 
 class Repl:
@@ -59,8 +63,8 @@ class Repl:
         self.state = ReplState()
         self.history_file = history_file
         self.task: asyncio.Task[None] | None = None
-        self.app: Any = None
-        self.input: Any = None
+        self.app: Application[None] | None = None
+        self.input: Buffer | None = None
         self._outbox: list[str] = []
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -91,7 +95,7 @@ class Repl:
             self.state.queued.append(Queued(message, deferred=False))
         self.refresh()
 
-    def background(self, coroutine: Any) -> None:
+    def background(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         """Run a coroutine beside the REPL, holding a reference until it is done."""
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)

@@ -137,9 +137,13 @@ def _switch(repl: ReplHost, provider: str | None, model: str | None) -> str:
 def _effort(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         return [f"effort: {repl.agent.effort or 'default'}"]
-    if arg not in EFFORTS:
-        raise CommandError(f"choose one of {', '.join(EFFORTS)}")
-    repl.agent.effort = None if arg == "off" else arg  # type: ignore[assignment]
+    match arg:  # a literal pattern narrows `arg` to the Effort it names
+        case "minimal" | "low" | "medium" | "high":
+            repl.agent.effort = arg
+        case "off":
+            repl.agent.effort = None
+        case _:
+            raise CommandError(f"choose one of {', '.join(EFFORTS)}")
     return [f"effort: {arg}"]
 
 
@@ -149,9 +153,10 @@ def _thinking(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         budget = f"{agent.thinking_budget:,} tokens" if agent.thinking_budget else "off"
         return [f"thinking: {budget}; shown as: {repl.settings.thinking}"]
-    if arg in ("show", "collapse"):
-        repl.settings.thinking = arg  # type: ignore[assignment]
-        return [f"thinking is now shown as: {arg}"]
+    match arg:  # a literal pattern narrows `arg` to the ThinkingDisplay it names
+        case "show" | "collapse":
+            repl.settings.thinking = arg
+            return [f"thinking is now shown as: {arg}"]
     if arg == "on":
         agent.thinking_budget = DEFAULT_THINKING_BUDGET
     elif arg == "off":
@@ -364,7 +369,7 @@ def _fg(repl: ReplHost, arg: str) -> list[str]:
     except KeyError as error:
         raise CommandError(str(error.args[0])) from None
     if job.state != "running":
-        return [f"{job.id} is already {job.state}"]
+        return [f"{job.id} is already {job.status}"]
     where = "the current task waits for it" if repl.busy else "the agent takes its result as soon as it is done"
     return [repl.renderer.c("dim", f"{job.id} in the foreground: {where}")]
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+
     from sagent.agent.agent import Agent
     from sagent.repl.render import Renderer, Settings
     from sagent.types import UserMessage
@@ -53,7 +55,7 @@ class ReplHost(Protocol):
     """`new_agent(session_path=None)`: an agent on the current model (for /clear and /resume)."""
     switch: Callable[[Agent, str | None, str | None], str] | None
     """`switch(agent, provider, model)` moves the agent to another model; None where it cannot."""
-    app: Any
+    app: Application[None] | None
     """The running prompt_toolkit application, or None before it starts and after it ends."""
 
     @property

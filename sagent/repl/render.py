@@ -13,7 +13,7 @@ import difflib
 import io
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from sagent.events import (
     Compacted,
@@ -25,9 +25,12 @@ from sagent.events import (
     Result,
     Retrying,
     SessionStarted,
+    SmallModelCall,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolFinished,
+    ToolResultsCleared,
     ToolStarted,
     TurnFinished,
 )
@@ -90,45 +93,50 @@ class Renderer:
     def feed(self, event: Event) -> list[str]:
         """Take one event; return the blocks to commit to the scrollback (often none)."""
         out: list[str] = []
-        if isinstance(event, TextDelta):
-            out += self._flush_thinking()
-            self.status = ""
-            self.text += event.text
-            out += self._commit_paragraphs()
-        elif isinstance(event, ThinkingDelta):
-            self.status = ""
-            self.thinking += event.text
-        elif isinstance(event, Retrying):
-            self.text, self.thinking = "", ""
-            self.status = self.c("yellow", f"retrying in {event.delay:.1f}s ({self._clip(event.error, 60)})")
-        elif isinstance(event, ToolStarted):
-            out += self._flush_thinking() + self._flush_text()
-            self._calls[event.call.id] = event.call
-            self.running[event.call.id] = _Running(event.call, self._tool_head(event.call))
-        elif isinstance(event, ToolFinished):
-            self.running.pop(event.result.call_id, None)
-            call = self._calls.pop(event.result.call_id, None)
-            out.append(self.tool_line(call, event.result, event.duration_ms))
-        elif isinstance(event, TurnFinished):
-            out += self._flush_thinking() + self._flush_text()
-        elif isinstance(event, MessageAdded):
-            if isinstance(event.message, UserMessage | PeerMessage):
-                out.append(self.user_block(event.message))
-        elif isinstance(event, ModelSwitched):
-            out.append(self.c("dim", f"switched to {event.provider}/{event.model}"))
-        elif isinstance(event, ContextPruned | Compacted):
-            out += self._flush_thinking() + self._flush_text()
-            out.append(self.c("dim", event.line()))
-        elif isinstance(event, ErrorEvent):
-            out += self._flush_thinking() + self._flush_text()
-            out.append(self.c("red", f"error: {event.message}"))
-        elif isinstance(event, Result):
-            out += self._flush_thinking() + self._flush_text()
-            self.running.clear()
-            self.status = ""
-            out.append(self.result_line(event))
-        elif isinstance(event, SessionStarted):
-            pass
+        # Every event has its case, and the type checker proves it (`assert_never`): a new event must be
+        # given its place on the screen, or said here to have none.
+        match event:
+            case TextDelta():
+                out += self._flush_thinking()
+                self.status = ""
+                self.text += event.text
+                out += self._commit_paragraphs()
+            case ThinkingDelta():
+                self.status = ""
+                self.thinking += event.text
+            case Retrying():
+                self.text, self.thinking = "", ""
+                self.status = self.c("yellow", f"retrying in {event.delay:.1f}s ({self._clip(event.error, 60)})")
+            case ToolStarted():
+                out += self._flush_thinking() + self._flush_text()
+                self._calls[event.call.id] = event.call
+                self.running[event.call.id] = _Running(event.call, self._tool_head(event.call))
+            case ToolFinished():
+                self.running.pop(event.result.call_id, None)
+                call = self._calls.pop(event.result.call_id, None)
+                out.append(self.tool_line(call, event.result, event.duration_ms))
+            case TurnFinished():
+                out += self._flush_thinking() + self._flush_text()
+            case MessageAdded():
+                if isinstance(event.message, UserMessage | PeerMessage):
+                    out.append(self.user_block(event.message))
+            case ModelSwitched():
+                out.append(self.c("dim", f"switched to {event.provider}/{event.model}"))
+            case ContextPruned() | Compacted():
+                out += self._flush_thinking() + self._flush_text()
+                out.append(self.c("dim", event.line()))
+            case ErrorEvent():
+                out += self._flush_thinking() + self._flush_text()
+                out.append(self.c("red", f"error: {event.message}"))
+            case Result():
+                out += self._flush_thinking() + self._flush_text()
+                self.running.clear()
+                self.status = ""
+                out.append(self.result_line(event))
+            case SessionStarted() | ToolCallDelta() | ToolResultsCleared() | SmallModelCall():
+                pass  # not shown: a tool call is shown when it starts (ToolStarted)
+            case _:
+                assert_never(event)
         return out
 
     def live(self) -> str:

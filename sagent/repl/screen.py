@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions
-from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, InMemoryHistory
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -43,7 +46,7 @@ class SlashCompleter(Completer):
     def __init__(self, repl: ReplHost) -> None:
         self.repl = repl
 
-    def get_completions(self, document: Any, complete_event: Any) -> Any:
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
         text = document.text_before_cursor
         if not text.startswith("/") or "\n" in text:
             return
@@ -58,7 +61,7 @@ class SlashCompleter(Completer):
                 yield Completion(choice, start_position=-len(arg))
 
 
-def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
+def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
     history = FileHistory(str(repl.history_file)) if repl.history_file else InMemoryHistory()
     buffer = Buffer(
         multiline=True,
@@ -72,11 +75,11 @@ def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
     keys = KeyBindings()
 
     @keys.add("enter", filter=~has_completions)
-    def _send(event: Any) -> None:
+    def _send(event: KeyPressEvent) -> None:
         _submit(repl, buffer, defer=False)
 
     @keys.add("enter", filter=has_completions)
-    def _accept_completion(event: Any) -> None:
+    def _accept_completion(event: KeyPressEvent) -> None:
         state = buffer.complete_state
         if state and state.current_completion:
             buffer.apply_completion(state.current_completion)
@@ -85,20 +88,20 @@ def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
             _submit(repl, buffer, defer=False)
 
     @keys.add("tab", filter=busy & ~has_completions & Condition(lambda: not buffer.text.startswith("/")))
-    def _defer(event: Any) -> None:
+    def _defer(event: KeyPressEvent) -> None:
         _submit(repl, buffer, defer=True)
 
     @keys.add("escape", "enter")
-    def _newline(event: Any) -> None:
+    def _newline(event: KeyPressEvent) -> None:
         buffer.insert_text("\n")
 
     @keys.add("escape", filter=busy)
-    def _interrupt(event: Any) -> None:
+    def _interrupt(event: KeyPressEvent) -> None:
         repl.interrupt()
         repl.state.note = "interrupted"
 
     @keys.add("c-c")
-    def _ctrl_c(event: Any) -> None:
+    def _ctrl_c(event: KeyPressEvent) -> None:
         if buffer.text:
             buffer.reset()
             return
@@ -111,11 +114,11 @@ def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
         repl.state.note = "press Ctrl+C again to quit"
 
     @keys.add("c-d", filter=empty)
-    def _eof(event: Any) -> None:
+    def _eof(event: KeyPressEvent) -> None:
         repl.quit()
 
     @keys.add("up", filter=empty & Condition(lambda: bool(repl.state.queued)))
-    def _pull_back(event: Any) -> None:
+    def _pull_back(event: KeyPressEvent) -> None:
         text = repl.pull_back()
         if text is not None:
             buffer.text = text
@@ -123,25 +126,25 @@ def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
         repl.refresh()
 
     @keys.add("c-b", filter=busy)
-    def _to_background(event: Any) -> None:
+    def _to_background(event: KeyPressEvent) -> None:
         repl.agent.background()
         repl.state.note = "running tool calls moved to the background; /jobs lists them"
 
     @keys.add("c-x", "c-e")
-    def _editor(event: Any) -> None:
+    def _editor(event: KeyPressEvent) -> None:
         buffer.open_in_editor(validate_and_handle=False)
 
-    def prompt_prefix(line: int, wrap: int) -> Any:
+    def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
             return [("class:prompt", "⋯ " if repl.busy else "› ")]
         return [("", "  ")]
 
-    def live() -> Any:
+    def live() -> ANSI:
         size = _size(repl)
         repl.settings.width = size.columns  # a resize reflows what is committed from now on
         return ANSI(repl.live_text(size.rows))
 
-    def note() -> Any:
+    def note() -> StyleAndTextTuples:
         return [("class:note", " " + repl.state.note)] if repl.state.note else []
 
     body = HSplit(
@@ -170,7 +173,7 @@ def build_application(repl: ReplHost) -> tuple[Application[Any], Buffer]:
         ]
     )
     root = FloatContainer(body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))])
-    app: Application[Any] = Application(
+    app: Application[None] = Application(
         layout=Layout(root, focused_element=buffer),
         key_bindings=keys,
         style=STYLE,
@@ -198,9 +201,9 @@ def _clear_note(repl: ReplHost) -> None:
         repl.state.note = ""
 
 
-def _size(repl: ReplHost) -> Any:
-    from prompt_toolkit.data_structures import Size
-
+def _size(repl: ReplHost) -> Size:
+    if repl.app is None:
+        return Size(rows=24, columns=repl.settings.width)
     try:
         return repl.app.output.get_size()
     except Exception:  # no terminal to ask (tests, a closed pty)

@@ -142,15 +142,15 @@ class Tool(Protocol):
     `may_background` (False: its calls never move to the background, as waiting on jobs or messaging is not
     work to send there), `spawns_agents` (True: it starts sub-agents, so it is withheld from an agent at the
     depth limit) and `manages_jobs` (True: it waits on and cancels background calls; with such a tool
-    present, every other tool takes `background`). A tool that leaves them out has the defaults.
+    present, every other tool takes `background`). A tool that leaves them out has the defaults, which
+    `may_background(t)`, `spawns_agents(t)` and `manages_jobs(t)` supply. They stay out of the protocol's
+    members: a structural protocol requires every member it lists, so a plain class with only the five
+    members above (as the docs show) would no longer type-check as a `Tool`.
     """
 
     name: str
     description: str
     input_schema: dict[str, Any]
-    may_background: bool = True
-    spawns_agents: bool = False
-    manages_jobs: bool = False
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
 

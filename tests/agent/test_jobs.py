@@ -148,3 +148,25 @@ async def test_a_foreground_job_keeps_the_run_going_until_its_result_arrives() -
     assert isinstance(result, Result) and result.text.startswith("now: build lib finished")
     assert result.num_turns == 3
     await agent.aclose()
+
+
+async def test_a_background_job_that_fails_reads_as_failed() -> None:
+    @tool
+    async def flaky(target: str) -> str:
+        """Fail on a target.
+
+        Args:
+            target: what to try
+        """
+        raise RuntimeError(f"cannot build {target}")
+
+    model = ScriptedModel(
+        [tool_turn(("flaky", {"target": "docs", "background": True})), text_turn("started"), text_turn("seen")]
+    )
+    agent = Agent(model, tools=[flaky, Jobs()])
+    await run_to_end(agent, "try")
+    job = agent.jobs.get("job-1")
+    await asyncio.wait_for(job.done.wait(), 5)
+    assert job.state == "done" and job.status == "failed"
+    assert job.line().split()[:2] == ["job-1", "failed"]
+    await agent.aclose()

@@ -303,3 +303,24 @@ async def test_a_log_that_cannot_be_opened_for_writing_is_a_session_error(tmp_pa
         path.chmod(0o400)
         with pytest.raises(SessionError, match="cannot be opened for writing"):
             SessionLog.open(path)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [b'{"type":"tool_finished","n":' + b"7" * 5000 + b"}", b'{"type":"tool_finished","n":' + b"[" * 100_000],
+    ids=["too-many-digits", "too-deep"],
+)
+async def test_a_record_json_cannot_read_is_damage_not_a_crash(tmp_path, forged: bytes) -> None:
+    # json.loads raises a plain ValueError for an integer past Python's digit limit and RecursionError
+    # for deep nesting: neither has the position a JSONDecodeError carries.
+    path = await a_session(tmp_path)
+    lines = lines_of(path)
+    i = index_of(lines, "tool_finished")
+    lines[i] = forged
+    write_lines(path, lines)
+    report = verify(path)
+    assert not report.ok and report.damage is not None and report.damage.line == i + 1
+    assert "not a JSON record" in str(report.damage)
+    with pytest.raises(SessionCorrupt) as caught:
+        Agent.resume(path, ScriptedModel([text_turn("never")]))
+    assert caught.value.line == i + 1 and caught.value.good == i

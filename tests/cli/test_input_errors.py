@@ -128,6 +128,17 @@ def test_a_lone_surrogate_and_bad_bytes_in_stream_json_are_replaced(project: Pat
     assert notice.startswith("sagent: a stream-json line on standard input was not valid UTF-8 text: 1 character")
 
 
+def test_a_stream_json_number_past_the_digit_limit_is_bad_input(project: Path, tmp_path: Path) -> None:
+    # json.loads refuses such a number with a plain ValueError, not the JSONDecodeError of other bad lines.
+    line = b'{"type": "user", "message": {"role": "user", "content": "hi"}, "n": ' + b"9" * 5000 + b"}\n"
+    with FakeAnthropic([text_response("never")]) as fake:
+        out = sagent(["--input-format", "stream-json"], anthropic_env(fake, tmp_path), stdin=line, cwd=project)
+        assert fake.requests == []
+    assert out.returncode == 2
+    [error] = err_lines(out)
+    assert "has a number of more than 4300 digits" in error and "Traceback" not in text(out.stderr)
+
+
 def test_a_prompt_argument_that_is_not_utf8_is_answered(project: Path, tmp_path: Path) -> None:
     with FakeAnthropic([text_response("ok")]) as fake:
         out = sagent([b"-p", b"caf\xe9"], anthropic_env(fake, tmp_path), cwd=project)

@@ -201,6 +201,7 @@ BAD = [
     ('{\n  "model": "claude-haiku-4-5",\n  "maxTokens": \n}\n', "not valid JSON at line 4, column 1"),
     ('{"model": "x" "effort": "low"}', "not valid JSON at line 1, column 15"),
     ("[1, 2]", "must hold a JSON object"),
+    ('{"maxTokens": ' + "9" * 5000 + "}", "not valid JSON: a number has more than"),
     ('{"maxTokens": "ten"}', 'key "maxTokens": must be a whole number'),
     ('{"maxTokens": 0}', 'key "maxTokens" must be at least 1'),
     ('{"maxDepth": -1}', 'key "maxDepth" must be 0 or more'),

@@ -1,0 +1,40 @@
+"""Code as a user of the library writes it, for the type checker only (`uv run mypy` checks this file; pytest
+does not collect it). Each line here failed mypy --strict once: a user's code must type-check as the docs
+show it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sagent import Agent, RoutedModel, Tool, ToolContext, builtin_tools
+from sagent.providers.scripted import text_turn
+
+
+class Notes:
+    """A tool as docs/tools.md describes one: a plain class with the five members, no capabilities."""
+
+    name = "Notes"
+    description = "Keep notes."
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+
+    def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        return None
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        return "noted"
+
+
+def tools() -> list[Tool]:
+    # A plain class is a Tool (capabilities are optional), and so is every built-in tool.
+    return [Notes(), *builtin_tools()]
+
+
+def model() -> RoutedModel:
+    # A plain dict of lists, as users write it: the parameter is a Mapping, so the dict's value type may be
+    # narrower than the declared union.
+    scripts = {"main": [text_turn("hi")]}
+    return RoutedModel(scripts)
+
+
+def agent() -> Agent:
+    return Agent(model(), tools=tools())
