@@ -57,20 +57,14 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         session_path = _session_to_continue(args, cwd)
         choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
-    except (UsageError, ProviderError) as error:
-        sys.stderr.write(f"sagent: error: {error}\n")
-        return EXIT_USAGE
-    except SessionError as error:
-        return _session_failure(error)
+    except (UsageError, ProviderError, SessionError) as error:
+        return _setup_failure(error)
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
     try:
         agent = make_agent(args, model, tools, cwd, session_path)
-    except SessionError as error:
-        return _session_failure(error)
-    except UsageError as error:
-        sys.stderr.write(f"sagent: error: {error}\n")
-        return EXIT_USAGE
+    except (UsageError, ProviderError, SessionError) as error:
+        return _setup_failure(error)
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = _key_hint(model.provider, args.api_key_env)
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
@@ -96,22 +90,16 @@ def run_interactive(args: argparse.Namespace) -> int:
                 return 0
         choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
-    except (UsageError, ProviderError) as error:
-        sys.stderr.write(f"sagent: error: {error}\n")
-        return EXIT_USAGE
-    except SessionError as error:
-        return _session_failure(error)
+    except (UsageError, ProviderError, SessionError) as error:
+        return _setup_failure(error)
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
     from sagent.repl.app import Repl, terminal_settings
 
     try:
         agent = make_agent(args, model, tools, cwd, session_path)
-    except SessionError as error:
-        return _session_failure(error)
-    except UsageError as error:
-        sys.stderr.write(f"sagent: error: {error}\n")
-        return EXIT_USAGE
+    except (UsageError, ProviderError, SessionError) as error:
+        return _setup_failure(error)
 
     def new_agent(path: Path | None) -> Agent:
         return make_agent(args, repl.agent.model, list(repl.agent.tools.values()), cwd, path, settings_from=repl.agent)
@@ -425,8 +413,9 @@ def _fork_damaged(args: argparse.Namespace, path: Path | None) -> Path | None:
     return new
 
 
-def _session_failure(error: SessionError) -> int:
-    """A session that cannot be used (damaged, in use, unwritable): one line, and no new session."""
+def _setup_failure(error: Exception) -> int:
+    """A run that cannot be set up (a bad name, a missing key, a session that is damaged, in use or
+    unwritable): one line, and no new session. Exit 2, or 1 when the session log could not be written."""
     sys.stderr.write(f"sagent: error: {error}\n")
     return EXIT_ERROR if isinstance(error, SessionWriteError) else EXIT_USAGE
 
