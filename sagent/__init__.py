@@ -11,8 +11,9 @@ Names are imported lazily, so `import sagent` (and `sagent --version`) stays fas
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from sagent.lib.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -127,10 +128,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.types import *  # noqa: F403
 
 
+_load = lazy_exports(__name__, _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sagent' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _load(name)

@@ -11,8 +11,9 @@ Names load on first use, so importing a submodule (or `sagent` itself) does not 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from sagent.lib.lazy import lazy_exports
 
 _EXPORTS = {
     "Agent": "sagent.agent.agent",
@@ -28,10 +29,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.agent.handle import AgentError, Reply, RunHandle
 
 
+_load = lazy_exports(__name__, _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sagent.agent' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _load(name)

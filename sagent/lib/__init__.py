@@ -1,1 +1,2 @@
-"""Small helpers with no dependency on the rest of sagent (json.py: freezing JSON values)."""
+"""Small helpers with no dependency on the rest of sagent (json.py: freezing JSON values; lazy.py: names a
+package loads on first use)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sagent.lib.lazy import lazy_exports
+
 if TYPE_CHECKING:
     from sagent.providers.classes import (
         Anthropic,
@@ -38,13 +40,14 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'sagent.providers' has no attribute {name!r}")
-    import importlib
+_load = lazy_exports(
+    __name__,
+    {name: "sagent.providers.specs" if name == "ProviderSpec" else "sagent.providers.classes" for name in __all__},
+)
 
-    module = "sagent.providers.specs" if name == "ProviderSpec" else "sagent.providers.classes"
-    return getattr(importlib.import_module(module), name)
+
+def __getattr__(name: str) -> Any:
+    return _load(name)
 
 
 def __dir__() -> list[str]:
