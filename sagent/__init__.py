@@ -36,6 +36,8 @@ _EXPORTS = {
     "Allow": "sagent.agent.hooks",
     "Deny": "sagent.agent.hooks",
     "Rewrite": "sagent.agent.hooks",
+    "Ask": "sagent.agent.hooks",
+    "Approver": "sagent.agent.hooks",
     "ToolDecision": "sagent.agent.hooks",
     "ALLOW": "sagent.agent.hooks",
     "ContextSize": "sagent.agent.tokens",
@@ -104,6 +106,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.agent.handle import RunHandle as RunHandle
     from sagent.agent.hooks import ALLOW as ALLOW
     from sagent.agent.hooks import Allow as Allow
+    from sagent.agent.hooks import Approver as Approver
+    from sagent.agent.hooks import Ask as Ask
     from sagent.agent.hooks import Deny as Deny
     from sagent.agent.hooks import Hook as Hook
     from sagent.agent.hooks import Rewrite as Rewrite

@@ -15,7 +15,8 @@ Where the loop calls them, in the order of one round:
 
 1. `before_request(agent, request)`: each request of the loop, just before it is sent.
 2. `after_response(agent, message)`: each response, once it has joined the history.
-3. `before_tool(agent, call)`: each tool call, before it runs: `ALLOW`, `Deny(reason)` or `Rewrite(args)`.
+3. `before_tool(agent, call)`: each tool call, before it runs: `ALLOW`, `Deny(reason)`, `Rewrite(args)` or
+   `Ask(reason)` (the agent's `approver` decides: the REPL asks its user).
 4. `after_tool(agent, call, result)`: each tool call that ran or was denied, with its result.
 5. `on_event(agent, event)`: every event the agent emits, after the session log has it.
 """
@@ -23,7 +24,7 @@ Where the loop calls them, in the order of one round:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sagent.events import Event
 from sagent.types import AssistantMessage, ModelRequest, ToolCall, ToolResult
@@ -51,8 +52,28 @@ class Rewrite:
     arguments: dict[str, Any]
 
 
-ToolDecision = Allow | Deny | Rewrite
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Ask whoever approves tool calls (the agent's `approver`) whether the call runs; `reason` says why
+    this call needs asking (the mode or rule that asks). With no approver, nobody is there to ask and the
+    call runs, as it did before anything asked."""
+
+    reason: str = ""
+
+
+ToolDecision = Allow | Deny | Rewrite | Ask
 """What `Hook.before_tool` decides for one tool call."""
+
+
+class Approver(Protocol):
+    """Answers an `Ask` for one tool call: the REPL prompts its user; a test or an application decides in
+    code. It may be called for several calls at once (a round's calls run concurrently), so one that talks
+    to a person asks one question at a time."""
+
+    async def __call__(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+        """`ALLOW` to run `call` (with the arguments it carries), `Deny(reason)` to refuse it."""
+        ...
+
 
 ALLOW = Allow()
 
@@ -74,10 +95,12 @@ class Hook:
     async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
         """Called for each tool call before it runs, concurrently with the round's other calls (as the
         calls themselves run). Return `ALLOW`, `Deny(reason)` (the tool never runs; the model gets an error
-        result naming the reason) or `Rewrite(arguments)` (the tool runs with these; the history keeps the
-        call as the model wrote it). Hooks are asked in order: the first `Deny` wins, a `Rewrite` is what
-        the next hook sees. An exception denies the call (its text is the reason): a failing approval
-        hook never lets a call through."""
+        result naming the reason), `Rewrite(arguments)` (the tool runs with these; the history keeps the
+        call as the model wrote it) or `Ask(reason)` (the agent's approver decides, once every hook had its
+        say). Hooks are asked in order: the first `Deny` wins at once, a `Rewrite` is what the next hook
+        sees, and an `Ask` from any hook goes to the approver after the last (deny beats ask beats allow).
+        An exception denies the call (its text is the reason): a failing approval hook never lets a call
+        through."""
         return ALLOW
 
     async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> None:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sagent.agent.calls import backgroundable, execute, moved_note, resource_of, started_note, wants_background
-from sagent.agent.hooks import Deny, Rewrite
+from sagent.agent.hooks import Ask, Deny, Rewrite
 from sagent.agent.inbox import Inbox, ToBackground, ToolDone
 from sagent.events import Event, ToolFinished, ToolStarted
 from sagent.types import ToolCall, ToolResult
@@ -100,19 +100,33 @@ async def _run_group(agent: Agent, inbox: Inbox, calls: list[ToolCall], epoch: i
 
 
 async def _hooked_execute(agent: Agent, call: ToolCall) -> ToolResult:
-    """Run one call as the hooks decide: allowed, denied (never run) or with rewritten arguments."""
+    """Run one call as the hooks decide: allowed, denied (never run), with rewritten arguments, or as the
+    approver answers when a hook asks."""
     hooks = agent.settings.hooks
     ran = call
+    denied: Deny | None = None
+    asks: list[str] = []
     for hook in hooks:
         try:
             decision = await hook.before_tool(agent, ran)
         except Exception as error:  # a failing approval never lets a call through
             decision = Deny(f"{type(hook).__name__} failed: {type(error).__name__}: {error}")
         if isinstance(decision, Deny):
-            result = ToolResult.of(call, f"denied: {decision.reason}", is_error=True)
+            denied = decision
             break
         if isinstance(decision, Rewrite):
             ran = replace(ran, arguments=dict(decision.arguments))
+        elif isinstance(decision, Ask):
+            asks.append(decision.reason)
+    approver = agent.settings.approver
+    if denied is None and asks and approver is not None:
+        try:
+            answer = await approver(agent, ran, "; ".join(r for r in asks if r))
+        except Exception as error:  # an approver that fails never lets a call through either
+            answer = Deny(f"the approver failed: {type(error).__name__}: {error}")
+        denied = answer if isinstance(answer, Deny) else None
+    if denied is not None:
+        result = ToolResult.of(call, f"denied: {denied.reason}", is_error=True)
     else:
         result = await execute(agent.tools, ran, agent.context)
     for hook in hooks:

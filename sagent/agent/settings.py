@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     # Only for annotations: the command line reads the defaults below before anything heavy is imported.
     from sagent.agent.compaction import CompactionPolicy
-    from sagent.agent.hooks import Hook
+    from sagent.agent.hooks import Approver, Hook
     from sagent.providers.base import RetryPolicy
     from sagent.tools.base import Tool
     from sagent.types import Effort
@@ -99,6 +99,10 @@ class AgentSettings:
 
     hooks: tuple[Hook, ...] = ()
     """Called by the loop at fixed points (see `sagent.agent.hooks`); sub-agents run the same hooks."""
+
+    approver: Approver | None = None
+    """Answers a hook's `Ask` for a tool call (the REPL prompts its user); sub-agents ask the same one.
+    None: nobody is there to ask, and a call a hook asks about runs."""
 
     def __post_init__(self) -> None:
         # Accept the everyday spellings (a list of tools, a str path, a set) and keep the value frozen.

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sagent.agent.agent import Agent
-from sagent.agent.hooks import ALLOW, Deny, Hook, Rewrite, ToolDecision
+from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, Rewrite, ToolDecision
 from sagent.agent.session import SessionLog
 from sagent.events import Event, Result, ToolFinished, TurnFinished
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
@@ -165,3 +165,68 @@ async def test_sub_agents_run_their_parents_hooks() -> None:
     await child.wait()
     assert "TurnFinished" in counter.kinds and counter.responses[0].text == "child answer"
     await main.aclose()
+
+
+class AskBash(Hook):
+    async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+        return Ask("Bash asks in this mode") if call.name == "Bash" else ALLOW
+
+
+class Approver:
+    def __init__(self, answer: Allow | Deny) -> None:
+        self.answer = answer
+        self.asked: list[tuple[str, str, str]] = []
+
+    async def __call__(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+        self.asked.append((agent.label, call.arguments["command"], reason))
+        return self.answer
+
+
+async def test_an_ask_goes_to_the_approver_which_may_refuse() -> None:
+    ran: list[str] = []
+    approver = Approver(Deny("the user said no: use make clean"))
+    model = ScriptedModel([tool_turn(("Bash", {"command": "rm -rf build"})), text_turn("ok")])
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[AskBash()], approver=approver)
+    await run(agent, "clean")
+    assert ran == []
+    assert approver.asked == [("main", "rm -rf build", "Bash asks in this mode")]
+    second = model.requests[1].messages[-1]
+    assert isinstance(second, ToolResult) and second.is_error and "use make clean" in second.text
+
+
+async def test_an_approved_ask_runs_the_call_as_rewritten() -> None:
+    ran: list[str] = []
+    approver = Approver(ALLOW)
+    model = ScriptedModel([tool_turn(("Bash", {"command": "rm -rf build"})), text_turn("ok")])
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[Safer(), AskBash()], approver=approver)
+    await run(agent, "clean")
+    assert ran == ["echo build"] and approver.asked[0][1] == "echo build"
+
+
+async def test_deny_beats_ask_and_the_approver_is_not_bothered() -> None:
+    ran: list[str] = []
+    approver = Approver(ALLOW)
+    model = ScriptedModel([tool_turn(("Bash", {"command": "ls"})), text_turn("ok")])
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[AskBash(), NoBash()], approver=approver)
+    await run(agent, "list")
+    assert ran == [] and approver.asked == []
+
+
+async def test_with_nobody_to_ask_an_asked_call_runs() -> None:
+    ran: list[str] = []
+    model = ScriptedModel([tool_turn(("Bash", {"command": "ls"})), text_turn("ok")])
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[AskBash()])
+    await run(agent, "list")
+    assert ran == ["ls"]
+
+
+async def test_a_failing_approver_denies_the_call() -> None:
+    async def broken(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+        raise OSError("terminal gone")
+
+    ran: list[str] = []
+    model = ScriptedModel([tool_turn(("Bash", {"command": "ls"})), text_turn("ok")])
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[AskBash()], approver=broken)
+    await run(agent, "list")
+    assert ran == []
+    assert "terminal gone" in str(model.requests[1].messages[-1])

@@ -12,7 +12,7 @@ import pytest
 from sagent.agent.agent import Agent
 from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet
-from sagent.agent.hooks import Hook
+from sagent.agent.hooks import Allow, Deny, Hook
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.cli.main import build_parser
 from sagent.events import Result
@@ -21,6 +21,7 @@ from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, too
 from sagent.tools import AgentSelf, AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import ToolContext
 from sagent.tools.runtime import SpawnRequest
+from sagent.types import ToolCall
 
 
 def every_setting_changed(cwd: Path) -> dict[str, Any]:
@@ -43,7 +44,12 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "label": "boss",
         "role": "a note for the boss alone",
         "hooks": (Hook(),),
+        "approver": _refuse_all,
     }
+
+
+async def _refuse_all(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+    return Deny("nobody approves")
 
 
 # What spawning sets for the child itself, and why (each is asserted below).
