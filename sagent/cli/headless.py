@@ -131,6 +131,27 @@ class Output:
             self._line(self.last_result)
 
 
+class _OutputSink:
+    """The output as one of the agent's sinks (beside its session log): each event is written as the agent
+    emits it; the exit code follows the last result."""
+
+    def __init__(self, output: Output, hangup: asyncio.Event) -> None:
+        self.output = output
+        self.hangup = hangup
+        self.code = EXIT_OK
+
+    def on_event(self, agent: Agent, event: Event) -> None:
+        try:
+            self.output.event(event, agent)
+        except OSError:
+            if not self.hangup.is_set():
+                raise  # after a hangup the terminal is gone; the session log has every event
+        if isinstance(event, Result):
+            self.code = EXIT_CODES[event.subtype]
+            if self.output.refused_credentials and event.subtype == "error_during_execution":
+                self.code = EXIT_USAGE  # a key to fix, like a missing one
+
+
 async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
     """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
     valid UTF-8 is replaced and the user told once on `stderr`."""
@@ -171,6 +192,8 @@ async def run_headless(
 
     feeder = asyncio.create_task(feed())
     hangup = _install_signals(agent)
+    sink = _OutputSink(output, hangup)
+    agent.add_sink(sink)
     code = EXIT_OK
     try:
         while not bad_input:
@@ -182,19 +205,13 @@ async def run_headless(
                 await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
                 continue
-            async for event in agent.run():
-                try:
-                    output.event(event, agent)
-                except OSError:
-                    if not hangup.is_set():
-                        raise  # after a hangup the terminal is gone; the session log has every event
-                if isinstance(event, Result):
-                    code = EXIT_CODES[event.subtype]
-                    if output.refused_credentials and event.subtype == "error_during_execution":
-                        code = EXIT_USAGE  # a key to fix, like a missing one
+            async for _ in agent.run():
+                pass  # each event reached the output through the sink, as the agent emitted it
+            code = sink.code
             if code == EXIT_INTERRUPTED:
                 break
     finally:
+        agent.remove_sink(sink)
         feeder.cancel()
         _remove_signals()
     if hangup.is_set() and code == EXIT_INTERRUPTED:

@@ -30,7 +30,6 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
-from sagent.repl import agentview
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
@@ -69,6 +68,7 @@ class Repl:
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        agent.add_sink(self)  # the screen is one of the agent's sinks, beside its session log
 
     # ------------------------------------------------------------------------------------- agent side
 
@@ -133,14 +133,15 @@ class Repl:
         which the new agent takes over, stays open."""
         old = self.agent
         self.agent = agent
-        agentview.keep_model_open(old)
-        self.background(old.aclose())
+        old.remove_sink(self)
+        agent.add_sink(self)
+        self.background(old.aclose(keep_model=True))
         self.watch()
 
     async def _work(self, prompt: UserMessage | None) -> None:
         try:
-            async for event in self.agent.run(prompt):
-                self.on_event(event)
+            async for _ in self.agent.run(prompt):
+                pass  # each event reached the screen through `on_event`, as the agent emitted it
         except Exception as error:  # the agent turns provider failures into results; this is a bug path
             self.commit([self.renderer.c("red", f"error: {type(error).__name__}: {error}")])
         finally:
@@ -156,7 +157,10 @@ class Repl:
         else:
             self.watch()
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, agent: Agent, event: Event) -> None:
+        """Show an event of the REPL's agent (its sink: called as the agent emits it, after the log)."""
+        if agent is not self.agent or not agent.running:
+            return  # an agent /clear or /resume replaced; or a command's own change (/compact prints its own)
         self.commit(self.renderer.feed(event))
         if isinstance(event, MessageAdded):
             self.state.queued = [q for q in self.state.queued if q.message is not event.message]
@@ -207,17 +211,16 @@ class Repl:
     # ------------------------------------------------------------------------------------ status
 
     def status_text(self) -> str:
-        model = self.agent.model
-        limit = agentview.context_window(self.agent)
+        now = self.agent.snapshot(measure=False)  # repainted often: the context is not measured here
+        limit = now.context_window
         used = self.state.last_input_tokens
         context = f"ctx {used:,}"
         if limit:
             context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
-        spent = self.agent.cost.total_usd
-        cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
-        parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
+        cost = f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else "")
+        parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
         running = [r.call.name for r in self.renderer.running.values()]
-        jobs = agentview.running_jobs(self.agent)
+        jobs = now.running_jobs()
         if jobs:
             parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
         if running:
@@ -229,7 +232,7 @@ class Repl:
     def agents_text(self) -> str:
         """One line per sub-agent alive in the tree: label, model, status, spend."""
         lines = []
-        for row in agentview.agent_rows(self.agent)[1:]:
+        for row in self.agent.snapshot(measure=False).walk()[1:]:
             if row.alive:
                 line = f"{'  ' * row.depth}◆ {row.label} · {row.model} · {row.status} · ${row.total_usd:.4f}"
                 lines.append(line[: self.settings.width - 1])

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from sagent.agent.fleet import FleetError
 from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
 from sagent.providers.catalog import CATALOG
-from sagent.repl import agentview
 
 if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
@@ -82,9 +81,10 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
     if name == "resume":
         return [s.id for s in list_sessions(repl.agent.context.cwd)[:20]]
     if name in ("send", "stop"):
-        return [label for label in repl.agent.fleet.agents if label != repl.agent.label]
+        return [a.label for a in repl.agent.snapshot(measure=False).walk()[1:] if a.alive]
     if name in ("fg", "jobs"):
-        return [job.id for job in agentview.running_jobs(repl.agent)] + (["cancel"] if name == "jobs" else [])
+        running = repl.agent.snapshot(measure=False).running_jobs()
+        return [job.id for job in running] + (["cancel"] if name == "jobs" else [])
     return []
 
 
@@ -139,9 +139,9 @@ def _effort(repl: ReplHost, arg: str) -> list[str]:
         return [f"effort: {repl.agent.effort or 'default'}"]
     match arg:  # a literal pattern narrows `arg` to the Effort it names
         case "minimal" | "low" | "medium" | "high":
-            repl.agent.effort = arg
+            repl.agent.configure(effort=arg)
         case "off":
-            repl.agent.effort = None
+            repl.agent.configure(effort=None)
         case _:
             raise CommandError(f"choose one of {', '.join(EFFORTS)}")
     return [f"effort: {arg}"]
@@ -158,11 +158,11 @@ def _thinking(repl: ReplHost, arg: str) -> list[str]:
             repl.settings.thinking = arg
             return [f"thinking is now shown as: {arg}"]
     if arg == "on":
-        agent.thinking_budget = DEFAULT_THINKING_BUDGET
+        agent.configure(thinking_budget=DEFAULT_THINKING_BUDGET)
     elif arg == "off":
-        agent.thinking_budget = None
+        agent.configure(thinking_budget=None)
     elif arg.isdigit() and int(arg) >= 1024:
-        agent.thinking_budget = int(arg)
+        agent.configure(thinking_budget=int(arg))
     else:
         raise CommandError("use on, off, a budget of at least 1024 tokens, show or collapse")
     return [f"thinking: {f'{agent.thinking_budget:,} tokens' if agent.thinking_budget else 'off'}"]
@@ -170,29 +170,29 @@ def _thinking(repl: ReplHost, arg: str) -> list[str]:
 
 @command("cost", "spend so far, per model and per agent")
 def _cost(repl: ReplHost, arg: str) -> list[str]:
-    tracker = repl.agent.cost
-    if not tracker.by_model:
+    now = repl.agent.snapshot(measure=False)
+    if not now.models:
         return ["no spend yet"]
     lines = [f"{'model':<28} {'calls':>5} {'input':>9} {'cached':>9} {'output':>8} {'USD':>10}"]
-    for model, spend in tracker.by_model.items():
-        u = spend.usage
-        usd = f"{spend.cost.total:.4f}" if spend.cost.priced else "unpriced"
+    for use in now.models:
+        u = use.usage
+        usd = f"{use.usd:.4f}" if use.priced else "unpriced"
         lines.append(
-            f"{model:<28} {spend.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
+            f"{use.model:<28} {use.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
             f"{u.output_tokens:>8,} {usd:>10}"
         )
-    agents = agentview.agent_rows(repl.agent)
+    agents = now.walk()
     if len(agents) > 1:
         lines.append("")
         lines.append(f"{'agent':<28} {'model':<28} {'own USD':>10} {'with sub-agents':>16}")
         for row in agents:
             name = "  " * row.depth + row.label
             lines.append(f"{name:<28} {row.model:<28} {row.own_usd:>10.4f} {row.total_usd:>16.4f}")
-    total = f"total ${tracker.total_usd:.4f}"
-    if tracker.max_budget_usd is not None:
-        total += f" of a ${tracker.max_budget_usd:.2f} budget"
-    if tracker.unpriced_models:
-        total += f" (plus unpriced use of {', '.join(tracker.unpriced_models)})"
+    total = f"total ${now.total_usd:.4f}"
+    if now.budget_usd is not None:
+        total += f" of a ${now.budget_usd:.2f} budget"
+    if now.unpriced_models:
+        total += f" (plus unpriced use of {', '.join(now.unpriced_models)})"
     return [*lines, total]
 
 
@@ -202,7 +202,7 @@ def _context(repl: ReplHost, arg: str) -> list[str]:
     return [
         *agent.context_size().lines(),
         f"  {len(agent.history)} messages in the history",
-        f"  {agentview.compaction_line(agent)}",
+        f"  {agent.compaction_line()}",
     ]
 
 
@@ -305,7 +305,7 @@ def _resume(repl: ReplHost, arg: str) -> list[str]:
 @command("agents", "the sub-agents: label, model, status, spend")
 def _agents(repl: ReplHost, arg: str) -> list[str]:
     rows = []
-    for row in agentview.agent_rows(repl.agent)[1:]:
+    for row in repl.agent.snapshot(measure=False).walk()[1:]:
         kind = "persistent" if row.persistent else "one-shot"
         rows.append(
             f"{'  ' * row.depth}{row.label:<16} {row.provider}/{row.model:<28} {row.status:<8} "
@@ -322,7 +322,7 @@ def _send(repl: ReplHost, arg: str) -> list[str]:
     if not label or not text.strip():
         raise CommandError("usage: /send LABEL MESSAGE (/agents lists the labels)")
     try:
-        receipt = agentview.tell(repl.agent, label, text.strip())
+        receipt = repl.agent.send_as_user(label, text.strip())
     except FleetError as error:
         raise CommandError(str(error)) from None
     return [repl.renderer.c("dim", f"→ {receipt.describe()}")]
@@ -333,7 +333,7 @@ def _stop(repl: ReplHost, arg: str) -> list[str]:
     if not arg or arg == repl.agent.label:
         raise CommandError("usage: /stop LABEL, for a sub-agent (Esc interrupts the main one)")
     try:
-        agentview.stop(repl.agent, arg)
+        repl.agent.stop_as_user(arg)
     except FleetError as error:
         raise CommandError(str(error)) from None
     return [repl.renderer.c("dim", f"stopping {arg}")]
@@ -344,13 +344,13 @@ def _jobs(repl: ReplHost, arg: str) -> list[str]:
     action, _, job_id = arg.partition(" ")
     if action == "cancel":
         try:
-            ended = agentview.cancel_job(repl.agent, job_id)
+            ended = repl.agent.cancel_job(job_id)
         except KeyError as error:
             raise CommandError(str(error.args[0])) from None
-        return [f"cancelled {', '.join(j.id for j in ended)}" if ended else f"{job_id} is not running"]
+        return [f"cancelled {', '.join(ended)}" if ended else f"{job_id} is not running"]
     if action:
         raise CommandError("usage: /jobs, or /jobs cancel ID")
-    listed = [f"  {job.line()}" for job in agentview.all_jobs(repl.agent)]
+    listed = [f"  {job.line}" for job in repl.agent.snapshot(measure=False).jobs]
     return [*listed, "Ctrl+B moves running calls here; /fg ID waits for one"] if listed else ["no background jobs"]
 
 

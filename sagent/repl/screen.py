@@ -152,7 +152,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
             Window(FormattedTextControl(live), wrap_lines=True, dont_extend_height=True),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: [("class:agents", repl.agents_text())]), dont_extend_height=True),
-                filter=Condition(lambda: len(repl.agent.fleet.agents) > 1),
+                filter=Condition(lambda: bool(repl.agents_text())),
             ),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: [("class:queued", repl.queued_text())]), dont_extend_height=True),
