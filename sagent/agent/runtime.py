@@ -1,5 +1,10 @@
 """`AgentTools`: what the agent tools (AgentSpawn, AgentSend, AgentSelf, Jobs) see of the agent running
-them. It turns the agent's typed operations into the text a model reads, and refusals into `ToolError`."""
+them. It turns the agent's typed operations into the text a model reads, and refusals into `ToolError`.
+
+It uses the agent through its public methods and its snapshot (`Agent.snapshot`, `spawn`, `send`,
+`control`, `request_change`, `cancel_job`, `compaction_line`, ...), like any other client of the agent.
+Three reads go further, each to a part the agent keeps for its tools: the fleet's agents (AgentSelf's
+peers), a job to wait on (Jobs wait) and the request gate (a tool's question to a small model)."""
 
 from __future__ import annotations
 
@@ -61,7 +66,7 @@ class AgentTools:
             with contextlib.suppress(Exception):
                 await child.stop()
             raise
-        spent = f"${child.agent.cost.total_usd:.4f}"
+        spent = f"${result.total_cost_usd:.4f}"
         responses = f"{result.num_turns} response{'s' if result.num_turns != 1 else ''}"
         head = f"{child.label} ({where}, {responses}, {spent})"
         if result.is_error:
@@ -100,7 +105,7 @@ class AgentTools:
             f"model: {now.provider}/{now.model}",
             f"effort: {now.effort or 'default'}; thinking budget: {now.thinking_budget or 'off'}",
             *me.context_size().lines(),
-            f"  {now.messages} messages; {me.window.policy_line()}",
+            f"  {now.messages} messages; {me.compaction_line()}",
             f"cost: ${now.own_usd:.4f} yours, ${now.total_usd:.4f} with your sub-agents",
         ]
         if now.budget_usd is not None:
@@ -168,18 +173,18 @@ class AgentTools:
     # --------------------------------------------------------------------------------------- jobs
 
     def jobs(self) -> str:
-        jobs = self.agent.jobs.all()
-        return "\n".join(j.line() for j in jobs) if jobs else "no background jobs"
+        jobs = self.agent.snapshot(measure=False).jobs
+        return "\n".join(j.line for j in jobs) if jobs else "no background jobs"
 
     def cancel_job(self, job_id: str) -> str:
         try:
-            job = self.agent.jobs.get(job_id)
+            ended = self.agent.cancel_job(job_id)
         except KeyError as error:
             raise ToolError(str(error.args[0])) from None
-        if job.state != "running":
-            return f"{job.id} is already {job.state}"
-        ended = self.agent.jobs.cancel(job)
-        return "cancelled " + ", ".join(j.id for j in ended)
+        if not ended:
+            state = next((j.state for j in self.agent.snapshot(measure=False).jobs if j.id == job_id), "ended")
+            return f"{job_id} is already {state}"
+        return "cancelled " + ", ".join(ended)
 
     async def wait_job(self, job_id: str, timeout: float) -> str:
         me = self.agent
