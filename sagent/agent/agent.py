@@ -508,6 +508,8 @@ class Agent:
         if model is previous:
             return None
         self.model = model
+        if model in self._retired:  # back to a model used before: it is current again, not retired
+            self._retired.remove(model)
         self.window.rewritten()  # the last count was in the old model's tokens
         if self.owns_model:
             self._retired.append(previous)

@@ -7,12 +7,15 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import IO, Any
 
 from sagent.agent.agent import Agent
+from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
+from sagent.custom_commands import CustomCommandError
 from sagent.events import (
     Compacted,
     ContextPruned,
@@ -23,6 +26,7 @@ from sagent.events import (
     ToolFinished,
     ToolStarted,
 )
+from sagent.providers.base import ProviderError
 from sagent.types import UserMessage
 
 EXIT_OK = 0
@@ -131,6 +135,21 @@ class Output:
             self._line(self.last_result)
 
 
+def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[], None] | None]:
+    """The prompt a custom command `/name args` stands for, and what undoes its tools and model after the
+    run; the prompt unchanged (and nothing to undo) when it names no custom command."""
+    from sagent.custom_commands import apply_command, expand_input, load_commands
+
+    found, broken = load_commands(Path(agent.settings.cwd or "."))
+    name = prompt.text[1:].split(None, 1)[0] if prompt.text[1:].strip() else ""
+    if name in broken:
+        raise CustomCommandError(broken[name])
+    expansion = expand_input(prompt.text, found)
+    if expansion is None:
+        return prompt, None
+    return UserMessage.of(expansion.prompt), apply_command(agent, expansion)
+
+
 class _OutputSink:
     """The output as one of the agent's sinks (beside its session log): each event is written as the agent
     emits it; the exit code follows the last result."""
@@ -173,7 +192,16 @@ async def run_headless(
 ) -> int:
     """Run until the prompt and every incoming message are answered; the exit code of the last result.
 
-    Messages that arrive while the agent works are delivered at its next safe point."""
+    Messages that arrive while the agent works are delivered at its next safe point. A prompt `/name args`
+    naming a custom command (`sagent.custom_commands`) is that command's prompt, run with its tools and
+    model."""
+    undo = None
+    if prompt is not None and prompt.text.startswith("/"):
+        try:
+            prompt, undo = _expand(agent, prompt)
+        except (CustomCommandError, FleetError, ProviderError) as error:
+            output.stderr.write(f"sagent: {getattr(error, 'message', None) or error}\n")
+            return EXIT_USAGE
     if prompt is not None:
         agent.send(prompt)
     arrived = asyncio.Event()
@@ -211,6 +239,8 @@ async def run_headless(
             if code == EXIT_INTERRUPTED:
                 break
     finally:
+        if undo is not None:
+            undo()
         agent.remove_sink(sink)
         feeder.cancel()
         _remove_signals()

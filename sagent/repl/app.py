@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
+from sagent.agent.fleet import FleetError
 from sagent.events import (
     Compacted,
     ContextPruned,
@@ -30,6 +31,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
+from sagent.providers.base import ProviderError
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
@@ -37,6 +39,8 @@ from sagent.types import UserMessage
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
     from prompt_toolkit.buffer import Buffer
+
+    from sagent.custom_commands import Expansion
 
 
 class Repl:
@@ -80,14 +84,24 @@ class Repl:
         """What Enter (or Tab) does with the text in the input box."""
         if not text.strip():
             return
+        expansion = None
         if text.startswith("/"):
-            from sagent.repl.commands import run_command
+            from sagent.repl.commands import expand_custom, run_command
 
-            self.background(run_command(self, text))
-            return
+            expansion = expand_custom(self, text)
+            if expansion is None:  # a built-in command, or one that does not exist
+                self.background(run_command(self, text))
+                return
+            command = expansion.command
+            if self.busy and (command.allowed_tools is not None or command.model):
+                note = f"/{command.name} sets its own tools or model: run it when the agent is idle (Esc interrupts)"
+                self.commit([self.renderer.c("yellow", note)])
+                return
+            self.commit([self.renderer.c("dim", f"/{command.name} → {command.path}")])
+            text = expansion.prompt
         message = UserMessage.of(text)
         if not self.busy:
-            self._start(message)
+            self._start(message, expansion)
         elif defer:
             self.state.queued.append(Queued(message, deferred=True))
         else:
@@ -109,9 +123,9 @@ class Repl:
                 return item.message.text
         return None
 
-    def _start(self, prompt: UserMessage | None) -> None:
+    def _start(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
         self._unwatch()  # the run reads the inbox now
-        self.task = asyncio.ensure_future(self._work(prompt))
+        self.task = asyncio.ensure_future(self._work(prompt, command))
 
     def watch(self) -> None:
         """While the agent is idle, wait for input that does not come from the keyboard (a sub-agent's
@@ -138,13 +152,22 @@ class Repl:
         self.background(old.aclose(keep_model=True))
         self.watch()
 
-    async def _work(self, prompt: UserMessage | None) -> None:
+    async def _work(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
+        undo = None
         try:
+            if command is not None:  # a custom command's tools and model hold for its run
+                from sagent.custom_commands import apply_command
+
+                undo = apply_command(self.agent, command)
             async for _ in self.agent.run(prompt):
                 pass  # each event reached the screen through `on_event`, as the agent emitted it
+        except (FleetError, ProviderError) as error:  # the command's model cannot be used
+            self.commit([self.renderer.c("yellow", f"/{command.command.name if command else ''}: {error}")])
         except Exception as error:  # the agent turns provider failures into results; this is a bug path
             self.commit([self.renderer.c("red", f"error: {type(error).__name__}: {error}")])
         finally:
+            if undo is not None:
+                undo()
             self.refresh()
         # Input that arrived after the last safe point, or was held for idle, starts the next run.
         held = [q for q in self.state.queued if q.deferred]

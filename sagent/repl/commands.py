@@ -14,6 +14,7 @@ from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessi
 from sagent.providers.catalog import CATALOG
 
 if TYPE_CHECKING:
+    from sagent.custom_commands import CustomCommand, Expansion
     from sagent.repl.host import ReplHost
 
 EFFORTS = ("minimal", "low", "medium", "high", "off")
@@ -45,11 +46,34 @@ def command(name: str, summary: str, usage: str = "") -> Callable[[Handler], Han
     return register
 
 
+def custom_commands(repl: ReplHost) -> tuple[dict[str, CustomCommand], dict[str, str]]:
+    """The Markdown commands in reach (read again each time, so a file saved a moment ago counts), and the
+    broken ones by name with what is wrong."""
+    from sagent.custom_commands import load_commands
+
+    return load_commands(repl.agent.context.cwd)
+
+
+def expand_custom(repl: ReplHost, text: str) -> Expansion | None:
+    """`/name args` as a custom command's prompt; None for a built-in, broken or unknown command (which
+    `run_command` then handles: a built-in runs, the others say what is wrong)."""
+    from sagent.custom_commands import expand_input
+
+    if not text.startswith("/") or text[1:].partition(" ")[0].partition("\n")[0] in COMMANDS:
+        return None
+    found, _ = custom_commands(repl)
+    return expand_input(text, found, COMMANDS)
+
+
 async def run_command(repl: ReplHost, text: str) -> None:
     name, _, arg = text.strip()[1:].partition(" ")
     found = COMMANDS.get(name)
     if found is None:
-        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        custom, broken = custom_commands(repl)
+        if name in broken:
+            repl.commit([repl.renderer.c("yellow", f"/{name} cannot be used: {broken[name]}")])
+            return
+        close = difflib.get_close_matches(name, [*COMMANDS, *custom], n=1)
         hint = f" — did you mean /{close[0]}?" if close else " — /help lists the commands"
         repl.commit([repl.renderer.c("yellow", f"unknown command /{name}{hint}")])
         return
@@ -97,6 +121,17 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     lines = [c("bold", "commands")]
     for cmd in COMMANDS.values():
         lines.append(f"  {cmd.usage:<24} {c('dim', cmd.summary)}")
+    custom, broken = custom_commands(repl)
+    if custom or broken:
+        lines.append(
+            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's commands)")
+        )
+    for name, found in custom.items():
+        hidden = name in COMMANDS
+        note = f"hidden: the built-in /{name} wins" if hidden else found.summary()
+        lines.append(f"  {found.usage():<24} {c('yellow' if hidden else 'dim', note)}")
+    for name, problem in broken.items():
+        lines.append(f"  /{name:<23} {c('yellow', problem)}")
     lines += [
         c("bold", "keys"),
         "  Enter                    send; while working, deliver after the current tool round",
