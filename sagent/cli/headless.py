@@ -239,9 +239,9 @@ async def run_headless(
             if code == EXIT_INTERRUPTED:
                 break
     finally:
+        agent.remove_sink(sink)  # the output ends with the result: a command's model going back is not in it
         if undo is not None:
             undo()
-        agent.remove_sink(sink)
         feeder.cancel()
         _remove_signals()
     if hangup.is_set() and code == EXIT_INTERRUPTED:
