@@ -58,3 +58,17 @@ def test_a_broken_command_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "bad.md: line 2 of the front matter" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_command_with_a_model_runs_on_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".sagent" / "commands").mkdir(parents=True)
+    quick = project / ".sagent" / "commands" / "quick.md"
+    quick.write_text("---\nmodel: claude-haiku-4-5\n---\nAnswer fast: $ARGUMENTS")
+    with FakeAnthropic([text_response("fast answer")]) as fake:
+        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        out = run_sagent(["-p", "/quick what is 2+2", "--output-format", "stream-json"], env, cwd=project)
+        body = fake.requests[0]["body"]
+    assert out.returncode == 0, out.stderr
+    assert body["model"] == "claude-haiku-4-5" and user_texts(body)[-1] == "Answer fast: what is 2+2"
+    assert records(out.stdout)[-1]["type"] == "result"  # the switch back is not in the output
