@@ -15,7 +15,6 @@ from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
-from sagent.custom_commands import CustomCommandError
 from sagent.events import (
     Compacted,
     ContextPruned,
@@ -138,7 +137,7 @@ class Output:
 def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[], None] | None]:
     """The prompt a custom command `/name args` stands for, and what undoes its tools and model after the
     run; the prompt unchanged (and nothing to undo) when it names no custom command."""
-    from sagent.custom_commands import apply_command, expand_input, load_commands
+    from sagent.custom_commands import CustomCommandError, apply_command, expand_input, load_commands
 
     found, broken = load_commands(Path(agent.settings.cwd or "."))
     name = prompt.text[1:].split(None, 1)[0] if prompt.text[1:].strip() else ""
@@ -197,6 +196,8 @@ async def run_headless(
     model."""
     undo = None
     if prompt is not None and prompt.text.startswith("/"):
+        from sagent.custom_commands import CustomCommandError
+
         try:
             prompt, undo = _expand(agent, prompt)
         except (CustomCommandError, FleetError, ProviderError) as error:
