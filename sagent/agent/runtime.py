@@ -1,34 +1,80 @@
 """`AgentTools`: what the agent tools (AgentSpawn, AgentSend, AgentSelf, Jobs) see of the agent running
 them. It turns the agent's typed operations into the text a model reads, and refusals into `ToolError`.
 
-It uses the agent through its public methods and its snapshot (`Agent.snapshot`, `spawn`, `send`,
-`control`, `request_change`, `cancel_job`, `compaction_line`, ...), like any other client of the agent.
-Three reads go further, each to a part the agent keeps for its tools: the fleet's agents (AgentSelf's
-peers), a job to wait on (Jobs wait) and the request gate (a tool's question to a small model)."""
+It sees the agent as a `ToolsAgent`: the agent's public methods and its snapshot (`snapshot`, `spawn`,
+`send`, `control`, `request_change`, `cancel_job`, `compaction_line`, ...), like any other client of the
+agent, and three parts the agent keeps for its tools: the fleet (AgentSelf's peers, models to switch to),
+the job table (Jobs wait) and the request gate (a tool's question to a small model). The protocol is the
+whole surface: the type checker refuses any other reach into the agent."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, cast
 
 from sagent.agent.cost import BudgetExceededError
-from sagent.agent.fleet import ControlKind, FleetError
-from sagent.events import SmallModelCall
+from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
+from sagent.events import Event, SmallModelCall
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
 from sagent.tools.base import ToolError
 from sagent.tools.runtime import SpawnRequest
-from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
+from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, UserMessage
 
 SMALL_MODEL_MAX_TOKENS = 2048
 
 if TYPE_CHECKING:
-    from sagent.agent.agent import Agent
+    from sagent.agent.gate import RequestGate
+    from sagent.agent.jobs import JobTable
+    from sagent.agent.tokens import ContextSize
+    from sagent.snapshot import AgentSnapshot
+
+
+class ToolsAgent(Protocol):
+    """What `AgentTools` uses of the agent running the tools, and nothing else."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def parent(self) -> object: ...
+    @property
+    def history(self) -> Sequence[Message]: ...
+    @property
+    def fleet(self) -> Fleet: ...
+    @property
+    def jobs(self) -> JobTable: ...
+    @property
+    def gate(self) -> RequestGate: ...
+    def spawn(self, prompt: SpawnRequest) -> Child: ...
+    def send(self, message: str, text: str) -> Receipt: ...
+    def control(
+        self, label: str, kind: ControlKind, *, provider: str | None, model: str | None, focus: str | None
+    ) -> Receipt: ...
+    def snapshot(self, *, measure: bool = True) -> AgentSnapshot: ...
+    def context_size(self) -> ContextSize: ...
+    def compaction_line(self) -> str: ...
+    def fits(self, model_name: str) -> str | None: ...
+    def request_change(
+        self,
+        *,
+        model: Model | None = None,
+        effort: Effort | None = None,
+        thinking_budget: int | None = None,
+        compact: bool = False,
+        focus: str | None = None,
+    ) -> None: ...
+    def clear_tool_results(self, call_ids: Sequence[str]) -> list[str]: ...
+    def cancel_job(self, job_id: str) -> tuple[str, ...]: ...
+    def retract(self, message: UserMessage | PeerMessage) -> bool: ...
+    def emit(self, event: Event) -> Event: ...
 
 
 class AgentTools:
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: ToolsAgent) -> None:
         self.agent = agent
 
     # -------------------------------------------------------------------------------------- peers
