@@ -42,14 +42,14 @@ def test_a_custom_command_expands_into_the_prompt_and_keeps_to_its_tools(tmp_pat
         }
         with Tmux([], env, project, height=40) as term:
             term.wait_for("Esc interrupts")
+            term.type("/rev")
+            term.wait_for("review one file (project)", timeout=10)  # the completion menu offers it
+            term.press("C-u")
             term.type("/help")
             term.press("Enter")
             screen = term.wait_for("custom commands")
             assert "/review FILE" in screen and "review one file (project)" in screen
             assert "/git:log" in screen and "hidden: the built-in /help wins" in screen
-            term.type("/rev")
-            screen = term.wait_for("review one file (project)", timeout=10)  # the completion menu
-            term.press("C-u")
             term.type("/review app.py")
             term.press("Enter")
             screen = term.wait_for("Reviewed: app.py looks fine.")
