@@ -28,6 +28,18 @@ class JobSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelUse:
+    """What one model's responses used and cost, over an agent and the agents below it."""
+
+    model: str
+    responses: int
+    usage: Usage
+    usd: float
+    priced: bool
+    """False when the catalog has no price for the model (its `usd` is then 0)."""
+
+
+@dataclass(frozen=True, slots=True)
 class AgentSnapshot:
     """One agent and the agents it started, at one moment."""
 
@@ -42,6 +54,8 @@ class AgentSnapshot:
     """The deepest level agents below this one may reach."""
     persistent: bool
     """A sub-agent that stays after its answer (always False for the main agent)."""
+    alive: bool
+    """Still in its fleet (a finished one-shot sub-agent has left it; the main agent until it closes)."""
     effort: str | None
     thinking_budget: int | None
     own_usd: float
@@ -54,8 +68,11 @@ class AgentSnapshot:
     """What the tree that budget belongs to has spent, or None without a budget."""
     usage: Usage
     """The tokens of every response of this agent and the agents below it."""
-    context_tokens: int
-    """The size of the next request, in tokens."""
+    models: tuple[ModelUse, ...]
+    """`usage` and `total_usd` by model, in the order the models were first used."""
+    context_tokens: int | None
+    """The size of the next request, in tokens; None in a snapshot taken with `measure=False` (a status
+    line repainted many times a second does not measure the context each time)."""
     context_window: int | None
     """The model's context window in tokens, when known."""
     messages: int
@@ -75,3 +92,8 @@ class AgentSnapshot:
 
     def running_jobs(self) -> tuple[JobSnapshot, ...]:
         return tuple(j for j in self.jobs if j.state == "running")
+
+    @property
+    def unpriced_models(self) -> tuple[str, ...]:
+        """The models used whose spend is unknown (so `total_usd` is a lower bound)."""
+        return tuple(m.model for m in self.models if not m.priced)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from sagent.agent.calls import tool_specs
+from sagent.agent.compaction import HistoryChange, Trigger
 from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
@@ -38,12 +39,14 @@ from sagent.agent.rounds import record_result
 from sagent.agent.runtime import AgentTools
 from sagent.agent.session import SessionLog, SessionWriteError, clear_results
 from sagent.agent.settings import AgentSettings
+from sagent.agent.sinks import EventSink
+from sagent.agent.state import take_snapshot
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import Compacted, Event, ModelSwitched, Result, SessionStarted, ToolFinished, ToolResultsCleared
 from sagent.providers.base import Model, RetryPolicy, close_model
 from sagent.providers.catalog import lookup
-from sagent.snapshot import AgentSnapshot, AgentStatus, JobSnapshot
+from sagent.snapshot import AgentSnapshot, AgentStatus
 from sagent.tools.base import Tool, ToolContext, recover_note
 from sagent.tools.runtime import SpawnRequest
 from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, Usage, UserMessage
@@ -105,6 +108,7 @@ class Agent:
         self._started = False
         self._closed = False
         self._retired: list[Model] = []  # models switched away from, closed with the agent
+        self._sinks: list[EventSink] = []  # this agent's own sinks beside the log (not inherited)
         self.fleet.join(self)
 
     # ------------------------------------------------------------------- settings, read where they live
@@ -371,9 +375,54 @@ class Agent:
         present = {m.call_id for m in self.history if isinstance(m, ToolResult)}
         cleared = [c for c in call_ids if c in present]
         if cleared:
-            self.emit(ToolResultsCleared(tuple(cleared)))
-            self.window.rewrite(clear_results(self.history, set(cleared)))
+            self.apply(
+                HistoryChange(ToolResultsCleared(tuple(cleared)), tuple(clear_results(self.history, set(cleared))))
+            )
         return cleared
+
+    def apply(self, change: HistoryChange) -> Event:
+        """Take a change of the history (a compaction step, cleared results): its event is written to the
+        session log first, then the history becomes `change.history`. The only place history is replaced."""
+        self.emit(change.event)
+        self.history = list(change.history)
+        self.window.rewritten()
+        return change.event
+
+    async def run_compaction(self, focus: str | None, trigger: Trigger, *, keep_recent: bool = True) -> list[Event]:
+        """Compact now (the loop calls this at its safe points; `compact()` is the public form): each step
+        the window works out is applied before the next. The events, already persisted."""
+        return [
+            self.apply(change)
+            async for change in self.window.compact(self.history, focus, trigger, keep_recent=keep_recent)
+        ]
+
+    def configure(self, **changes: Any) -> AgentSettings:
+        """Replace these fields of the agent's settings (`effort=None`, `hooks=(...)`, ...) from its next
+        model request on; the new settings. Sub-agents started later inherit them; running ones keep theirs."""
+        self.settings = replace(self.settings, **changes)
+        return self.settings
+
+    def send_as_user(self, label: str, text: str) -> Receipt:
+        """Deliver `text` to the agent called `label` as the person's own words (not a peer's message)."""
+        return self.fleet.bus.deliver(Envelope(USER, label, text))
+
+    def stop_as_user(self, label: str) -> Receipt:
+        """Stop the agent called `label` on the person's behalf (its result says the user stopped it)."""
+        return self.fleet.bus.deliver(Envelope(USER, label, control="stop"))
+
+    def cancel_job(self, job_id: str) -> tuple[str, ...]:
+        """Cancel a background job: the ids of the jobs that ended (none when it had already ended).
+        KeyError naming the id when there is no such job."""
+        return tuple(j.id for j in self.jobs.cancel(self.jobs.get(job_id)))
+
+    @property
+    def context_window(self) -> int | None:
+        """The window of the model in use, in tokens, when known (cheap: nothing is measured)."""
+        return self.window.limit
+
+    def compaction_line(self) -> str:
+        """When this agent compacts by itself, for people."""
+        return self.window.policy_line()
 
     def failure(self, reason: str) -> Result:
         """A result for a run that could not finish (used when a sub-agent's task dies)."""
@@ -386,7 +435,7 @@ class Agent:
         runs; None when there is nothing to compact. The session log keeps the history from before."""
         if self._running:
             raise RuntimeError("cannot compact while the agent is running")
-        events = await self.window.compact(focus, "manual")
+        events = await self.run_compaction(focus, "manual")
         return next((e for e in events if isinstance(e, Compacted)), None)
 
     @property
@@ -398,33 +447,14 @@ class Agent:
         """The next request's size by part (system prompt, tools, messages, tool results)."""
         return self.window.size()
 
-    def snapshot(self, *, persistent: bool = False, status: AgentStatus | None = None) -> AgentSnapshot:
-        """What this agent and the agents below it are doing now, as one frozen value."""
-        budget = self.cost.limiting() or self.cost.budgeted()  # a spent budget up the tree first
-        jobs = tuple(JobSnapshot(j.id, j.call.name, j.state, j.line()) for j in self.jobs.all())
-        own_status: AgentStatus = "stopped" if self._closed else "working" if self._running else "idle"
-        return AgentSnapshot(
-            label=self.label,
-            provider=self.model.provider,
-            model=self.model.name,
-            status=status or own_status,
-            depth=self.depth,
-            max_depth=self.max_depth,
-            persistent=persistent,
-            effort=self.effort,
-            thinking_budget=self.thinking_budget,
-            own_usd=self.cost.own_usd,
-            total_usd=self.cost.total_usd,
-            budget_usd=budget.max_budget_usd if budget is not None else None,
-            budget_spent_usd=budget.total_usd if budget is not None else None,
-            usage=self.cost.usage,
-            context_tokens=self.context_tokens,
-            context_window=self.window.limit,
-            messages=len(self.history),
-            queued=self._inbox.pending,
-            jobs=jobs,
-            children=tuple(c.agent.snapshot(persistent=c.persistent, status=c.status) for c in self.children.values()),
-        )
+    def snapshot(
+        self, *, measure: bool = True, persistent: bool = False, status: AgentStatus | None = None
+    ) -> AgentSnapshot:
+        """What this agent and the agents below it are doing now, as one frozen value. `measure=False`
+        leaves the context size out (None), for a reader that repaints often. `persistent` and `status`
+        are what the parent knows of a sub-agent."""
+        own: AgentStatus = "stopped" if self._closed else "working" if self._running else "idle"
+        return take_snapshot(self, measure, persistent, status or own, self._inbox.pending)
 
     async def ask(self, prompt: Prompt) -> AssistantMessage:
         """Run `prompt` to the end and return the final assistant message; raise `AgentError` otherwise."""
@@ -462,8 +492,11 @@ class Agent:
                 yield event
         except SessionWriteError as error:
             # Persist, then act: an event that could not be written is not acted on, and the run ends
-            # here (its result cannot be logged either).
-            yield self.failure(str(error))
+            # here (its result cannot be logged either); the sinks still hear how it ended.
+            failure = self.failure(str(error))
+            for sink in self._sinks:
+                sink.on_event(self, failure)
+            yield failure
         finally:
             self._running = False
 
@@ -475,7 +508,9 @@ class Agent:
         if model is previous:
             return None
         self.model = model
-        self.window.meter.rewritten()  # the last count was in the old model's tokens
+        if model in self._retired:  # back to a model used before: it is current again, not retired
+            self._retired.remove(model)
+        self.window.rewritten()  # the last count was in the old model's tokens
         if self.owns_model:
             self._retired.append(previous)
         self.owns_model = True
@@ -483,9 +518,12 @@ class Agent:
         self.emit(event)
         return event
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, keep_model: bool = False) -> None:
         """Stop the sub-agents and background jobs, release the models' resources (a local server), and
-        close the session log."""
+        close the session log. `keep_model` leaves the current model open, for an agent that takes it over
+        (the REPL's /clear and /resume)."""
+        if keep_model:
+            self.owns_model = False
         self._closed = True
         await asyncio.gather(*(child.stop() for child in list(self.children.values())), return_exceptions=True)
         self.jobs.cancel_all()
@@ -503,7 +541,19 @@ class Agent:
         self.session.record(event)
         for hook in self.settings.hooks:  # the other sinks, once the log has it
             hook.on_event(self, event)
+        for sink in self._sinks:
+            sink.on_event(self, event)
         return event
+
+    def add_sink(self, sink: EventSink) -> None:
+        """Hand every event this agent emits from now on to `sink` too (after the log and the hooks). Unlike
+        a hook, a sink is this agent's alone: its sub-agents do not inherit it."""
+        self._sinks.append(sink)
+
+    def remove_sink(self, sink: EventSink) -> None:
+        """Stop handing events to `sink` (nothing happens when it was not added)."""
+        if sink in self._sinks:
+            self._sinks.remove(sink)
 
     def request(self) -> ModelRequest:
         """The request the next model call sends (the history as it stands now)."""

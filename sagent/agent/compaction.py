@@ -11,8 +11,10 @@ Three steps, cheapest first:
    every file read or changed): whatever the model left out is added verbatim, so no summary can lose the
    user's words or the file lists.
 
-The functions here are pure: they take a history and return what replaces it. The agent persists the
-result before it uses it, so the session log keeps the whole history from before every compaction.
+The functions here are pure: they take a history and return what replaces it. A `HistoryChange` carries
+one result (the event that records it, and the history after it) to the agent, the only one that assigns
+its history: it persists the event first, so the session log keeps the whole history from before every
+compaction.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sagent.agent.tokens import estimate_message
+from sagent.events import Compacted, ContextPruned, ToolResultsCleared
 from sagent.types import AssistantMessage, Message, ModelRequest, PeerMessage, TextPart, ToolResult, UserMessage
 
 COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
@@ -59,6 +62,16 @@ READS = frozenset({"Read"})
 WRITES = frozenset({"Edit", "Write"})
 
 Trigger = Literal["manual", "auto", "overflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryChange:
+    """One change of an agent's history, as a value: `event` records it in the session log, `history` is
+    the whole history after it. Compaction and clearing return these; `Agent.apply` logs the event, then
+    takes the history."""
+
+    event: Compacted | ContextPruned | ToolResultsCleared
+    history: tuple[Message, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,7 +175,7 @@ async def apply_controls(agent: Agent, inbox: Inbox) -> AsyncIterator[Event]:
             agent.thinking_budget = control.thinking_budget or None
         if control.compact:
             try:
-                for event in await agent.window.compact(control.focus, "manual"):
+                for event in await agent.run_compaction(control.focus, "manual"):
                     yield event
             except ProviderError as error:
                 yield agent.emit(ErrorEvent(f"compaction failed, the history is unchanged: {error.message}"))
@@ -186,7 +186,7 @@ async def keep_room(agent: Agent, run: Run) -> AsyncIterator[Event]:
     if not run.auto_compact or not agent.window.over_threshold():
         return
     try:
-        events = await agent.window.compact(None, "auto")
+        events = await agent.run_compaction(None, "auto")
     except BudgetExceededError as error:
         run.stop("error_max_budget_usd", error.message)
         return

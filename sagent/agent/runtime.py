@@ -1,29 +1,80 @@
 """`AgentTools`: what the agent tools (AgentSpawn, AgentSend, AgentSelf, Jobs) see of the agent running
-them. It turns the agent's typed operations into the text a model reads, and refusals into `ToolError`."""
+them. It turns the agent's typed operations into the text a model reads, and refusals into `ToolError`.
+
+It sees the agent as a `ToolsAgent`: the agent's public methods and its snapshot (`snapshot`, `spawn`,
+`send`, `control`, `request_change`, `cancel_job`, `compaction_line`, ...), like any other client of the
+agent, and three parts the agent keeps for its tools: the fleet (AgentSelf's peers, models to switch to),
+the job table (Jobs wait) and the request gate (a tool's question to a small model). The protocol is the
+whole surface: the type checker refuses any other reach into the agent."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, cast
 
 from sagent.agent.cost import BudgetExceededError
-from sagent.agent.fleet import ControlKind, FleetError
-from sagent.events import SmallModelCall
+from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
+from sagent.events import Event, SmallModelCall
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
 from sagent.tools.base import ToolError
 from sagent.tools.runtime import SpawnRequest
-from sagent.types import AssistantMessage, Effort, ModelRequest, ToolResult, UserMessage
+from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, UserMessage
 
 SMALL_MODEL_MAX_TOKENS = 2048
 
 if TYPE_CHECKING:
-    from sagent.agent.agent import Agent
+    from sagent.agent.gate import RequestGate
+    from sagent.agent.jobs import JobTable
+    from sagent.agent.tokens import ContextSize
+    from sagent.snapshot import AgentSnapshot
+
+
+class ToolsAgent(Protocol):
+    """What `AgentTools` uses of the agent running the tools, and nothing else."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def parent(self) -> object: ...
+    @property
+    def history(self) -> Sequence[Message]: ...
+    @property
+    def fleet(self) -> Fleet: ...
+    @property
+    def jobs(self) -> JobTable: ...
+    @property
+    def gate(self) -> RequestGate: ...
+    def spawn(self, prompt: SpawnRequest) -> Child: ...
+    def send(self, message: str, text: str) -> Receipt: ...
+    def control(
+        self, label: str, kind: ControlKind, *, provider: str | None, model: str | None, focus: str | None
+    ) -> Receipt: ...
+    def snapshot(self, *, measure: bool = True) -> AgentSnapshot: ...
+    def context_size(self) -> ContextSize: ...
+    def compaction_line(self) -> str: ...
+    def fits(self, model_name: str) -> str | None: ...
+    def request_change(
+        self,
+        *,
+        model: Model | None = None,
+        effort: Effort | None = None,
+        thinking_budget: int | None = None,
+        compact: bool = False,
+        focus: str | None = None,
+    ) -> None: ...
+    def clear_tool_results(self, call_ids: Sequence[str]) -> list[str]: ...
+    def cancel_job(self, job_id: str) -> tuple[str, ...]: ...
+    def retract(self, message: UserMessage | PeerMessage) -> bool: ...
+    def emit(self, event: Event) -> Event: ...
 
 
 class AgentTools:
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: ToolsAgent) -> None:
         self.agent = agent
 
     # -------------------------------------------------------------------------------------- peers
@@ -61,7 +112,7 @@ class AgentTools:
             with contextlib.suppress(Exception):
                 await child.stop()
             raise
-        spent = f"${child.agent.cost.total_usd:.4f}"
+        spent = f"${result.total_cost_usd:.4f}"
         responses = f"{result.num_turns} response{'s' if result.num_turns != 1 else ''}"
         head = f"{child.label} ({where}, {responses}, {spent})"
         if result.is_error:
@@ -100,7 +151,7 @@ class AgentTools:
             f"model: {now.provider}/{now.model}",
             f"effort: {now.effort or 'default'}; thinking budget: {now.thinking_budget or 'off'}",
             *me.context_size().lines(),
-            f"  {now.messages} messages; {me.window.policy_line()}",
+            f"  {now.messages} messages; {me.compaction_line()}",
             f"cost: ${now.own_usd:.4f} yours, ${now.total_usd:.4f} with your sub-agents",
         ]
         if now.budget_usd is not None:
@@ -168,18 +219,18 @@ class AgentTools:
     # --------------------------------------------------------------------------------------- jobs
 
     def jobs(self) -> str:
-        jobs = self.agent.jobs.all()
-        return "\n".join(j.line() for j in jobs) if jobs else "no background jobs"
+        jobs = self.agent.snapshot(measure=False).jobs
+        return "\n".join(j.line for j in jobs) if jobs else "no background jobs"
 
     def cancel_job(self, job_id: str) -> str:
         try:
-            job = self.agent.jobs.get(job_id)
+            ended = self.agent.cancel_job(job_id)
         except KeyError as error:
             raise ToolError(str(error.args[0])) from None
-        if job.state != "running":
-            return f"{job.id} is already {job.state}"
-        ended = self.agent.jobs.cancel(job)
-        return "cancelled " + ", ".join(j.id for j in ended)
+        if not ended:
+            state = next((j.state for j in self.agent.snapshot(measure=False).jobs if j.id == job_id), "ended")
+            return f"{job_id} is already {state}"
+        return "cancelled " + ", ".join(ended)
 
     async def wait_job(self, job_id: str, timeout: float) -> str:
         me = self.agent

@@ -100,7 +100,7 @@ async def _recover_overflow(agent: Agent, run: Run) -> AsyncIterator[Event]:
     is kept verbatim."""
     run.overflows += 1
     try:
-        for event in await agent.window.compact(None, "overflow", keep_recent=run.overflows == 1):
+        for event in await agent.run_compaction(None, "overflow", keep_recent=run.overflows == 1):
             yield event
     except BudgetExceededError as error:
         run.stop("error_max_budget_usd", error.message)

@@ -2,17 +2,19 @@
 
 `ContextWindow` sits between the agent and the pure pieces (`tokens` counts, `compaction` decides what
 replaces what). It knows the window of the model in use, checks the threshold before each request, and
-runs a compaction: prune first, summarise when still over, check the summary. Every change is written to
-the session log (as `ContextPruned` or `Compacted`) before the history changes.
+works out a compaction: prune first, summarise when still over, check the summary. It never assigns the
+history: each step is returned as a `HistoryChange` (the event and the history after it), which the agent
+logs and then takes (`Agent.apply`), so every change is in the session log before the history changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
 from sagent.agent.compaction import (
     CompactionPolicy,
+    HistoryChange,
     Thread,
     Trigger,
     check_summary,
@@ -24,7 +26,7 @@ from sagent.agent.compaction import (
     summary_request,
 )
 from sagent.agent.tokens import ContextMeter, ContextSize
-from sagent.events import Compacted, ContextPruned, Event
+from sagent.events import Compacted, ContextPruned
 from sagent.providers.base import ContextTooLongError, Model, ProviderError
 from sagent.providers.catalog import cost_of, lookup
 from sagent.types import AssistantMessage, Cost, Message, ModelRequest, Usage
@@ -70,9 +72,8 @@ class ContextWindow:
         """A response to `request` arrived and joined the history."""
         self.meter.observe(usage, request.system, request.tools, self.agent.history)
 
-    def rewrite(self, history: list[Message]) -> None:
-        """Replace the history (after its change is in the session log)."""
-        self.agent.history = history
+    def rewritten(self) -> None:
+        """The agent's history was replaced: the last reported count no longer holds."""
         self.meter.rewritten()
 
     def threshold_tokens(self) -> int | None:
@@ -96,55 +97,55 @@ class ContextWindow:
 
     # ------------------------------------------------------------------------------------ compacting
 
-    async def compact(self, focus: str | None, trigger: Trigger, *, keep_recent: bool = True) -> list[Event]:
-        """Prune old reproducible tool outputs, then (unless pruning freed enough for an automatic
-        compaction) summarise the older history, keeping the recent part verbatim. Returns the events,
-        already persisted; empty when there was nothing to compact."""
-        agent = self.agent
-        if not agent.history:
-            return []
-        events: list[Event] = []
-        before = self.tokens()
+    async def compact(
+        self, history: Sequence[Message], focus: str | None, trigger: Trigger, *, keep_recent: bool = True
+    ) -> AsyncIterator[HistoryChange]:
+        """Prune old reproducible tool outputs of `history`, then (unless pruning freed enough for an
+        automatic compaction) summarise the older part, keeping the recent part verbatim. Yields each step
+        as a `HistoryChange` for the agent to apply before the next step is worked out; nothing when there
+        is nothing to compact."""
+        if not history:
+            return
+        request = self.agent.request()
+        before = self.meter.next_total(request.system, request.tools, history)  # the last count, if it holds
         keep = self.policy.recent_tokens(self.limit or before) if keep_recent else 0
-        recent_from = recent_start(agent.history, keep)
-        stubs = prune(agent.history, recent_from, self._reproducible, self.policy.min_prune_tokens)
+        recent_from = recent_start(history, keep)
+        stubs = prune(history, recent_from, self._reproducible, self.policy.min_prune_tokens)
         if stubs:
-            pruned = replace_results(agent.history, stubs)
+            pruned = replace_results(history, stubs)
             after = self._tokens_of(pruned)
-            events.append(agent.emit(ContextPruned(stubs, before, after)))
-            self.rewrite(pruned)
+            yield HistoryChange(ContextPruned(stubs, before, after), tuple(pruned))
+            history = pruned
             if trigger == "auto" and not self._still_over(after):
-                return events
-        start = recent_start(agent.history, keep)
+                return
+        start = recent_start(history, keep)
         if start == 0:
             if trigger == "auto":
-                return events  # all of it is recent: a summary would free nothing
-            start = len(agent.history)  # asked for, or the provider refused: summarise all of it
-        older, recent = agent.history[:start], agent.history[start:]
+                return  # all of it is recent: a summary would free nothing
+            start = len(history)  # asked for, or the provider refused: summarise all of it
+        older, recent = history[:start], history[start:]
         text, usage, cost = await self._summarise(older, focus)
         thread = self.thread.extended(older)
         text, repaired = check_summary(text, thread)
         summary = summary_message(text)
-        history: list[Message] = [summary, *recent]
+        compacted: tuple[Message, ...] = (summary, *recent)
         event = Compacted(
             summary,
             len(older),
             usage,
             cost,
-            agent.model.name,
+            self.agent.model.name,
             kept=len(recent),
             trigger=trigger,
             tokens_before=before,
-            tokens_after=self._tokens_of(history),
+            tokens_after=self._tokens_of(compacted),
             user_messages=thread.user_messages,
             files_read=thread.files_read,
             files_modified=thread.files_modified,
             repaired=repaired,
         )
-        events.append(agent.emit(event))
-        self.rewrite(history)
-        self.thread = thread
-        return events
+        yield HistoryChange(event, compacted)
+        self.thread = thread  # once the agent took the summary
 
     def _still_over(self, tokens: int) -> bool:
         threshold = self.threshold_tokens()

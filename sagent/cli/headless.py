@@ -7,10 +7,12 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import IO, Any
 
 from sagent.agent.agent import Agent
+from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
 from sagent.events import (
@@ -23,6 +25,7 @@ from sagent.events import (
     ToolFinished,
     ToolStarted,
 )
+from sagent.providers.base import ProviderError
 from sagent.types import UserMessage
 
 EXIT_OK = 0
@@ -131,6 +134,42 @@ class Output:
             self._line(self.last_result)
 
 
+def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[], None] | None]:
+    """The prompt a custom command `/name args` stands for, and what undoes its tools and model after the
+    run; the prompt unchanged (and nothing to undo) when it names no custom command."""
+    from sagent.custom_commands import CustomCommandError, apply_command, expand_input, load_commands
+
+    found, broken = load_commands(Path(agent.settings.cwd or "."))
+    name = prompt.text[1:].split(None, 1)[0] if prompt.text[1:].strip() else ""
+    if name in broken:
+        raise CustomCommandError(broken[name])
+    expansion = expand_input(prompt.text, found)
+    if expansion is None:
+        return prompt, None
+    return UserMessage.of(expansion.prompt), apply_command(agent, expansion)
+
+
+class _OutputSink:
+    """The output as one of the agent's sinks (beside its session log): each event is written as the agent
+    emits it; the exit code follows the last result."""
+
+    def __init__(self, output: Output, hangup: asyncio.Event) -> None:
+        self.output = output
+        self.hangup = hangup
+        self.code = EXIT_OK
+
+    def on_event(self, agent: Agent, event: Event) -> None:
+        try:
+            self.output.event(event, agent)
+        except OSError:
+            if not self.hangup.is_set():
+                raise  # after a hangup the terminal is gone; the session log has every event
+        if isinstance(event, Result):
+            self.code = EXIT_CODES[event.subtype]
+            if self.output.refused_credentials and event.subtype == "error_during_execution":
+                self.code = EXIT_USAGE  # a key to fix, like a missing one
+
+
 async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
     """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
     valid UTF-8 is replaced and the user told once on `stderr`."""
@@ -152,7 +191,18 @@ async def run_headless(
 ) -> int:
     """Run until the prompt and every incoming message are answered; the exit code of the last result.
 
-    Messages that arrive while the agent works are delivered at its next safe point."""
+    Messages that arrive while the agent works are delivered at its next safe point. A prompt `/name args`
+    naming a custom command (`sagent.custom_commands`) is that command's prompt, run with its tools and
+    model."""
+    undo = None
+    if prompt is not None and prompt.text.startswith("/"):
+        from sagent.custom_commands import CustomCommandError
+
+        try:
+            prompt, undo = _expand(agent, prompt)
+        except (CustomCommandError, FleetError, ProviderError) as error:
+            output.stderr.write(f"sagent: {getattr(error, 'message', None) or error}\n")
+            return EXIT_USAGE
     if prompt is not None:
         agent.send(prompt)
     arrived = asyncio.Event()
@@ -171,6 +221,8 @@ async def run_headless(
 
     feeder = asyncio.create_task(feed())
     hangup = _install_signals(agent)
+    sink = _OutputSink(output, hangup)
+    agent.add_sink(sink)
     code = EXIT_OK
     try:
         while not bad_input:
@@ -182,19 +234,15 @@ async def run_headless(
                 await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
                 continue
-            async for event in agent.run():
-                try:
-                    output.event(event, agent)
-                except OSError:
-                    if not hangup.is_set():
-                        raise  # after a hangup the terminal is gone; the session log has every event
-                if isinstance(event, Result):
-                    code = EXIT_CODES[event.subtype]
-                    if output.refused_credentials and event.subtype == "error_during_execution":
-                        code = EXIT_USAGE  # a key to fix, like a missing one
+            async for _ in agent.run():
+                pass  # each event reached the output through the sink, as the agent emitted it
+            code = sink.code
             if code == EXIT_INTERRUPTED:
                 break
     finally:
+        agent.remove_sink(sink)  # the output ends with the result: a command's model going back is not in it
+        if undo is not None:
+            undo()
         feeder.cancel()
         _remove_signals()
     if hangup.is_set() and code == EXIT_INTERRUPTED:

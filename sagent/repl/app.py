@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
+from sagent.agent.fleet import FleetError
 from sagent.events import (
     Compacted,
     ContextPruned,
@@ -30,7 +31,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
-from sagent.repl import agentview
+from sagent.providers.base import ProviderError
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
@@ -38,6 +39,8 @@ from sagent.types import UserMessage
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
     from prompt_toolkit.buffer import Buffer
+
+    from sagent.custom_commands import Expansion
 
 
 class Repl:
@@ -69,6 +72,7 @@ class Repl:
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        agent.add_sink(self)  # the screen is one of the agent's sinks, beside its session log
 
     # ------------------------------------------------------------------------------------- agent side
 
@@ -80,14 +84,24 @@ class Repl:
         """What Enter (or Tab) does with the text in the input box."""
         if not text.strip():
             return
+        expansion = None
         if text.startswith("/"):
-            from sagent.repl.commands import run_command
+            from sagent.repl.commands import expand_custom, run_command
 
-            self.background(run_command(self, text))
-            return
+            expansion = expand_custom(self, text)
+            if expansion is None:  # a built-in command, or one that does not exist
+                self.background(run_command(self, text))
+                return
+            command = expansion.command
+            if self.busy and (command.allowed_tools is not None or command.model):
+                note = f"/{command.name} sets its own tools or model: run it when the agent is idle (Esc interrupts)"
+                self.commit([self.renderer.c("yellow", note)])
+                return
+            self.commit([self.renderer.c("dim", f"/{command.name} → {command.path}")])
+            text = expansion.prompt
         message = UserMessage.of(text)
         if not self.busy:
-            self._start(message)
+            self._start(message, expansion)
         elif defer:
             self.state.queued.append(Queued(message, deferred=True))
         else:
@@ -109,9 +123,9 @@ class Repl:
                 return item.message.text
         return None
 
-    def _start(self, prompt: UserMessage | None) -> None:
+    def _start(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
         self._unwatch()  # the run reads the inbox now
-        self.task = asyncio.ensure_future(self._work(prompt))
+        self.task = asyncio.ensure_future(self._work(prompt, command))
 
     def watch(self) -> None:
         """While the agent is idle, wait for input that does not come from the keyboard (a sub-agent's
@@ -133,17 +147,27 @@ class Repl:
         which the new agent takes over, stays open."""
         old = self.agent
         self.agent = agent
-        agentview.keep_model_open(old)
-        self.background(old.aclose())
+        old.remove_sink(self)
+        agent.add_sink(self)
+        self.background(old.aclose(keep_model=True))
         self.watch()
 
-    async def _work(self, prompt: UserMessage | None) -> None:
+    async def _work(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
+        undo = None
         try:
-            async for event in self.agent.run(prompt):
-                self.on_event(event)
+            if command is not None:  # a custom command's tools and model hold for its run
+                from sagent.custom_commands import apply_command
+
+                undo = apply_command(self.agent, command)
+            async for _ in self.agent.run(prompt):
+                pass  # each event reached the screen through `on_event`, as the agent emitted it
+        except (FleetError, ProviderError) as error:  # the command's model cannot be used
+            self.commit([self.renderer.c("yellow", f"/{command.command.name if command else ''}: {error}")])
         except Exception as error:  # the agent turns provider failures into results; this is a bug path
             self.commit([self.renderer.c("red", f"error: {type(error).__name__}: {error}")])
         finally:
+            if undo is not None:
+                undo()
             self.refresh()
         # Input that arrived after the last safe point, or was held for idle, starts the next run.
         held = [q for q in self.state.queued if q.deferred]
@@ -156,7 +180,10 @@ class Repl:
         else:
             self.watch()
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, agent: Agent, event: Event) -> None:
+        """Show an event of the REPL's agent (its sink: called as the agent emits it, after the log)."""
+        if agent is not self.agent or not agent.running:
+            return  # an agent /clear or /resume replaced; or a command's own change (/compact prints its own)
         self.commit(self.renderer.feed(event))
         if isinstance(event, MessageAdded):
             self.state.queued = [q for q in self.state.queued if q.message is not event.message]
@@ -207,17 +234,16 @@ class Repl:
     # ------------------------------------------------------------------------------------ status
 
     def status_text(self) -> str:
-        model = self.agent.model
-        limit = agentview.context_window(self.agent)
+        now = self.agent.snapshot(measure=False)  # repainted often: the context is not measured here
+        limit = now.context_window
         used = self.state.last_input_tokens
         context = f"ctx {used:,}"
         if limit:
             context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
-        spent = self.agent.cost.total_usd
-        cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
-        parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
+        cost = f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else "")
+        parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
         running = [r.call.name for r in self.renderer.running.values()]
-        jobs = agentview.running_jobs(self.agent)
+        jobs = now.running_jobs()
         if jobs:
             parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
         if running:
@@ -229,7 +255,7 @@ class Repl:
     def agents_text(self) -> str:
         """One line per sub-agent alive in the tree: label, model, status, spend."""
         lines = []
-        for row in agentview.agent_rows(self.agent)[1:]:
+        for row in self.agent.snapshot(measure=False).walk()[1:]:
             if row.alive:
                 line = f"{'  ' * row.depth}◆ {row.label} · {row.model} · {row.status} · ${row.total_usd:.4f}"
                 lines.append(line[: self.settings.width - 1])

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from sagent.agent.fleet import FleetError
 from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
 from sagent.providers.catalog import CATALOG
-from sagent.repl import agentview
 
 if TYPE_CHECKING:
+    from sagent.custom_commands import CustomCommand, Expansion
     from sagent.repl.host import ReplHost
 
 EFFORTS = ("minimal", "low", "medium", "high", "off")
@@ -46,11 +46,34 @@ def command(name: str, summary: str, usage: str = "") -> Callable[[Handler], Han
     return register
 
 
+def custom_commands(repl: ReplHost) -> tuple[dict[str, CustomCommand], dict[str, str]]:
+    """The Markdown commands in reach (read again each time, so a file saved a moment ago counts), and the
+    broken ones by name with what is wrong."""
+    from sagent.custom_commands import load_commands
+
+    return load_commands(repl.agent.context.cwd)
+
+
+def expand_custom(repl: ReplHost, text: str) -> Expansion | None:
+    """`/name args` as a custom command's prompt; None for a built-in, broken or unknown command (which
+    `run_command` then handles: a built-in runs, the others say what is wrong)."""
+    from sagent.custom_commands import expand_input
+
+    if not text.startswith("/") or text[1:].partition(" ")[0].partition("\n")[0] in COMMANDS:
+        return None
+    found, _ = custom_commands(repl)
+    return expand_input(text, found, COMMANDS)
+
+
 async def run_command(repl: ReplHost, text: str) -> None:
     name, _, arg = text.strip()[1:].partition(" ")
     found = COMMANDS.get(name)
     if found is None:
-        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        custom, broken = custom_commands(repl)
+        if name in broken:
+            repl.commit([repl.renderer.c("yellow", f"/{name} cannot be used: {broken[name]}")])
+            return
+        close = difflib.get_close_matches(name, [*COMMANDS, *custom], n=1)
         hint = f" — did you mean /{close[0]}?" if close else " — /help lists the commands"
         repl.commit([repl.renderer.c("yellow", f"unknown command /{name}{hint}")])
         return
@@ -82,9 +105,10 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
     if name == "resume":
         return [s.id for s in list_sessions(repl.agent.context.cwd)[:20]]
     if name in ("send", "stop"):
-        return [label for label in repl.agent.fleet.agents if label != repl.agent.label]
+        return [a.label for a in repl.agent.snapshot(measure=False).walk()[1:] if a.alive]
     if name in ("fg", "jobs"):
-        return [job.id for job in agentview.running_jobs(repl.agent)] + (["cancel"] if name == "jobs" else [])
+        running = repl.agent.snapshot(measure=False).running_jobs()
+        return [job.id for job in running] + (["cancel"] if name == "jobs" else [])
     return []
 
 
@@ -97,6 +121,17 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     lines = [c("bold", "commands")]
     for cmd in COMMANDS.values():
         lines.append(f"  {cmd.usage:<24} {c('dim', cmd.summary)}")
+    custom, broken = custom_commands(repl)
+    if custom or broken:
+        lines.append(
+            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's commands)")
+        )
+    for name, found in custom.items():
+        hidden = name in COMMANDS
+        note = f"hidden: the built-in /{name} wins" if hidden else found.summary()
+        lines.append(f"  {found.usage():<24} {c('yellow' if hidden else 'dim', note)}")
+    for name, problem in broken.items():
+        lines.append(f"  /{name:<23} {c('yellow', problem)}")
     lines += [
         c("bold", "keys"),
         "  Enter                    send; while working, deliver after the current tool round",
@@ -139,9 +174,9 @@ def _effort(repl: ReplHost, arg: str) -> list[str]:
         return [f"effort: {repl.agent.effort or 'default'}"]
     match arg:  # a literal pattern narrows `arg` to the Effort it names
         case "minimal" | "low" | "medium" | "high":
-            repl.agent.effort = arg
+            repl.agent.configure(effort=arg)
         case "off":
-            repl.agent.effort = None
+            repl.agent.configure(effort=None)
         case _:
             raise CommandError(f"choose one of {', '.join(EFFORTS)}")
     return [f"effort: {arg}"]
@@ -158,11 +193,11 @@ def _thinking(repl: ReplHost, arg: str) -> list[str]:
             repl.settings.thinking = arg
             return [f"thinking is now shown as: {arg}"]
     if arg == "on":
-        agent.thinking_budget = DEFAULT_THINKING_BUDGET
+        agent.configure(thinking_budget=DEFAULT_THINKING_BUDGET)
     elif arg == "off":
-        agent.thinking_budget = None
+        agent.configure(thinking_budget=None)
     elif arg.isdigit() and int(arg) >= 1024:
-        agent.thinking_budget = int(arg)
+        agent.configure(thinking_budget=int(arg))
     else:
         raise CommandError("use on, off, a budget of at least 1024 tokens, show or collapse")
     return [f"thinking: {f'{agent.thinking_budget:,} tokens' if agent.thinking_budget else 'off'}"]
@@ -170,29 +205,29 @@ def _thinking(repl: ReplHost, arg: str) -> list[str]:
 
 @command("cost", "spend so far, per model and per agent")
 def _cost(repl: ReplHost, arg: str) -> list[str]:
-    tracker = repl.agent.cost
-    if not tracker.by_model:
+    now = repl.agent.snapshot(measure=False)
+    if not now.models:
         return ["no spend yet"]
     lines = [f"{'model':<28} {'calls':>5} {'input':>9} {'cached':>9} {'output':>8} {'USD':>10}"]
-    for model, spend in tracker.by_model.items():
-        u = spend.usage
-        usd = f"{spend.cost.total:.4f}" if spend.cost.priced else "unpriced"
+    for use in now.models:
+        u = use.usage
+        usd = f"{use.usd:.4f}" if use.priced else "unpriced"
         lines.append(
-            f"{model:<28} {spend.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
+            f"{use.model:<28} {use.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
             f"{u.output_tokens:>8,} {usd:>10}"
         )
-    agents = agentview.agent_rows(repl.agent)
+    agents = now.walk()
     if len(agents) > 1:
         lines.append("")
         lines.append(f"{'agent':<28} {'model':<28} {'own USD':>10} {'with sub-agents':>16}")
         for row in agents:
             name = "  " * row.depth + row.label
             lines.append(f"{name:<28} {row.model:<28} {row.own_usd:>10.4f} {row.total_usd:>16.4f}")
-    total = f"total ${tracker.total_usd:.4f}"
-    if tracker.max_budget_usd is not None:
-        total += f" of a ${tracker.max_budget_usd:.2f} budget"
-    if tracker.unpriced_models:
-        total += f" (plus unpriced use of {', '.join(tracker.unpriced_models)})"
+    total = f"total ${now.total_usd:.4f}"
+    if now.budget_usd is not None:
+        total += f" of a ${now.budget_usd:.2f} budget"
+    if now.unpriced_models:
+        total += f" (plus unpriced use of {', '.join(now.unpriced_models)})"
     return [*lines, total]
 
 
@@ -202,7 +237,7 @@ def _context(repl: ReplHost, arg: str) -> list[str]:
     return [
         *agent.context_size().lines(),
         f"  {len(agent.history)} messages in the history",
-        f"  {agentview.compaction_line(agent)}",
+        f"  {agent.compaction_line()}",
     ]
 
 
@@ -305,7 +340,7 @@ def _resume(repl: ReplHost, arg: str) -> list[str]:
 @command("agents", "the sub-agents: label, model, status, spend")
 def _agents(repl: ReplHost, arg: str) -> list[str]:
     rows = []
-    for row in agentview.agent_rows(repl.agent)[1:]:
+    for row in repl.agent.snapshot(measure=False).walk()[1:]:
         kind = "persistent" if row.persistent else "one-shot"
         rows.append(
             f"{'  ' * row.depth}{row.label:<16} {row.provider}/{row.model:<28} {row.status:<8} "
@@ -322,7 +357,7 @@ def _send(repl: ReplHost, arg: str) -> list[str]:
     if not label or not text.strip():
         raise CommandError("usage: /send LABEL MESSAGE (/agents lists the labels)")
     try:
-        receipt = agentview.tell(repl.agent, label, text.strip())
+        receipt = repl.agent.send_as_user(label, text.strip())
     except FleetError as error:
         raise CommandError(str(error)) from None
     return [repl.renderer.c("dim", f"→ {receipt.describe()}")]
@@ -333,7 +368,7 @@ def _stop(repl: ReplHost, arg: str) -> list[str]:
     if not arg or arg == repl.agent.label:
         raise CommandError("usage: /stop LABEL, for a sub-agent (Esc interrupts the main one)")
     try:
-        agentview.stop(repl.agent, arg)
+        repl.agent.stop_as_user(arg)
     except FleetError as error:
         raise CommandError(str(error)) from None
     return [repl.renderer.c("dim", f"stopping {arg}")]
@@ -344,13 +379,13 @@ def _jobs(repl: ReplHost, arg: str) -> list[str]:
     action, _, job_id = arg.partition(" ")
     if action == "cancel":
         try:
-            ended = agentview.cancel_job(repl.agent, job_id)
+            ended = repl.agent.cancel_job(job_id)
         except KeyError as error:
             raise CommandError(str(error.args[0])) from None
-        return [f"cancelled {', '.join(j.id for j in ended)}" if ended else f"{job_id} is not running"]
+        return [f"cancelled {', '.join(ended)}" if ended else f"{job_id} is not running"]
     if action:
         raise CommandError("usage: /jobs, or /jobs cancel ID")
-    listed = [f"  {job.line()}" for job in agentview.all_jobs(repl.agent)]
+    listed = [f"  {job.line}" for job in repl.agent.snapshot(measure=False).jobs]
     return [*listed, "Ctrl+B moves running calls here; /fg ID waits for one"] if listed else ["no background jobs"]
 
 

@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl.commands import COMMANDS, argument_choices
+from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.host import QUIT_WINDOW_S
 
 if TYPE_CHECKING:
@@ -54,6 +54,10 @@ class SlashCompleter(Completer):
             for name, command in COMMANDS.items():
                 if name.startswith(text[1:]):
                     yield Completion("/" + name, start_position=-len(text), display_meta=command.summary)
+            custom, _ = custom_commands(self.repl)
+            for name, found in custom.items():
+                if name.startswith(text[1:]) and name not in COMMANDS:
+                    yield Completion("/" + name, start_position=-len(text), display_meta=found.summary())
             return
         name, _, arg = text[1:].partition(" ")
         for choice in argument_choices(self.repl, name):
@@ -152,7 +156,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
             Window(FormattedTextControl(live), wrap_lines=True, dont_extend_height=True),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: [("class:agents", repl.agents_text())]), dont_extend_height=True),
-                filter=Condition(lambda: len(repl.agent.fleet.agents) > 1),
+                filter=Condition(lambda: bool(repl.agents_text())),
             ),
             ConditionalContainer(
                 Window(FormattedTextControl(lambda: [("class:queued", repl.queued_text())]), dont_extend_height=True),

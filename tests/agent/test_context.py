@@ -9,13 +9,14 @@ from sagent.agent.agent import Agent
 from sagent.agent.compaction import (
     COMPACT_PREFIX,
     CompactionPolicy,
+    HistoryChange,
     Thread,
     check_summary,
     recent_start,
 )
 from sagent.agent.session import SessionLog, peek_state
 from sagent.agent.tokens import estimate_message
-from sagent.events import Compacted, ContextPruned
+from sagent.events import Compacted, ContextPruned, ToolResultsCleared
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools.base import tool
 from sagent.types import AssistantMessage, ToolCall, ToolResult, Usage, UserMessage
@@ -68,7 +69,7 @@ def test_a_history_rewrite_falls_back_to_a_scaled_estimate() -> None:
     assert agent.context_tokens == 2004
     agent.clear_tool_results([])  # nothing cleared: the count still holds
     assert agent.context_size().measured
-    agent.window.rewrite([UserMessage.of("u" * 400)])
+    agent.apply(HistoryChange(ToolResultsCleared(()), (UserMessage.of("u" * 400),)))
     size = agent.context_size()
     # Estimated from the text (100 + 100 + overhead), scaled by reported/estimated at the last report.
     assert not size.measured and 200 < size.total < 420
