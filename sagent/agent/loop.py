@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagent.agent.cost import BudgetExceededError
+from sagent.agent.hook_points import PROMPT, STOP, screen_prompt, session_context, stop_reason
+from sagent.agent.hooks import MAX_STOP_CONTINUES
 from sagent.agent.inbox import Inbox
 from sagent.agent.rounds import NOT_RUN_BUDGET, record_result, run_tools
 from sagent.agent.turns import call_model
@@ -25,6 +27,7 @@ from sagent.events import (
     Compacted,
     ErrorEvent,
     Event,
+    HookNotice,
     MessageAdded,
     Result,
     ResultSubtype,
@@ -53,6 +56,7 @@ class Run:
     overflows: int = 0  # "context too long" answers met, each followed by a compaction
     call_again: bool = False
     auto_compact: bool = True  # off for the rest of the run once an automatic compaction failed
+    stop_continues: int = 0  # times an `on_stop` hook kept this run going
 
     def done(self) -> bool:
         """True once the run has an outcome: it stops at the next check. (A method, not a property, so that
@@ -72,15 +76,34 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     inbox.take_idle()
     if not inbox.queued:
         raise ValueError("nothing to run: pass a prompt to run() or send() input first")
+    if opening is not None and agent.settings.hooks:
+        inbox.queued[:0] = await session_context(agent, "resume" if opening.resumed else "startup")
     while not run.done():
         async for event in apply_controls(agent, inbox):
             yield event
         # The safe point: every message waiting now joins the history, including any that arrives
         # while these events are being handled, so the next request carries all of them.
+        joined, blocked = False, ""
         while not inbox.drain(run) and inbox.queued:
             message = inbox.queued.pop(0)
+            decision = await screen_prompt(agent, message)
+            if decision.block is not None:
+                blocked = decision.block
+                agent.notify(HookNotice("UserPromptSubmit", f"prompt blocked: {blocked}", "warning"))
+                continue
+            joined = True
             yield agent.emit(MessageAdded(message))
             agent.history.append(message)
+            if decision.context:
+                context = PeerMessage(PROMPT, decision.context)
+                yield agent.emit(MessageAdded(context))
+                agent.history.append(context)
+        if blocked and not joined and not run.done() and (run.last is None or not run.last.tool_calls):
+            # Every message was blocked: the model has nothing new to answer.
+            if run.last is None:
+                run.stop("error_during_execution", f"the prompt was blocked by a hook: {blocked}")
+            else:
+                run.stop("success", run.last.text)
         if run.done():
             break
         if agent.cost.over_budget():
@@ -102,7 +125,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
         if not calls:
             async for event in settle(agent, inbox, run):
                 yield event
-            if not run.done() and not inbox.queued:
+            if not run.done() and not inbox.queued and not await keep_going(agent, inbox, run):
                 run.stop("success", run.last.text)
             continue
         if agent.cost.over_budget():
@@ -133,6 +156,23 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
             agent.session.id,
         )
     )
+
+
+async def keep_going(agent: Agent, inbox: Inbox, run: Run) -> bool:
+    """The run would end with success: True when an `on_stop` hook keeps it going (its reason is queued as
+    the model's next input), at most `MAX_STOP_CONTINUES` times a run."""
+    if not agent.settings.hooks or run.last is None:
+        return False
+    reason = await stop_reason(agent, run.last, run.stop_continues > 0)
+    if reason is None:
+        return False
+    if run.stop_continues >= MAX_STOP_CONTINUES:
+        note = f"the run ends: a hook kept it going {MAX_STOP_CONTINUES} times already (it said: {reason})"
+        agent.notify(HookNotice("Stop", note, "warning"))
+        return False
+    run.stop_continues += 1
+    inbox.queued.append(PeerMessage(STOP, reason))
+    return True
 
 
 async def settle(agent: Agent, inbox: Inbox, run: Run) -> AsyncIterator[Event]:

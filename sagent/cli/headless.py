@@ -18,6 +18,7 @@ from sagent.events import (
     ContextPruned,
     ErrorEvent,
     Event,
+    HookNotice,
     Result,
     Retrying,
     ToolFinished,
@@ -81,6 +82,10 @@ class Output:
                 self._held_error = event
             else:
                 self._error_line(event.message, event.kind)
+        elif isinstance(event, HookNotice):
+            # Always, progress or not: a hook that failed is never silently skipped.
+            self.stderr.write(f"sagent: hook {event.line()}\n")
+            self.stderr.flush()
         elif isinstance(event, Retrying) and self.fmt == "text":
             # Even when stderr is not a terminal: a run waiting on retries must not look hung.
             self.stderr.write(f"sagent: retrying in {event.delay:.1f} s: {event.error}\n")

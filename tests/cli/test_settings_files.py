@@ -262,7 +262,7 @@ def test_an_unknown_key_is_a_warning_naming_the_file_and_key(s: Setup) -> None:
 
 
 def test_the_keys_for_later_features_are_kept(s: Setup) -> None:
-    s.write(s.user_file, {"permissions": {"allow": ["Read"], "defaultMode": "default"}, "hooks": {"a": 1}})
+    s.write(s.user_file, {"permissions": {"allow": ["Read"], "defaultMode": "default"}})
     local = s.write(s.local_file, {"permissions": {"deny": ["Bash(rm:*)"]}, "mcpServers": {"x": {"command": "y"}}})
     report = s.config()
     value, origin = value_and_origin(report, "permissions")
