@@ -71,6 +71,10 @@ class Output:
             return
         if isinstance(event, ErrorEvent) and event.kind == "authentication":
             self.refused_credentials = True
+        if isinstance(event, HookNotice):
+            # In every format, progress or not: a hook that failed is never passed over in silence.
+            self.stderr.write(f"sagent: hook {event.line()}\n")
+            self.stderr.flush()
         if self.fmt == "stream-json":
             record = event_record(event, agent.session_id, partial=self.partial)
             if record is not None:
@@ -82,10 +86,6 @@ class Output:
                 self._held_error = event
             else:
                 self._error_line(event.message, event.kind)
-        elif isinstance(event, HookNotice):
-            # Always, progress or not: a hook that failed is never silently skipped.
-            self.stderr.write(f"sagent: hook {event.line()}\n")
-            self.stderr.flush()
         elif isinstance(event, Retrying) and self.fmt == "text":
             # Even when stderr is not a terminal: a run waiting on retries must not look hung.
             self.stderr.write(f"sagent: retrying in {event.delay:.1f} s: {event.error}\n")
