@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagent.agent.cost import BudgetExceededError
-from sagent.agent.hook_points import PROMPT, STOP, screen_prompt, session_context, stop_reason
-from sagent.agent.hooks import MAX_STOP_CONTINUES
+from sagent.agent.hook_points import PROMPT, STOP, screen_prompt, session_context, stop_reason, unless_interrupted
+from sagent.agent.hooks import MAX_STOP_CONTINUES, SessionSource
 from sagent.agent.inbox import Inbox
 from sagent.agent.rounds import NOT_RUN_BUDGET, record_result, run_tools
 from sagent.agent.turns import call_model
@@ -77,7 +77,8 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     if not inbox.queued:
         raise ValueError("nothing to run: pass a prompt to run() or send() input first")
     if opening is not None and agent.settings.hooks:
-        inbox.queued[:0] = await session_context(agent, "resume" if opening.resumed else "startup")
+        source: SessionSource = "resume" if opening.resumed else "startup"
+        inbox.queued[:0] = await unless_interrupted(inbox, run, session_context(agent, source)) or []
     while not run.done():
         async for event in apply_controls(agent, inbox):
             yield event
@@ -86,7 +87,10 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
         joined, blocked = False, ""
         while not inbox.drain(run) and inbox.queued:
             message = inbox.queued.pop(0)
-            decision = await screen_prompt(agent, message)
+            decision = await unless_interrupted(inbox, run, screen_prompt(agent, message))
+            if decision is None:  # interrupted while the hooks ran: the message is not taken
+                inbox.queued.insert(0, message)
+                break
             if decision.block is not None:
                 blocked = decision.block
                 agent.notify(HookNotice("UserPromptSubmit", f"prompt blocked: {blocked}", "warning"))
@@ -159,11 +163,15 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
 
 
 async def keep_going(agent: Agent, inbox: Inbox, run: Run) -> bool:
-    """The run would end with success: True when an `on_stop` hook keeps it going (its reason is queued as
-    the model's next input), at most `MAX_STOP_CONTINUES` times a run."""
+    """The run would end with success: True when it does not, because an `on_stop` hook keeps it going
+    (its reason is queued as the model's next input; at most `MAX_STOP_CONTINUES` times a run) or an
+    interrupt came while the hooks ran."""
     if not agent.settings.hooks or run.last is None:
         return False
-    reason = await stop_reason(agent, run.last, run.stop_continues > 0)
+    active = run.stop_continues > 0
+    reason = await unless_interrupted(inbox, run, stop_reason(agent, run.last, active))
+    if run.done():
+        return True
     if reason is None:
         return False
     if run.stop_continues >= MAX_STOP_CONTINUES:

@@ -4,6 +4,7 @@ which agents each event runs for."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from sagent.agent.agent import Agent
@@ -156,3 +157,22 @@ async def test_a_sub_agent_runs_subagent_stop_not_the_main_agents_hooks(tmp_path
     assert [s["stop_hook_active"] for s in seen] == [False, True]
     assert all(recorded(tmp_path, name) == [] for name in ("stop", "prompt", "start"))
     await parent.aclose()
+
+
+async def test_an_interrupt_while_a_stop_hook_runs_stops_it_and_the_run(tmp_path: Path) -> None:
+    model = ScriptedModel([text_turn("done"), text_turn("never")])
+    started = tmp_path / "started"
+    slow = script(tmp_path, "slow", f'touch "{started}"\nsleep 30\necho "run the tests" >&2\nexit 2\n')
+    agent = Agent(model, hooks=[hooks(tmp_path, Stop=[entry(slow)])])
+
+    async def interrupt_once_the_hook_runs() -> None:
+        while not started.exists():
+            await asyncio.sleep(0.01)
+        agent.interrupt()
+
+    interrupter = asyncio.create_task(interrupt_once_the_hook_runs())
+    events = await run(agent, "go")
+    await interrupter
+    result = events[-1]
+    assert isinstance(result, Result) and result.subtype == "interrupted"
+    assert len(model.requests) == 1 and notices(events) == []
