@@ -313,12 +313,17 @@ def test_docs_settings_names_every_key_and_its_example_files_are_accepted(s: Set
 
     text = DOCS.read_text()
     assert [key for key in KEYS if f"| `{key}` |" not in text] == []
-    project, local = re.findall(r"```json\n(.*?)```", text, re.S)
+    project, local, *others = re.findall(r"```json\n(.*?)```", text, re.S)
     s.write(s.project_file, project)
     s.write(s.local_file, local)
     out = s.run("config", "--json")
     assert out.returncode == 0 and out.stderr == "", out.stderr
     assert value_and_origin(json.loads(out.stdout), "maxBudgetUsd") == (20, str(s.local_file))
+    s.local_file.unlink()
+    for example in others:  # the examples of single keys (hooks, ...) are accepted too
+        s.write(s.project_file, example)
+        out = s.run("config", "--json")
+        assert out.returncode == 0 and out.stderr == "", out.stderr
 
 
 def test_config_into_a_closed_pipe_is_quiet(s: Setup) -> None:
