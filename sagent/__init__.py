@@ -40,6 +40,8 @@ _EXPORTS = {
     "Approver": "sagent.agent.hooks",
     "ToolDecision": "sagent.agent.hooks",
     "ALLOW": "sagent.agent.hooks",
+    "PromptDecision": "sagent.agent.hooks",
+    "PROCEED": "sagent.agent.hooks",
     "ContextSize": "sagent.agent.tokens",
     "tool": "sagent.tools.base",
     "Tool": "sagent.tools.base",
@@ -84,6 +86,7 @@ _EVENTS = (
     "ToolFinished",
     "TurnFinished",
     "ErrorEvent",
+    "HookNotice",
     "Result",
 )
 _EXPORTS.update({name: "sagent.types" for name in _TYPES})
@@ -105,11 +108,13 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.agent.handle import Reply as Reply
     from sagent.agent.handle import RunHandle as RunHandle
     from sagent.agent.hooks import ALLOW as ALLOW
+    from sagent.agent.hooks import PROCEED as PROCEED
     from sagent.agent.hooks import Allow as Allow
     from sagent.agent.hooks import Approver as Approver
     from sagent.agent.hooks import Ask as Ask
     from sagent.agent.hooks import Deny as Deny
     from sagent.agent.hooks import Hook as Hook
+    from sagent.agent.hooks import PromptDecision as PromptDecision
     from sagent.agent.hooks import Rewrite as Rewrite
     from sagent.agent.hooks import ToolDecision as ToolDecision
     from sagent.agent.session import SessionLog as SessionLog

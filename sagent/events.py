@@ -212,6 +212,25 @@ class ErrorEvent:
     type: Literal["error"] = "error"
 
 
+@dataclass(frozen=True, slots=True)
+class HookNotice:
+    """Something a hook tells the user: a hook that failed (`error`: it crashed, timed out, could not start
+    or answered nonsense; the loop went on as if it had not been there), a prompt it blocked or a run it
+    stopped (`warning`), a message it sent (`info`). `hook` names it (a user hook's event and command);
+    `agent` is the label of the agent it ran for."""
+
+    hook: str
+    message: str
+    level: Literal["info", "warning", "error"] = "info"
+    agent: str = ""
+    type: Literal["hook_notice"] = "hook_notice"
+
+    def line(self) -> str:
+        """The notice in one line for people."""
+        where = f" ({self.agent})" if self.agent and self.agent != "main" else ""
+        return f"{self.hook}{where}: {self.message}"
+
+
 ResultSubtype = Literal[
     "success",
     "error_max_turns",
@@ -256,5 +275,6 @@ Event = (
     | ToolFinished
     | TurnFinished
     | ErrorEvent
+    | HookNotice
     | Result
 )

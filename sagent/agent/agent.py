@@ -43,7 +43,16 @@ from sagent.agent.sinks import EventSink
 from sagent.agent.state import take_snapshot
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
-from sagent.events import Compacted, Event, ModelSwitched, Result, SessionStarted, ToolFinished, ToolResultsCleared
+from sagent.events import (
+    Compacted,
+    Event,
+    HookNotice,
+    ModelSwitched,
+    Result,
+    SessionStarted,
+    ToolFinished,
+    ToolResultsCleared,
+)
 from sagent.providers.base import Model, RetryPolicy, close_model
 from sagent.providers.catalog import lookup
 from sagent.snapshot import AgentSnapshot, AgentStatus
@@ -109,6 +118,7 @@ class Agent:
         self._closed = False
         self._retired: list[Model] = []  # models switched away from, closed with the agent
         self._sinks: list[EventSink] = []  # this agent's own sinks beside the log (not inherited)
+        self._notices: list[HookNotice] = []  # hooks' notices for the next event of this agent's stream
         self.fleet.join(self)
 
     # ------------------------------------------------------------------- settings, read where they live
@@ -489,6 +499,8 @@ class Agent:
         self._running = True
         try:
             async for event in drive(self, self._inbox, opening):
+                while self._notices:  # what hooks had to say comes before the event that followed it
+                    yield self._notices.pop(0)
                 yield event
         except SessionWriteError as error:
             # Persist, then act: an event that could not be written is not acted on, and the run ends
@@ -535,6 +547,17 @@ class Agent:
         self.session.close()
 
     # ------------------------------------------------------------------ what the loop asks of the agent
+
+    def notify(self, notice: HookNotice) -> None:
+        """Tell the user what a hook has to say (it failed, it blocked a prompt, it sent a message): the
+        notice is logged at once with this agent's label, and shown in the stream of the main agent's run
+        (now, or the next one), before its next event: headless stderr, the REPL, stream-json."""
+        notice = replace(notice, agent=self.label)
+        self.emit(notice)
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        root._notices.append(notice)
 
     def emit(self, event: Event) -> Event:
         """Persist, then act: the session log gets every event before anything else happens."""

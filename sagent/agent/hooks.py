@@ -17,17 +17,30 @@ Where the loop calls them, in the order of one round:
 2. `after_response(agent, message)`: each response, once it has joined the history.
 3. `before_tool(agent, call)`: each tool call, before it runs: `ALLOW`, `Deny(reason)`, `Rewrite(args)` or
    `Ask(reason)` (the agent's `approver` decides: the REPL asks its user).
-4. `after_tool(agent, call, result)`: each tool call that ran or was denied, with its result.
+4. `after_tool(agent, call, result)`: each tool call that ran or was denied, with its result; it may return
+   a changed result (feedback for the model appended, say) that the model then gets.
 5. `on_event(agent, event)`: every event the agent emits, after the session log has it.
+
+And around the rounds, once each:
+
+- `on_session_start(agent, source)`: an agent's first run starts (`"startup"`, or `"resume"` for a session
+  continued); it may return context for the model, which joins the history before the first prompt.
+- `on_prompt(agent, message)`: a user's message is about to join the history: `PROCEED`, or a
+  `PromptDecision` that blocks it (the model never sees it; the user is told why) or adds context after it.
+- `on_stop(agent, message, active)`: the model answered without tool calls and the run is about to end
+  successfully; a returned reason keeps it going, the reason being the model's next input.
+
+A hook that has something to tell the user (a failure, a message) calls `agent.notify(HookNotice(...))`:
+the notice is logged like every event and shown in the main agent's stream (headless stderr, the REPL).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from sagent.events import Event
-from sagent.types import AssistantMessage, ModelRequest, ToolCall, ToolResult
+from sagent.types import AssistantMessage, ModelRequest, ToolCall, ToolResult, UserMessage
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -78,6 +91,26 @@ class Approver(Protocol):
 ALLOW = Allow()
 
 
+@dataclass(frozen=True, slots=True)
+class PromptDecision:
+    """What `Hook.on_prompt` decides for one user message: `block` (a reason) keeps it out of the history,
+    and the user is told the reason; `context` is added for the model right after the message."""
+
+    block: str | None = None
+    context: str = ""
+
+
+PROCEED = PromptDecision()
+"""The message joins the history as it is."""
+
+SessionSource = Literal["startup", "resume"]
+"""Why a session starts: a new one, or one continued from its log."""
+
+MAX_STOP_CONTINUES = 8
+"""How many times the `on_stop` hooks may keep one run going: past it the run ends as it would have (and
+the user is told), so a hook that always objects cannot loop forever."""
+
+
 class Hook:
     """The loop's extension points, each a no-op here. Override the ones you need."""
 
@@ -103,9 +136,38 @@ class Hook:
         through."""
         return ALLOW
 
-    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> None:
+    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> ToolResult | None:
         """Called after each tool call ran (or was denied), with its result, before the loop takes it. Calls
-        cut short by an interrupt or moved to the background are reported when they end, if they do."""
+        cut short by an interrupt or moved to the background are reported when they end, if they do.
+        Return None to keep the result, or a `ToolResult` for the same call to replace it (the model and
+        the session log get that one; the next hook sees it): how a hook feeds text back to the model
+        about a call that ran. A denied call's result starts with `denied: `."""
+        return None
+
+    async def on_session_start(self, agent: Agent, source: SessionSource) -> str | None:
+        """Called once per agent, as its first run starts (sub-agents too: `agent.parent` tells them
+        apart), after `SessionStarted` is logged and before the first message joins the history. Return
+        text the model should have as context (it joins the history first, as a message from the hook) or
+        None. An exception ends the run as an internal error."""
+        return None
+
+    async def on_prompt(self, agent: Agent, message: UserMessage) -> PromptDecision:
+        """Called for each user message (not a peer's message or a job's result) as it is about to join the
+        history, at a safe point. Return `PROCEED`, or a `PromptDecision` that blocks the message (it never
+        joins the history and the user gets a notice with the reason; when nothing else is left for the
+        model to answer, the run ends: an error when it had not called the model yet) or adds context
+        after it. The first hook that blocks wins; contexts of the others are kept in order. An exception
+        ends the run as an internal error."""
+        return PROCEED
+
+    async def on_stop(self, agent: Agent, message: AssistantMessage, active: bool) -> str | None:
+        """Called when the model answered without tool calls and nothing is waiting, just before the run
+        would end with success (a sub-agent's run too). Return None to let it end, or a reason to keep it
+        going: the reason joins the history as a message from the hook and the model is called again.
+        `active` is True when this run already goes on because of an `on_stop` answer, so a hook can avoid
+        looping; past `MAX_STOP_CONTINUES` the run ends regardless. An exception ends the run as an
+        internal error."""
+        return None
 
     def on_event(self, agent: Agent, event: Event) -> None:
         """Called with every event the agent emits, in order, after the session log has written it (persist,

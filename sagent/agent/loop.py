@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagent.agent.cost import BudgetExceededError
+from sagent.agent.hook_points import PROMPT, STOP, screen_prompt, session_context, stop_reason, unless_interrupted
+from sagent.agent.hooks import MAX_STOP_CONTINUES, SessionSource
 from sagent.agent.inbox import Inbox
 from sagent.agent.rounds import NOT_RUN_BUDGET, record_result, run_tools
 from sagent.agent.turns import call_model
@@ -25,6 +27,7 @@ from sagent.events import (
     Compacted,
     ErrorEvent,
     Event,
+    HookNotice,
     MessageAdded,
     Result,
     ResultSubtype,
@@ -53,6 +56,7 @@ class Run:
     overflows: int = 0  # "context too long" answers met, each followed by a compaction
     call_again: bool = False
     auto_compact: bool = True  # off for the rest of the run once an automatic compaction failed
+    stop_continues: int = 0  # times an `on_stop` hook kept this run going
 
     def done(self) -> bool:
         """True once the run has an outcome: it stops at the next check. (A method, not a property, so that
@@ -72,15 +76,38 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     inbox.take_idle()
     if not inbox.queued:
         raise ValueError("nothing to run: pass a prompt to run() or send() input first")
+    if opening is not None and agent.settings.hooks:
+        source: SessionSource = "resume" if opening.resumed else "startup"
+        inbox.queued[:0] = await unless_interrupted(inbox, run, session_context(agent, source)) or []
     while not run.done():
         async for event in apply_controls(agent, inbox):
             yield event
         # The safe point: every message waiting now joins the history, including any that arrives
         # while these events are being handled, so the next request carries all of them.
+        joined, blocked = False, ""
         while not inbox.drain(run) and inbox.queued:
             message = inbox.queued.pop(0)
+            decision = await unless_interrupted(inbox, run, screen_prompt(agent, message))
+            if decision is None:  # interrupted while the hooks ran: the message is not taken
+                inbox.queued.insert(0, message)
+                break
+            if decision.block is not None:
+                blocked = decision.block
+                agent.notify(HookNotice("UserPromptSubmit", f"prompt blocked: {blocked}", "warning"))
+                continue
+            joined = True
             yield agent.emit(MessageAdded(message))
             agent.history.append(message)
+            if decision.context:
+                context = PeerMessage(PROMPT, decision.context)
+                yield agent.emit(MessageAdded(context))
+                agent.history.append(context)
+        if blocked and not joined and not run.done() and (run.last is None or not run.last.tool_calls):
+            # Every message was blocked: the model has nothing new to answer.
+            if run.last is None:
+                run.stop("error_during_execution", f"the prompt was blocked by a hook: {blocked}")
+            else:
+                run.stop("success", run.last.text)
         if run.done():
             break
         if agent.cost.over_budget():
@@ -102,7 +129,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
         if not calls:
             async for event in settle(agent, inbox, run):
                 yield event
-            if not run.done() and not inbox.queued:
+            if not run.done() and not inbox.queued and not await keep_going(agent, inbox, run):
                 run.stop("success", run.last.text)
             continue
         if agent.cost.over_budget():
@@ -133,6 +160,27 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
             agent.session.id,
         )
     )
+
+
+async def keep_going(agent: Agent, inbox: Inbox, run: Run) -> bool:
+    """The run would end with success: True when it does not, because an `on_stop` hook keeps it going
+    (its reason is queued as the model's next input; at most `MAX_STOP_CONTINUES` times a run) or an
+    interrupt came while the hooks ran."""
+    if not agent.settings.hooks or run.last is None:
+        return False
+    active = run.stop_continues > 0
+    reason = await unless_interrupted(inbox, run, stop_reason(agent, run.last, active))
+    if run.done():
+        return True
+    if reason is None:
+        return False
+    if run.stop_continues >= MAX_STOP_CONTINUES:
+        note = f"the run ends: a hook kept it going {MAX_STOP_CONTINUES} times already (it said: {reason})"
+        agent.notify(HookNotice("Stop", note, "warning"))
+        return False
+    run.stop_continues += 1
+    inbox.queued.append(PeerMessage(STOP, reason))
+    return True
 
 
 async def settle(agent: Agent, inbox: Inbox, run: Run) -> AsyncIterator[Event]:

@@ -130,5 +130,7 @@ async def _hooked_execute(agent: Agent, call: ToolCall) -> ToolResult:
     else:
         result = await execute(agent.tools, ran, agent.context)
     for hook in hooks:
-        await hook.after_tool(agent, ran, result)
+        changed = await hook.after_tool(agent, ran, result)
+        if changed is not None and changed.call_id == call.id:  # a hook's feedback on the call, for the model
+            result = changed
     return result

@@ -20,6 +20,7 @@ from sagent.events import (
     ContextPruned,
     ErrorEvent,
     Event,
+    HookNotice,
     Result,
     Retrying,
     ToolFinished,
@@ -73,6 +74,10 @@ class Output:
             return
         if isinstance(event, ErrorEvent) and event.kind == "authentication":
             self.refused_credentials = True
+        if isinstance(event, HookNotice):
+            # In every format, progress or not: a hook that failed is never passed over in silence.
+            self.stderr.write(f"sagent: hook {event.line()}\n")
+            self.stderr.flush()
         if self.fmt == "stream-json":
             record = event_record(event, agent.session_id, partial=self.partial)
             if record is not None:

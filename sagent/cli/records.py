@@ -19,6 +19,7 @@ from sagent.events import (
     ContextPruned,
     ErrorEvent,
     Event,
+    HookNotice,
     MessageAdded,
     ModelSwitched,
     Result,
@@ -166,6 +167,9 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
             }
         case ErrorEvent():
             return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
+        case HookNotice():
+            notice = {"hook": event.hook, "level": event.level, "message": event.message, "agent": event.agent}
+            return {"type": "system", "subtype": "hook_notice", **notice, **base}
         case Compacted():
             metadata = {
                 "trigger": event.trigger,

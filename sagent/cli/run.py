@@ -17,6 +17,7 @@ from typing import Any
 from sagent.agent.agent import Agent
 from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet, FleetError, ModelFactory
+from sagent.agent.hooks import Hook
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import (
@@ -153,6 +154,7 @@ def make_agent(
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
+        hooks=user_hooks(args, cwd),
     )
     fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
@@ -162,6 +164,17 @@ def make_agent(
     else:
         log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
     return Agent(model, settings, session=log, fleet=fleet)
+
+
+def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
+    """The command hooks of the settings files (checked when the files were read), run in the project."""
+    value = getattr(args, "hooks", None)
+    if not value:
+        return ()
+    from sagent.cli.settings_files import project_root
+    from sagent.userhooks.command_hooks import CommandHooks
+
+    return (CommandHooks.from_settings(value, project_dir=project_root(cwd)),)
 
 
 def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:

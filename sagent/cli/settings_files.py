@@ -4,7 +4,8 @@
     <project>/.sagent/settings.json           project, committed with the code
     <project>/.sagent/settings.local.json     local, this machine only (git-ignored)
 
-Later files win; objects (`env`, `permissions`, `hooks`, `mcpServers`) are merged key by key. A file's
+Later files win; objects (`env`, `permissions`, `hooks`, `mcpServers`) are merged key by key, except that
+the hooks of an event add up: every file's entries run. A file's
 values become the argument parser's defaults, so a flag on the command line wins over every file and the
 same checks run on a value whichever place it came from. Nothing here builds the agent: the result is the
 `argparse.Namespace` the CLI already understands, with `settings_files` (a `Sources`) saying where each
@@ -39,7 +40,8 @@ class Key(NamedTuple):
     `permissions`, is set on the arguments as it is)."""
 
     name: str
-    shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, object
+    shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, hooks,
+    # object
     dest: str
     help: str
 
@@ -68,7 +70,7 @@ KEYS: dict[str, Key] = {
         Key("noMemory", "boolean", "no_memory", "true: do not read AGENTS.md / CLAUDE.md (--no-memory)"),
         Key("env", "env", "env", "environment variables set for the run"),
         Key("permissions", "permissions", "permissions", "{allow, deny, ask, defaultMode} (not used yet)"),
-        Key("hooks", "object", "hooks", "user hooks (not used yet)"),
+        Key("hooks", "hooks", "hooks", "commands run at events: PreToolUse, PostToolUse, Stop, ..."),
         Key("mcpServers", "object", "mcp_servers", "MCP servers (not used yet)"),
     )
 }
@@ -160,7 +162,7 @@ def load(cwd: Path) -> Loaded:
             if name in MERGED:
                 merged = loaded.values.setdefault(name, {})
                 for member, inner in value.items():
-                    merged[member] = inner
+                    merged[member] = _merged_member(name, merged.get(member), inner)
                     loaded.origins[f"{name}.{member}"] = path
             else:
                 loaded.values[name] = value
@@ -168,6 +170,14 @@ def load(cwd: Path) -> Loaded:
         if scope == "local":
             _warn_unignored(path, loaded.warnings)
     return loaded
+
+
+def _merged_member(key: str, before: Any, value: Any) -> Any:
+    """A merged object's member as a later file gives it: it replaces the earlier one, except an event's
+    hooks, which add up (every file's entries run)."""
+    if key == "hooks" and isinstance(before, list) and isinstance(value, list):
+        return before + value
+    return value
 
 
 def read_file(path: Path) -> dict[str, Any] | None:
@@ -263,6 +273,13 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
                 raise SettingsError(f'{path}: key "env.{name}": must be a string, not {_kind(inner)}')
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
+    elif shape == "hooks":
+        from sagent.userhooks.config import HookConfigError, parse_hooks
+
+        try:
+            warnings += parse_hooks(value, where=f"{path}: ")[1]
+        except HookConfigError as error:
+            raise SettingsError(str(error)) from None
     elif not isinstance(value, dict):
         raise bad("an object")
     return value

@@ -191,6 +191,9 @@ class Repl:
             self.state.last_input_tokens = event.usage.total_input_tokens + event.usage.output_tokens
         elif isinstance(event, Compacted | ContextPruned):
             self.state.last_input_tokens = event.tokens_after
+        elif isinstance(event, Result) and not self.agent.has_pending_input:
+            # Sent input the run did not take was blocked by a hook (the notice said so): no longer queued.
+            self.state.queued = [q for q in self.state.queued if q.deferred]
         elif isinstance(event, ToolStarted | ToolFinished | Result):
             pass
         self.refresh()

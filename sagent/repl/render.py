@@ -20,6 +20,7 @@ from sagent.events import (
     ContextPruned,
     ErrorEvent,
     Event,
+    HookNotice,
     MessageAdded,
     ModelSwitched,
     Result,
@@ -128,6 +129,10 @@ class Renderer:
             case ErrorEvent():
                 out += self._flush_thinking() + self._flush_text()
                 out.append(self.c("red", f"error: {event.message}"))
+            case HookNotice():
+                out += self._flush_thinking() + self._flush_text()
+                color = {"error": "red", "warning": "yellow"}.get(event.level, "dim")
+                out.append(self.c(color, f"hook {event.line()}"))
             case Result():
                 out += self._flush_thinking() + self._flush_text()
                 self.running.clear()

@@ -262,7 +262,7 @@ def test_an_unknown_key_is_a_warning_naming_the_file_and_key(s: Setup) -> None:
 
 
 def test_the_keys_for_later_features_are_kept(s: Setup) -> None:
-    s.write(s.user_file, {"permissions": {"allow": ["Read"], "defaultMode": "default"}, "hooks": {"a": 1}})
+    s.write(s.user_file, {"permissions": {"allow": ["Read"], "defaultMode": "default"}})
     local = s.write(s.local_file, {"permissions": {"deny": ["Bash(rm:*)"]}, "mcpServers": {"x": {"command": "y"}}})
     report = s.config()
     value, origin = value_and_origin(report, "permissions")
@@ -313,12 +313,17 @@ def test_docs_settings_names_every_key_and_its_example_files_are_accepted(s: Set
 
     text = DOCS.read_text()
     assert [key for key in KEYS if f"| `{key}` |" not in text] == []
-    project, local = re.findall(r"```json\n(.*?)```", text, re.S)
+    project, local, *others = re.findall(r"```json\n(.*?)```", text, re.S)
     s.write(s.project_file, project)
     s.write(s.local_file, local)
     out = s.run("config", "--json")
     assert out.returncode == 0 and out.stderr == "", out.stderr
     assert value_and_origin(json.loads(out.stdout), "maxBudgetUsd") == (20, str(s.local_file))
+    s.local_file.unlink()
+    for example in others:  # the examples of single keys (hooks, ...) are accepted too
+        s.write(s.project_file, example)
+        out = s.run("config", "--json")
+        assert out.returncode == 0 and out.stderr == "", out.stderr
 
 
 def test_config_into_a_closed_pipe_is_quiet(s: Setup) -> None:
