@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.agent.calls import tool_specs
 from sagent.agent.hooks import Hook
-from sagent.events import Event
+from sagent.events import Event, MessageAdded, SessionStarted
 from sagent.mcp.client import McpServers
 from sagent.mcp.tools import McpTool, tool_name
 from sagent.tools.base import AnyOrder, ToolContext, ToolError, ToolOutput
@@ -144,18 +144,25 @@ def _arguments(tool: McpTool) -> str:
 
 
 class McpHook(Hook):
-    """Starts the servers when the agent first emits an event, and gives each request the MCP tools
+    """Starts the servers once the first request has gone out, and gives each request the MCP tools
     offered now (added at the end of the agent's tools; a tool a server dropped is removed)."""
 
     def __init__(self, catalog: McpCatalog) -> None:
         self.catalog = catalog
         self.servers = catalog.servers
+        self._requests = 0
 
     def on_event(self, agent: Agent, event: Event) -> None:
-        self.servers.start()
+        # Started once the first request is out (its answer is streaming, or it failed): the servers'
+        # subprocesses and the SDK's import then share the CPU with waiting for the model, never with
+        # sagent's own start-up.
+        if not isinstance(event, SessionStarted | MessageAdded):
+            self.servers.start()
 
     async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
-        self.servers.start()
+        if self._requests:
+            self.servers.start()
+        self._requests += 1
         wanted = {t.name: t for t in self.catalog.offered()}
         changed = False
         for name in [n for n, t in agent.tools.items() if isinstance(t, McpTool) and n not in wanted]:
