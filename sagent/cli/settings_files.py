@@ -69,7 +69,7 @@ KEYS: dict[str, Key] = {
         Key("env", "env", "env", "environment variables set for the run"),
         Key("permissions", "permissions", "permissions", "{allow, deny, ask, defaultMode} (not used yet)"),
         Key("hooks", "object", "hooks", "user hooks (not used yet)"),
-        Key("mcpServers", "object", "mcp_servers", "MCP servers (not used yet)"),
+        Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
