@@ -275,6 +275,8 @@ class McpConnection:
         self._stop.set()
         task = self._task
         if task is not None and not task.done():
+            if self.state == "connecting":  # a handshake under way (or hung) is not waited for
+                task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(task), 5)
             except (TimeoutError, Exception):

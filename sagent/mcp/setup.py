@@ -94,15 +94,23 @@ def _getter(name: str, arguments: dict[str, str]) -> Callable[[Any], Any]:
 
 
 def _prompt_arguments(names: list[str], arg: str) -> dict[str, str]:
+    """`name=value` words by name; the other words fill the remaining arguments in order, the last one
+    taking the rest of the line."""
     try:
         words = shlex.split(arg)
     except ValueError:
         words = arg.split()
-    if words and all("=" in w and w.split("=", 1)[0] in names for w in words):
-        return dict(w.split("=", 1) for w in words)
     given: dict[str, str] = {}
-    for i, name in enumerate(names):
-        if i >= len(words):
+    loose: list[str] = []
+    for word in words:
+        name, found, value = word.partition("=")
+        if found and name in names and name not in given:
+            given[name] = value
+        else:
+            loose.append(word)
+    open_names = [n for n in names if n not in given]
+    for i, name in enumerate(open_names):
+        if i >= len(loose):
             break
-        given[name] = " ".join(words[i:]) if i == len(names) - 1 else words[i]
+        given[name] = " ".join(loose[i:]) if i == len(open_names) - 1 else loose[i]
     return given

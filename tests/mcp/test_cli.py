@@ -171,3 +171,12 @@ def test_variables_are_expanded_and_a_missing_one_is_an_error() -> None:
     assert server.transport == "sse" and warnings == ['.mcp.json: unknown key "mcpServers.s.oauth" is ignored']
     with pytest.raises(McpConfigError, match=r'key "mcpServers\.s": needs a "command"'):
         parse_servers({"s": {"url": "http://h"}}, ".mcp.json")
+
+
+def test_a_bad_server_in_a_settings_file_names_that_file(project: Path, env: dict[str, str]) -> None:
+    settings = project / ".sagent" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"mcpServers": {"web": {"type": "http", "headers": {"X": 1}}}}))
+    out = sagent(["-p", "hi"], env, project)
+    assert out.returncode == 2
+    assert out.stderr.strip() == f'sagent: error: {settings}: key "mcpServers.web.url": must be a string, not null'
