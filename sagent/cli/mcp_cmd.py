@@ -215,11 +215,19 @@ def _serve(argv: list[str]) -> int:
     from sagent.tools.net import Fetcher
 
     budget = args.max_budget_usd if args.max_budget_usd is not None else DEFAULT_BUDGET_USD
-    if budget <= 0:
-        parser.error("--max-budget-usd must be positive")
-    server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), Path(args.cwd).resolve(), budget)
+    if not 0 < budget < float("inf"):
+        parser.error("--max-budget-usd must be a positive number")
+    if args.http is not None and not 1 <= args.http <= 65535:
+        parser.error(f"--http takes a port from 1 to 65535, not {args.http}")
+    cwd = Path(args.cwd).resolve()
+    if not cwd.is_dir():
+        parser.error(f"--cwd {args.cwd}: not a directory")
+    server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), cwd, budget)
     try:
         asyncio.run(serve_http(server, args.http) if args.http is not None else serve_stdio(server))
     except KeyboardInterrupt:
         return 0
+    except OSError as error:  # the port is taken, or not ours to bind
+        sys.stderr.write(f"sagent: error: cannot serve on 127.0.0.1:{args.http}: {error.strerror or error}\n")
+        return 1
     return 0

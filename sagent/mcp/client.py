@@ -50,6 +50,14 @@ async def _load_sdk() -> None:
     """Import the SDK's client off the event loop: it takes a few hundred ms, which must not delay the
     first model request of a run that configured MCP servers."""
     import importlib
+    import logging
+
+    # The SDK logs what it skips (a stray line on a server's stdout, a failed session close) through
+    # `logging`, whose fallback writes to stderr: over the REPL's screen. The failures that matter reach
+    # the server's state and /mcp instead.
+    sdk_log = logging.getLogger("mcp")
+    sdk_log.addHandler(logging.NullHandler())
+    sdk_log.propagate = False
 
     def load() -> None:
         for name in ("mcp.client.session", "mcp.client.stdio", "mcp.client.streamable_http", "mcp.client.sse"):

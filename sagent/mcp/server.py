@@ -54,7 +54,7 @@ class SagentServer:
         task = (
             TASK_TOOL,
             "Run a task with sagent, a coding agent with its own tools, on any provider and model, within a "
-            f"budget (default ${self.budget_usd:g}); answers with its final text and what it cost.",
+            f"budget (at most ${self.budget_usd:g}); answers with its final text and what it cost.",
             TASK_SCHEMA,
         )
         return [*((s.name, s.description, s.input_schema) for s in specs), task]
@@ -81,8 +81,9 @@ class SagentServer:
         if not isinstance(prompt, str) or not prompt.strip():
             return ToolResult.of(call, "give the task as `prompt`", is_error=True), None
         budget = args.get("max_budget_usd", self.budget_usd)
-        if not isinstance(budget, int | float) or isinstance(budget, bool) or budget <= 0:
+        if not isinstance(budget, int | float) or isinstance(budget, bool) or not 0 < budget < float("inf"):
             return ToolResult.of(call, "max_budget_usd must be a positive number", is_error=True), None
+        budget = min(budget, self.budget_usd)  # the server's budget is a ceiling: a host may ask for less
         try:
             model = build_model(choose(args.get("provider"), args.get("model")))
         except ProviderError as error:
@@ -154,8 +155,19 @@ async def serve_stdio(server: SagentServer) -> None:
 
 
 async def serve_http(server: SagentServer, port: int, host: str = "127.0.0.1") -> None:
-    """Serve streamable HTTP on `host:port` at `/mcp` until interrupted."""
+    """Serve streamable HTTP on `host:port` at `/mcp` until interrupted; OSError when the port cannot be
+    bound (taken, or privileged), before anything is served."""
+    import socket
+
     import uvicorn
 
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+    except OSError:
+        listening.close()
+        raise
     app = build(server).streamable_http_app(host=host)
-    await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    await uvicorn.Server(config).serve(sockets=[listening])

@@ -155,6 +155,9 @@ def test_add_list_get_remove(project: Path, env: dict[str, str]) -> None:
         (["mcp", "add", "bad name", "srv"], "a server name is 1 to 48 letters"),
         (["mcp", "add", "-e", "NOEQUALS", "x", "srv"], "--env takes KEY=VALUE"),
         (["mcp", "frobnicate"], "unknown command 'frobnicate'"),
+        (["mcp", "serve", "--http", "99999"], "--http takes a port from 1 to 65535"),
+        (["mcp", "serve", "--max-budget-usd", "nan"], "--max-budget-usd must be a positive number"),
+        (["mcp", "get"], "the following arguments are required: name"),
     ],
 )
 def test_bad_mcp_commands_are_one_line(project: Path, env: dict[str, str], argv: list[str], message: str) -> None:
@@ -180,3 +183,15 @@ def test_a_bad_server_in_a_settings_file_names_that_file(project: Path, env: dic
     out = sagent(["-p", "hi"], env, project)
     assert out.returncode == 2
     assert out.stderr.strip() == f'sagent: error: {settings}: key "mcpServers.web.url": must be a string, not null'
+
+
+def test_serve_on_a_port_already_taken_is_one_line(project: Path, env: dict[str, str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = sagent(["mcp", "serve", "--http", str(port)], env, project)
+    assert out.returncode == 1
+    assert out.stderr == f"sagent: error: cannot serve on 127.0.0.1:{port}: Address already in use\n"
