@@ -143,8 +143,11 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            reason = _reason(error)
+            if reason == "timed out":
+                reason = f"no answer within {self.connect_timeout:g} s of starting (MCP_TIMEOUT)"
             self.state = "failed"
-            self.error = self._with_stderr(_reason(error))
+            self.error = self._with_stderr(reason)
             self._changed()
         finally:
             self._session = None
@@ -164,7 +167,7 @@ class McpConnection:
         if self.config.transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(self.config.url, headers=dict(self.config.headers))
+            return sse_client(self.config.url, headers=dict(self.config.headers), timeout=self.connect_timeout)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 

@@ -122,7 +122,7 @@ async def test_a_server_that_does_not_answer_in_time_is_reported_as_failed(tmp_p
     finally:
         await run.servers.aclose()
     assert run.servers.connections["hang"].state == "failed"
-    assert report == ["MCP server hang failed: timed out"]
+    assert report == ["MCP server hang failed: no answer within 0.5 s of starting (MCP_TIMEOUT)"]
     assert "failed" in "\n".join(status_lines(run.servers))
 
 
