@@ -136,6 +136,9 @@ def main() -> int:
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round
+        from benchmarks.mcp import mcp_figures
+
+        results += mcp_figures()  # first request with three MCP servers, request bytes with 60 MCP tools
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

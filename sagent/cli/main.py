@@ -31,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return list_session_files(argv[1:])
     _safe_streams()
+    if argv[:1] == ["mcp"]:
+        from sagent.cli.mcp_cmd import mcp_command
+
+        return mcp_command(argv[1:])
     if argv[:1] == ["config"]:
         from sagent.cli.config_cmd import config_command
 

@@ -10,7 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         if prompt is None and args.input_format == "text":
             raise UsageError("the task is empty")
         tools = _tools(args)
+        _attach_mcp(args, cwd, headless=True)
         session_path = _session_to_continue(args, cwd)
         choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
@@ -70,7 +71,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
     output.key_hint = _key_hint(model.provider, args.api_key_env)
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
     try:
-        return asyncio.run(_run(agent, prompt, incoming, output))
+        return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output)))
     except OSError as error:
         if _in_data_dir(error):
             sys.stderr.write(f"sagent: error: {data_dir_problem(error)}\n")
@@ -84,6 +85,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     cwd = Path(args.cwd or ".").resolve()
     try:
         tools = _tools(args)
+        _attach_mcp(args, cwd, headless=False)
         session_path = _session_to_continue(args, cwd)
         if session_path is None and args.resume is not None:
             session_path = _before_compaction(args, _fork_damaged(args, _pick_session(args.resume, cwd)))
@@ -118,7 +120,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         agent, new_agent=new_agent, settings=terminal_settings(width), history_file=_input_history(), switch=switch
     )
     try:
-        return asyncio.run(repl.run())
+        return asyncio.run(_closing_mcp(args, repl.run()))
     except (EOFError, KeyboardInterrupt):
         return 0
 
@@ -140,9 +142,10 @@ def make_agent(
     if memory:
         system = f"{system}\n\n{memory}"
     system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
+    mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
     settings = AgentSettings(
         system=system,
-        tools=tuple(tools),
+        tools=(*tools, *(t for t in mcp.tools if t not in tools)) if mcp else tuple(tools),
         max_tool_rounds=args.max_tool_rounds,
         max_budget_usd=args.max_budget_usd,
         max_tokens=args.max_tokens,
@@ -154,7 +157,7 @@ def make_agent(
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
-        hooks=user_hooks(args, cwd),
+        hooks=(*user_hooks(args, cwd), *((mcp.hook,) if mcp else ())),
     )
     fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
@@ -175,6 +178,34 @@ def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
     from sagent.userhooks.command_hooks import CommandHooks
 
     return (CommandHooks.from_settings(value, project_dir=project_root(cwd)),)
+
+
+def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
+    """Set `args.mcp` to the configured MCP servers' part of the run (see sagent.mcp.setup), or None. They
+    connect in the background once the agent starts; a headless run reports one that fails on stderr."""
+    args.mcp = None
+    if args.tools is not None and args.tools.strip().lower() == "none":
+        return
+    from sagent.cli.mcp_cmd import run_servers
+    from sagent.mcp.config import McpConfigError
+    from sagent.mcp.setup import mcp_run
+
+    def report(line: str) -> None:
+        sys.stderr.write(f"sagent: warning: {line}\n")
+
+    try:
+        args.mcp = mcp_run(run_servers(args, cwd), cwd, report if headless else None)
+    except McpConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int]) -> int:
+    """`work`, then the MCP servers stopped (their subprocesses ended) in the same event loop."""
+    try:
+        return await work
+    finally:
+        if getattr(args, "mcp", None) is not None:
+            await args.mcp.servers.aclose()
 
 
 def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:

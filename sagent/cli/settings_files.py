@@ -71,7 +71,7 @@ KEYS: dict[str, Key] = {
         Key("env", "env", "env", "environment variables set for the run"),
         Key("permissions", "permissions", "permissions", "{allow, deny, ask, defaultMode} (not used yet)"),
         Key("hooks", "hooks", "hooks", "commands run at events: PreToolUse, PostToolUse, Stop, ..."),
-        Key("mcpServers", "object", "mcp_servers", "MCP servers (not used yet)"),
+        Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting

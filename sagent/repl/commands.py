@@ -68,6 +68,9 @@ def expand_custom(repl: ReplHost, text: str) -> Expansion | None:
 async def run_command(repl: ReplHost, text: str) -> None:
     name, _, arg = text.strip()[1:].partition(" ")
     found = COMMANDS.get(name)
+    if found is None and name.startswith("mcp__"):  # an MCP server's prompt
+        repl.background(mcp_prompt(repl, name, arg.strip()))
+        return
     if found is None:
         custom, broken = custom_commands(repl)
         if name in broken:
@@ -287,6 +290,35 @@ async def compact(repl: ReplHost, focus: str | None) -> None:
     lines = [repl.renderer.c("dim", head)]
     repl.commit([*lines, repl.renderer.markdown(done.summary.text)])
     repl.refresh()
+
+
+@command("mcp", "MCP servers: status, tools, prompts, errors")
+def _mcp(repl: ReplHost, arg: str) -> list[str]:
+    from sagent.mcp.setup import servers_of, status_lines
+
+    servers = servers_of(repl.agent)
+    if servers is not None:
+        servers.start()
+    return status_lines(servers, repl.agent)
+
+
+async def mcp_prompt(repl: ReplHost, name: str, arg: str) -> None:
+    """`/mcp__server__prompt ARGS`: the server's prompt, filled in, sent as the user's message."""
+    from sagent.mcp.setup import prompt_text, servers_of
+    from sagent.tools.base import ToolError
+
+    servers = servers_of(repl.agent)
+    if servers is None:
+        repl.commit([repl.renderer.c("yellow", f"unknown command /{name}: no MCP servers are configured")])
+        return
+    servers.start()
+    await servers.settle(10)
+    try:
+        text = await prompt_text(servers, name, arg)
+    except ToolError as error:
+        repl.commit([repl.renderer.c("yellow", str(error))])
+        return
+    repl.submit(text)
 
 
 @command("tools", "the tools the agent can use")

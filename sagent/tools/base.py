@@ -373,13 +373,15 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
     missing = [k for k in schema.get("required", []) if k not in arguments]
     if missing:
         raise ToolError(f"missing required argument(s): {', '.join(missing)}")
-    unknown = [k for k in arguments if k not in properties]
+    # A schema without `properties` (an MCP server's open object) leaves the arguments to its tool.
+    open_object = "properties" not in schema and schema.get("additionalProperties") is not False
+    unknown = [] if open_object else [k for k in arguments if k not in properties]
     if unknown:
         raise ToolError(
             f"unknown argument(s): {', '.join(unknown)}; this tool takes: {', '.join(properties) or 'none'}"
         )
     for key, value in arguments.items():
-        prop = properties[key]
+        prop = properties.get(key, {})
         expected = prop.get("type")
         if value is None and key not in schema.get("required", []):
             continue

@@ -1,0 +1,233 @@
+"""`sagent mcp list|get|add|remove|serve`: the MCP servers a run connects to, and sagent as an MCP server.
+
+Also `configured_servers`, the servers of a run (the project's `.mcp.json`, then the settings files'),
+which the headless run and the REPL use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from sagent.cli.settings_files import SettingsError, load, project_root, user_settings_file
+from sagent.mcp.config import PROJECT_FILE, TRANSPORTS, McpConfigError, ServerConfig, all_servers, write_entry
+
+USAGE = """\
+usage: sagent mcp list                     the configured servers, each connected to and checked
+       sagent mcp get NAME                 one server: where it is configured, its tools and prompts
+       sagent mcp add [OPTIONS] NAME COMMAND [ARGS...]      a stdio server (put -- before ARGS with dashes)
+       sagent mcp add --transport http|sse [OPTIONS] NAME URL
+       sagent mcp remove [--scope SCOPE] NAME
+       sagent mcp serve [--http PORT] [--max-budget-usd USD] [--cwd DIR]
+
+add options:
+  --scope local|project|user  where it is written: .sagent/settings.local.json (local, the default),
+                              .mcp.json at the project root (project, shared with Claude Code), or the
+                              user's settings file (user)
+  --transport stdio|http|sse  how sagent reaches it (default stdio)
+  -e, --env KEY=VALUE         a variable for a stdio server (repeatable)
+  -H, --header "Name: value"  an HTTP header for an http or sse server (repeatable)
+Values may use ${VAR} and ${VAR:-default}, expanded when a run starts. See docs/mcp.md.
+"""
+SCOPES = ("local", "project", "user")
+
+
+def configured_servers(cwd: Path, settings_servers: dict[str, Any], origins: dict[str, Any]) -> list[ServerConfig]:
+    """The servers a run in `cwd` connects to; McpConfigError naming the file and key of a bad entry."""
+    files = {k.removeprefix("mcpServers."): str(v) for k, v in origins.items() if k.startswith("mcpServers.")}
+    return all_servers(project_root(cwd), settings_servers, files)
+
+
+def run_servers(args: argparse.Namespace, cwd: Path) -> list[ServerConfig]:
+    """The servers of a run with these parsed arguments."""
+    origins = dict(args.settings_files.loaded.origins) if hasattr(args, "settings_files") else {}
+    return configured_servers(cwd, dict(args.mcp_servers or {}), origins)
+
+
+def scope_file(scope: str, cwd: Path) -> Path:
+    """The file `sagent mcp add --scope SCOPE` writes."""
+    root = project_root(cwd)
+    return {
+        "project": root / PROJECT_FILE,
+        "local": root / ".sagent" / "settings.local.json",
+        "user": user_settings_file(),
+    }[scope]
+
+
+def mcp_command(argv: list[str]) -> int:
+    """`sagent mcp ...`: 0 on success, 1 when a named server is not found, 2 for bad usage or files."""
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0 if argv else 2
+    verb, rest = argv[0], argv[1:]
+    handlers = {"list": _list, "get": _get, "add": _add, "remove": _remove, "serve": _serve}
+    if verb not in handlers:
+        sys.stderr.write(f"sagent mcp: unknown command {verb!r}; one of: {', '.join(handlers)}\n")
+        return 2
+    try:
+        return handlers[verb](rest)
+    except (McpConfigError, SettingsError) as error:
+        sys.stderr.write(f"sagent: error: {error}\n")
+        return 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        sys.stderr.write(f"sagent mcp: {message}\n")
+        raise SystemExit(2)
+
+
+def _servers(cwd: Path) -> list[ServerConfig]:
+    loaded = load(cwd)
+    for warning in loaded.warnings:
+        sys.stderr.write(f"sagent: warning: {warning}\n")
+    return configured_servers(cwd, dict(loaded.values.get("mcpServers", {})), dict(loaded.origins))
+
+
+def _list(argv: list[str]) -> int:
+    parser = _Parser(prog="sagent mcp list")
+    parser.add_argument("--cwd", default=".")
+    args = parser.parse_args(argv)
+    servers = _servers(Path(args.cwd))
+    if not servers:
+        print(f"no MCP servers configured (add one with `sagent mcp add`, or write {PROJECT_FILE})")
+        return 0
+    checked = asyncio.run(_check(servers, Path(args.cwd).resolve()))
+    for server in servers:
+        state, tools, _ = checked[server.name]
+        mark = f"connected, {len(tools)} tools" if state == "connected" else state
+        print(f"{server.name}: {server.describe()} - {mark}")
+    return 0
+
+
+def _get(argv: list[str]) -> int:
+    parser = _Parser(prog="sagent mcp get")
+    parser.add_argument("name")
+    parser.add_argument("--cwd", default=".")
+    args = parser.parse_args(argv)
+    found = [s for s in _servers(Path(args.cwd)) if s.name == args.name]
+    if not found:
+        sys.stderr.write(f"sagent: no MCP server named {args.name!r}\n")
+        return 1
+    server = found[0]
+    state, tools, prompts = asyncio.run(_check([server], Path(args.cwd).resolve()))[server.name]
+    print(f"{server.name}\n  from:      {server.source}\n  transport: {server.transport}")
+    print(f"  reached:   {server.describe()}")
+    if server.env:
+        print(f"  env:       {', '.join(server.env)}")
+    if server.headers:
+        print(f"  headers:   {', '.join(server.headers)}")
+    print(f"  status:    {state}")
+    for name in tools:
+        print(f"  tool       {name}")
+    for name in prompts:
+        print(f"  prompt     /{name}")
+    return 0
+
+
+async def _check(servers: list[ServerConfig], cwd: Path) -> dict[str, tuple[str, list[str], list[str]]]:
+    from sagent.mcp.client import McpServers
+    from sagent.mcp.setup import prompt_names
+    from sagent.mcp.tools import tool_name
+
+    group = McpServers(servers, cwd)
+    group.start()
+    try:
+        await group.settle(max(c.connect_timeout for c in group.connections.values()) + 1)
+        found = {}
+        for c in group.connections.values():
+            state = c.state if c.state != "failed" else f"failed: {c.error}"
+            tools = [tool_name(c.name, t.name) for t in c.tools]
+            prompts = [p for p in prompt_names(group) if p.startswith(f"mcp__{c.name}__")]
+            found[c.name] = (state, tools, prompts)
+        return found
+    finally:
+        await group.aclose()
+
+
+def _add(argv: list[str]) -> int:
+    parser = _Parser(prog="sagent mcp add")
+    parser.add_argument("--scope", choices=SCOPES, default="local")
+    parser.add_argument("--transport", "-t", choices=TRANSPORTS, default="stdio")
+    parser.add_argument("--env", "-e", action="append", default=[])
+    parser.add_argument("--header", "-H", action="append", default=[])
+    parser.add_argument("--cwd", default=".")
+    parser.add_argument("name")
+    parser.add_argument("target")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    entry: dict[str, Any]
+    if args.transport == "stdio":
+        if args.header:
+            parser.error("--header is for http and sse servers")
+        entry = {"command": args.target, "args": [a for a in args.args if a != "--"]}
+        if args.env:
+            entry["env"] = dict(_pair(v, "=", "--env", parser) for v in args.env)
+    else:
+        if args.env or args.args:
+            parser.error("an http or sse server takes a URL and --header, not a command, arguments or --env")
+        entry = {"type": args.transport, "url": args.target}
+        if args.header:
+            entry["headers"] = dict(_pair(v, ":", "--header", parser) for v in args.header)
+    from sagent.mcp.config import parse_server
+
+    parse_server(args.name, entry, "the command line", [])  # checked as a run would read it
+    path = scope_file(args.scope, Path(args.cwd))
+    write_entry(path, args.name, entry)
+    print(f"added MCP server {args.name} ({args.scope}) to {path}")
+    return 0
+
+
+def _pair(value: str, sep: str, flag: str, parser: _Parser) -> tuple[str, str]:
+    key, found, rest = value.partition(sep)
+    if not found or not key.strip():
+        parser.error(f"{flag} takes KEY{sep}VALUE, not {value!r}")
+    return key.strip(), rest.strip() if sep == ":" else rest
+
+
+def _remove(argv: list[str]) -> int:
+    parser = _Parser(prog="sagent mcp remove")
+    parser.add_argument("--scope", choices=SCOPES)
+    parser.add_argument("--cwd", default=".")
+    parser.add_argument("name")
+    args = parser.parse_args(argv)
+    for scope in [args.scope] if args.scope else list(SCOPES):
+        path = scope_file(scope, Path(args.cwd))
+        if write_entry(path, args.name, None):
+            print(f"removed MCP server {args.name} ({scope}) from {path}")
+            return 0
+    where = args.scope or "local, project or user"
+    sys.stderr.write(f"sagent: no MCP server named {args.name!r} in the {where} scope\n")
+    return 1
+
+
+def _serve(argv: list[str]) -> int:
+    parser = _Parser(prog="sagent mcp serve")
+    parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--max-budget-usd", type=float, default=None)
+    parser.add_argument("--cwd", default=".")
+    args = parser.parse_args(argv)
+    from sagent.mcp.server import DEFAULT_BUDGET_USD, SagentServer, serve_http, serve_stdio
+    from sagent.tools import builtin_tools
+    from sagent.tools.net import Fetcher
+
+    budget = args.max_budget_usd if args.max_budget_usd is not None else DEFAULT_BUDGET_USD
+    if not 0 < budget < float("inf"):
+        parser.error("--max-budget-usd must be a positive number")
+    if args.http is not None and not 1 <= args.http <= 65535:
+        parser.error(f"--http takes a port from 1 to 65535, not {args.http}")
+    cwd = Path(args.cwd).resolve()
+    if not cwd.is_dir():
+        parser.error(f"--cwd {args.cwd}: not a directory")
+    server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), cwd, budget)
+    try:
+        asyncio.run(serve_http(server, args.http) if args.http is not None else serve_stdio(server))
+    except KeyboardInterrupt:
+        return 0
+    except OSError as error:  # the port is taken, or not ours to bind
+        sys.stderr.write(f"sagent: error: cannot serve on 127.0.0.1:{args.http}: {error.strerror or error}\n")
+        return 1
+    return 0

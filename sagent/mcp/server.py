@@ -1,0 +1,173 @@
+"""`sagent mcp serve`: sagent as an MCP server, for Claude Code, Codex, Gemini CLI or any MCP host.
+
+It offers sagent's own tools (files, search, the web tools with the fetch guard, the paper tools; not the
+tools that need a running sagent agent) and `sagent_task`, which runs a whole sagent task on any provider
+within a budget and answers with the result and its cost. Over stdio by default, or streamable HTTP on
+127.0.0.1 (`--http PORT`, endpoint `/mcp`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sagent.agent.calls import execute
+from sagent.tools.base import Tool, ToolContext, manages_jobs, spawns_agents
+from sagent.types import ImagePart, TextPart, ToolCall, ToolResult
+
+TASK_TOOL = "sagent_task"
+DEFAULT_BUDGET_USD = 1.0
+TASK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "prompt": {"type": "string", "description": "the task, as you would give it to a coding agent"},
+        "provider": {"type": "string", "description": "anthropic, openai, google, local, ... (default: sagent's)"},
+        "model": {"type": "string", "description": "a model id of that provider (default: its default model)"},
+        "max_budget_usd": {"type": "number", "description": "stop once the task has cost this much"},
+    },
+    "required": ["prompt"],
+}
+NEEDS_AN_AGENT = frozenset({"Jobs", "AgentSpawn", "AgentSend", "AgentSelf"})
+
+
+def served_tools(tools: Sequence[Tool]) -> list[Tool]:
+    """The tools an MCP host may call directly: those that need no running sagent agent."""
+    return [t for t in tools if not spawns_agents(t) and not manages_jobs(t) and t.name not in NEEDS_AN_AGENT]
+
+
+class SagentServer:
+    """The MCP server's behaviour, apart from the SDK's plumbing: which tools there are and what a call does."""
+
+    def __init__(self, tools: Sequence[Tool], cwd: Path, budget_usd: float = DEFAULT_BUDGET_USD) -> None:
+        self.tools = {t.name: t for t in served_tools(tools)}
+        self.cwd = cwd
+        self.budget_usd = budget_usd
+        self.context = ToolContext(cwd=cwd)
+
+    def listing(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(name, description, input schema) of every tool offered, `sagent_task` last."""
+        from sagent.tools.base import tool_spec
+
+        specs = [tool_spec(t, self.context) for t in self.tools.values()]
+        task = (
+            TASK_TOOL,
+            "Run a task with sagent, a coding agent with its own tools, on any provider and model, within a "
+            f"budget (at most ${self.budget_usd:g}); answers with its final text and what it cost.",
+            TASK_SCHEMA,
+        )
+        return [*((s.name, s.description, s.input_schema) for s in specs), task]
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> tuple[ToolResult, dict[str, Any] | None]:
+        """One call: the result (an error result for an unknown tool or bad arguments) and, for
+        `sagent_task`, its structured summary."""
+        call = ToolCall(f"mcp-{uuid.uuid4().hex[:12]}", name, arguments)
+        if name == TASK_TOOL:
+            return await self.task(call)
+        return await execute(self.tools, call, self.context), None
+
+    async def task(self, call: ToolCall) -> tuple[ToolResult, dict[str, Any] | None]:
+        """Run `sagent_task`: a new agent with sagent's tools, an in-memory session, the budget given."""
+        from sagent.agent.agent import Agent
+        from sagent.agent.prompt import coding_system_prompt
+        from sagent.events import Result
+        from sagent.providers.base import ProviderError
+        from sagent.providers.registry import build_model, choose
+        from sagent.tools import builtin_tools
+
+        args = call.arguments
+        prompt = args.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return ToolResult.of(call, "give the task as `prompt`", is_error=True), None
+        budget = args.get("max_budget_usd", self.budget_usd)
+        if not isinstance(budget, int | float) or isinstance(budget, bool) or not 0 < budget < float("inf"):
+            return ToolResult.of(call, "max_budget_usd must be a positive number", is_error=True), None
+        budget = min(budget, self.budget_usd)  # the server's budget is a ceiling: a host may ask for less
+        try:
+            model = build_model(choose(args.get("provider"), args.get("model")))
+        except ProviderError as error:
+            return ToolResult.of(call, f"cannot use that model: {error}", is_error=True), None
+        tools = builtin_tools(fleet=False)
+        agent = Agent(
+            model, system=coding_system_prompt(self.cwd), tools=tools, max_budget_usd=float(budget), cwd=self.cwd
+        )
+        result: Result | None = None
+        try:
+            async for event in agent.run(prompt):
+                if isinstance(event, Result):
+                    result = event
+        finally:
+            await agent.aclose()
+        if result is None:
+            return ToolResult.of(call, "the task ended without a result", is_error=True), None
+        summary = {
+            "answer": result.text,
+            "status": result.subtype,
+            "cost_usd": round(result.total_cost_usd, 6),
+            "provider": model.provider,
+            "model": model.name,
+            "turns": result.num_turns,
+        }
+        where = f"{model.provider}/{model.name}"
+        text = f"{result.text}\n\n[sagent: {result.subtype}, {where}, ${result.total_cost_usd:.4f}]"
+        return ToolResult.of(call, text, is_error=result.is_error), summary
+
+
+def _content(result: ToolResult) -> list[Any]:
+    from mcp.types import ImageContent, TextContent
+
+    blocks: list[Any] = []
+    for part in result.content:
+        if isinstance(part, TextPart):
+            blocks.append(TextContent(text=part.text))
+        elif isinstance(part, ImagePart):
+            blocks.append(ImageContent(data=part.data, mime_type=part.media_type))
+    return blocks
+
+
+def build(server: SagentServer) -> Any:
+    """The SDK's low-level `Server` answering tools/list and tools/call with `server`."""
+    from importlib.metadata import version
+
+    from mcp.server.lowlevel import Server
+    from mcp.types import CallToolResult, ListToolsResult
+    from mcp.types import Tool as McpTool
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        listing = server.listing()
+        return ListToolsResult(tools=[McpTool(name=n, description=d, input_schema=s) for n, d, s in listing])
+
+    async def call_tool(ctx: Any, params: Any) -> CallToolResult:
+        result, structured = await server.call(params.name, dict(params.arguments or {}))
+        return CallToolResult(content=_content(result), structured_content=structured, is_error=result.is_error)
+
+    return Server("sagent", version=version("sagent"), on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(server: SagentServer) -> None:
+    """Serve over standard input and output until the host closes them."""
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = build(server)
+    async with stdio_server() as (read, write):
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+
+async def serve_http(server: SagentServer, port: int, host: str = "127.0.0.1") -> None:
+    """Serve streamable HTTP on `host:port` at `/mcp` until interrupted; OSError when the port cannot be
+    bound (taken, or privileged), before anything is served."""
+    import socket
+
+    import uvicorn
+
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+    except OSError:
+        listening.close()
+        raise
+    app = build(server).streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    await uvicorn.Server(config).serve(sockets=[listening])
