@@ -24,6 +24,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -80,7 +81,7 @@ class AnthropicModel(Model):
         self._max_tokens = max_tokens
         self._timeout = timeout
         self._idle_timeout = idle_timeout
-        self._client: Any = None
+        self._client: SdkClient[Any] = SdkClient(self._build_client)
 
     @property
     def provider(self) -> str:
@@ -91,26 +92,28 @@ class AnthropicModel(Model):
         return self._name
 
     def _sdk(self) -> Any:
-        if self._client is None:
-            if not self._api_key:
-                raise AuthenticationError(
-                    "ANTHROPIC_API_KEY is not set: export it, or pick another provider with --provider",
-                    provider=PROVIDER,
-                )
-            import anthropic
+        return self._client.get()
 
-            # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
-            timeout = anthropic.Timeout(
-                self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout
+    def _build_client(self) -> Any:
+        if not self._api_key:
+            raise AuthenticationError(
+                "ANTHROPIC_API_KEY is not set: export it, or pick another provider with --provider",
+                provider=PROVIDER,
             )
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout
-            )
-        return self._client
+        import anthropic
+
+        # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
+        timeout = anthropic.Timeout(self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout)
+        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout)
+
+    def warm(self) -> None:
+        # The first request also imports the SDK's trace-context propagation.
+        self._client.warm(lambda client: client.messages, modules=("opentelemetry.propagate",))
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
+        client = self._client.take()
+        if client is not None:
+            await client.close()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API request body for a provider-neutral request."""

@@ -30,6 +30,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     idle_limited,
 )
+from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -86,7 +87,7 @@ class GoogleModel(Model):
         self._idle_timeout = idle_timeout
         info = lookup(model)
         self._thinks = bool(info and info.thinking)
-        self._client: Any = None
+        self._client: SdkClient[Any] = SdkClient(self._build_client)
 
     @property
     def provider(self) -> str:
@@ -97,28 +98,32 @@ class GoogleModel(Model):
         return self._name
 
     def _sdk(self) -> Any:
-        if self._client is None:
-            from google import genai
-            from google.genai import types
+        return self._client.get()
 
-            key = self._api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
-            if not key:
-                raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
-            options = types.HttpOptions(
-                base_url=self._base_url,
-                api_version="v1beta",
-                timeout=int(self._timeout * 1000),
-                # One attempt: sagent's own retry policy decides, the same for every provider.
-                retry_options=types.HttpRetryOptions(attempts=1),
-            )
-            remember_secret(key)
-            self._client = genai.Client(api_key=key, http_options=options)
-        return self._client
+    def _build_client(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        key = self._api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
+        if not key:
+            raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
+        options = types.HttpOptions(
+            base_url=self._base_url,
+            api_version="v1beta",
+            timeout=int(self._timeout * 1000),
+            # One attempt: sagent's own retry policy decides, the same for every provider.
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        remember_secret(key)
+        return genai.Client(api_key=key, http_options=options)
+
+    def warm(self) -> None:
+        self._client.warm(lambda client: client.aio.models)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aio.aclose()
-            self._client = None
+        client = self._client.take()
+        if client is not None:
+            await client.aio.aclose()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `generate_content_stream` arguments for a provider-neutral request."""

@@ -15,8 +15,11 @@ import contextlib
 import importlib
 import threading
 
-# What a first request imports after the SDK: the async backend of the HTTP stack the SDKs share.
-_TRANSPORT = ("anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
+# What a first request imports after the SDK: the HTTP stack's transport (loaded when a client is built)
+# and its async backend, which the SDKs share.
+_TRANSPORT = ("httpcore2", "anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
+
+_started: dict[str, threading.Thread] = {}
 
 
 def sdk_of(provider: str) -> str | None:
@@ -33,9 +36,26 @@ def start(provider: str) -> threading.Thread | None:
     sdk = sdk_of(provider)
     if sdk is None:
         return None
+    if sdk in _started:  # started already (from the command line's first look at its flags)
+        return _started[sdk]
     thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
     thread.start()
+    _started[sdk] = thread
     return thread
+
+
+def named_provider(argv: list[str]) -> str | None:
+    """The provider `--provider NAME` (or `--provider=NAME`) names in `argv`, read before the flags are
+    parsed so the import can start first; None when no flag names one (the settings files, the model or
+    the environment decide, once the flags are parsed)."""
+    for n, arg in enumerate(argv):
+        if arg == "--":
+            return None
+        if arg == "--provider" and n + 1 < len(argv):
+            return argv[n + 1]
+        if arg.startswith("--provider="):
+            return arg.partition("=")[2]
+    return None
 
 
 def _import(sdk: str) -> None:
