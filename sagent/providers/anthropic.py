@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers import prefetch
 from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
@@ -104,7 +105,11 @@ class AnthropicModel(Model):
 
         # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
         timeout = anthropic.Timeout(self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout)
-        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout)
+        tls = prefetch.tls_context()  # the trust store loaded at start-up, on another core
+        http = anthropic.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout, http_client=http
+        )
 
     def warm(self) -> None:
         # The first request also imports the SDK's trace-context propagation.
@@ -138,13 +143,34 @@ class AnthropicModel(Model):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._sdk()
         try:
-            stream = await client.messages.create(**self.build_params(request), stream=True)
+            stream = await _post_stream(client, {**self.build_params(request), "stream": True})
             async for event in _Assembler(self._name).feed(stream):
                 yield event
         except ProviderError:
             raise
         except Exception as error:
             raise map_error(error, endpoint_of(client, self._base_url), self._idle_timeout) from error
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+async def _post_stream(client: Any, body: dict[str, Any]) -> Any:
+    """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here.
+
+    `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
+    request; the SDK's `post` takes the encoded body as it is and does the rest as `create` would (the same
+    headers, response and stream types, errors)."""
+    from anthropic import AsyncStream
+    from anthropic.types import Message, RawMessageStreamEvent
+
+    return await client.post(
+        "/v1/messages",
+        content=_ENCODER.encode(body).encode("utf-8"),
+        cast_to=Message,
+        stream=True,
+        stream_cls=AsyncStream[RawMessageStreamEvent],
+    )
 
 
 class _Assembler:

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers import prefetch
 from sagent.providers.base import Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
@@ -96,11 +97,13 @@ class OpenAICompatModel(Model):
     def _build_client(self) -> Any:
         import openai
 
+        timeout = openai_timeout(self._timeout, self._idle_timeout)
         return openai.AsyncOpenAI(
             api_key=self._api_key or "none",
             base_url=self._base_url,
             max_retries=0,
-            timeout=openai_timeout(self._timeout, self._idle_timeout),
+            timeout=timeout,
+            http_client=http_client(timeout),
         )
 
     def warm(self) -> None:
@@ -201,6 +204,15 @@ class OpenAICompatModel(Model):
             parts.append(_tool_call(call, index))
         stop = "tool_use" if calls else _STOP.get(finish, "end_turn")
         yield ResponseComplete(AssistantMessage(tuple(parts), self._provider, self._name, usage, stop, response_id))
+
+
+def http_client(timeout: Any) -> Any:
+    """An `openai` HTTP client on the TLS context built at start-up (see `prefetch.tls_context`), or None
+    for the SDK's own."""
+    import openai
+
+    tls = prefetch.tls_context()
+    return openai.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
 
 
 def as_sent(params: dict[str, Any]) -> dict[str, Any]:

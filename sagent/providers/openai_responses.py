@@ -16,7 +16,14 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
-from sagent.providers.openai_compat import as_sent, call_id, map_openai_error, openai_timeout, parse_tool_call
+from sagent.providers.openai_compat import (
+    as_sent,
+    call_id,
+    http_client,
+    map_openai_error,
+    openai_timeout,
+    parse_tool_call,
+)
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
@@ -84,11 +91,13 @@ class OpenAIModel(Model):
     def _build_client(self) -> Any:
         import openai
 
+        timeout = openai_timeout(self._timeout, self._idle_timeout)
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self._base_url,
             max_retries=0,
-            timeout=openai_timeout(self._timeout, self._idle_timeout),
+            timeout=timeout,
+            http_client=http_client(timeout),
         )
 
     def warm(self) -> None:
