@@ -19,6 +19,11 @@ _lock = threading.Lock()
 _idle = 0  # workers waiting on `_jobs`, each owed at most one job
 
 
+def idle() -> int:
+    """How many workers wait for a job now."""
+    return _idle
+
+
 def submit(job: Callable[[], None]) -> None:
     """Run `job` in an idle worker, or in a new daemon thread when every worker is busy. `job` must not
     raise (its errors are its own to hand over)."""
