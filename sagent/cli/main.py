@@ -1,23 +1,44 @@
 """The `sagent` command: dispatch to a mode (the flags are in `sagent.cli.flags`).
 
 Only the standard library is imported at module level, so `--version`, `--help`, `sagent models` and
-`sagent sessions` stay fast; the agent, the tools and a provider's SDK load when a task runs.
+`sagent sessions` stay fast; the agent, the tools and a provider's SDK load when a task runs. A bare
+`--version` does not even build the parser.
+
+A task's start-up is shaped around its provider's SDK, whose import is most of it: when `--provider`
+names the provider, the import starts before anything else (in a thread), and the flags, settings files,
+tools, memory files and session are prepared while it goes on.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings, positive_number
+if TYPE_CHECKING:
+    import argparse
+
+    from sagent.cli.flags import EXIT_USAGE, build_parser, positive_number
 
 __all__ = ["EXIT_USAGE", "build_parser", "entry", "main", "positive_number"]
 
 
+def __getattr__(name: str) -> Any:
+    """The parser's names, kept importable from here, load with `sagent.cli.flags` on first use."""
+    if name in ("EXIT_USAGE", "build_parser", "positive_number"):
+        from sagent.cli import flags
+
+        return getattr(flags, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:
+        from sagent import __version__
+
+        print(f"sagent {__version__}")
+        return 0
     if argv[:1] == ["models"]:
         from sagent.cli.commands import list_models
 
@@ -39,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.config_cmd import config_command
 
         return config_command(argv[1:])
+    named = _prefetch_named(argv)
+    from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings
+
     parser = build_parser()
     args = parse_with_settings(parser, argv)
     if args is None:
@@ -50,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
-    _prefetch_sdk(args)
+    if not named:
+        _prefetch_sdk(args)
     piped = not sys.stdin.isatty()
     if args.prompt is None and not piped:
         if not sys.stdout.isatty():
@@ -65,6 +90,20 @@ def main(argv: list[str] | None = None) -> int:
     from sagent.cli.run import run_task
 
     return run_task(args, piped)
+
+
+def _prefetch_named(argv: list[str]) -> bool:
+    """Start importing the SDK of the provider `--provider` names, before the flags are even parsed (a flag
+    wins over the settings files, so nothing parsed later can change the provider). Not for `--help` or
+    `--version`, which exit without a request."""
+    if any(arg in ("-h", "--help", "--version") for arg in argv):
+        return False
+    from sagent.providers import prefetch
+
+    name = prefetch.named_provider(argv)
+    if name:
+        prefetch.start(name)
+    return bool(name)
 
 
 def _prefetch_sdk(args: argparse.Namespace) -> None:

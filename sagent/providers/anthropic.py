@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers import prefetch
 from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
@@ -24,6 +25,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -80,7 +82,7 @@ class AnthropicModel(Model):
         self._max_tokens = max_tokens
         self._timeout = timeout
         self._idle_timeout = idle_timeout
-        self._client: Any = None
+        self._client: SdkClient[Any] = SdkClient(self._build_client)
 
     @property
     def provider(self) -> str:
@@ -91,26 +93,32 @@ class AnthropicModel(Model):
         return self._name
 
     def _sdk(self) -> Any:
-        if self._client is None:
-            if not self._api_key:
-                raise AuthenticationError(
-                    "ANTHROPIC_API_KEY is not set: export it, or pick another provider with --provider",
-                    provider=PROVIDER,
-                )
-            import anthropic
+        return self._client.get()
 
-            # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
-            timeout = anthropic.Timeout(
-                self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout
+    def _build_client(self) -> Any:
+        if not self._api_key:
+            raise AuthenticationError(
+                "ANTHROPIC_API_KEY is not set: export it, or pick another provider with --provider",
+                provider=PROVIDER,
             )
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout
-            )
-        return self._client
+        import anthropic
+
+        # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
+        timeout = anthropic.Timeout(self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout)
+        tls = prefetch.tls_context()  # the trust store loaded at start-up, on another core
+        http = anthropic.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout, http_client=http
+        )
+
+    def warm(self) -> None:
+        # The first request also imports the SDK's trace-context propagation.
+        self._client.warm(lambda client: client.messages, modules=("opentelemetry.propagate",))
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
+        client = self._client.take()
+        if client is not None:
+            await client.close()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API request body for a provider-neutral request."""
@@ -135,13 +143,34 @@ class AnthropicModel(Model):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._sdk()
         try:
-            stream = await client.messages.create(**self.build_params(request), stream=True)
+            stream = await _post_stream(client, {**self.build_params(request), "stream": True})
             async for event in _Assembler(self._name).feed(stream):
                 yield event
         except ProviderError:
             raise
         except Exception as error:
             raise map_error(error, endpoint_of(client, self._base_url), self._idle_timeout) from error
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+async def _post_stream(client: Any, body: dict[str, Any]) -> Any:
+    """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here.
+
+    `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
+    request; the SDK's `post` takes the encoded body as it is and does the rest as `create` would (the same
+    headers, response and stream types, errors)."""
+    from anthropic import AsyncStream
+    from anthropic.types import Message, RawMessageStreamEvent
+
+    return await client.post(
+        "/v1/messages",
+        content=_ENCODER.encode(body).encode("utf-8"),
+        cast_to=Message,
+        stream=True,
+        stream_cls=AsyncStream[RawMessageStreamEvent],
+    )
 
 
 class _Assembler:

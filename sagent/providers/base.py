@@ -46,6 +46,12 @@ class Model(Protocol):
         """Release what the model holds (an HTTP client, a local server); nothing by default."""
         return None
 
+    def warm(self) -> None:
+        """Start preparing the first request in the background (an SDK's client, its HTTP stack), so the
+        preparation overlaps whatever the caller does next; nothing by default. Never raises: what fails
+        here fails again, and is reported, on the first request."""
+        return None
+
 
 # ------------------------------------------------------------------------------------------------ errors
 

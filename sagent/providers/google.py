@@ -30,6 +30,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     idle_limited,
 )
+from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -86,7 +87,8 @@ class GoogleModel(Model):
         self._idle_timeout = idle_timeout
         info = lookup(model)
         self._thinks = bool(info and info.thinking)
-        self._client: Any = None
+        self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history = HistoryCache()
 
     @property
     def provider(self) -> str:
@@ -97,28 +99,32 @@ class GoogleModel(Model):
         return self._name
 
     def _sdk(self) -> Any:
-        if self._client is None:
-            from google import genai
-            from google.genai import types
+        return self._client.get()
 
-            key = self._api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
-            if not key:
-                raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
-            options = types.HttpOptions(
-                base_url=self._base_url,
-                api_version="v1beta",
-                timeout=int(self._timeout * 1000),
-                # One attempt: sagent's own retry policy decides, the same for every provider.
-                retry_options=types.HttpRetryOptions(attempts=1),
-            )
-            remember_secret(key)
-            self._client = genai.Client(api_key=key, http_options=options)
-        return self._client
+    def _build_client(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        key = self._api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
+        if not key:
+            raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
+        options = types.HttpOptions(
+            base_url=self._base_url,
+            api_version="v1beta",
+            timeout=int(self._timeout * 1000),
+            # One attempt: sagent's own retry policy decides, the same for every provider.
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        remember_secret(key)
+        return genai.Client(api_key=key, http_options=options)
+
+    def warm(self) -> None:
+        self._client.warm(lambda client: client.aio.models)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aio.aclose()
-            self._client = None
+        client = self._client.take()
+        if client is not None:
+            await client.aio.aclose()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `generate_content_stream` arguments for a provider-neutral request."""
@@ -127,17 +133,20 @@ class GoogleModel(Model):
         config: dict[str, Any] = {}
         if request.system:
             config["system_instruction"] = request.system
+        # The conversation and the tools travel as they are sent, as the SDK's `extra_body`: given as
+        # `types` values, the SDK validates and converts the whole conversation again every round.
+        body: dict[str, Any] = {}
         if request.tools:
-            config["tools"] = [
-                types.Tool(
-                    function_declarations=[
-                        types.FunctionDeclaration(
-                            name=t.name, description=t.description, parameters_json_schema=t.input_schema
-                        )
-                        for t in request.tools
-                    ]
-                )
+            declarations = [
+                {"name": t.name, "description": t.description, "parameters_json_schema": t.input_schema}
+                for t in request.tools
             ]
+            body["tools"] = [{"functionDeclarations": declarations}]
+        contents = self._history.convert(request.messages)
+        if contents:
+            body["contents"] = contents
+        if body:
+            config["http_options"] = types.HttpOptions(extra_body=body)
         max_tokens = request.max_tokens or self._max_tokens
         if max_tokens:
             config["max_output_tokens"] = max_tokens
@@ -155,7 +164,8 @@ class GoogleModel(Model):
             config["thinking_config"] = types.ThinkingConfig(include_thoughts=True)
         return {
             "model": self._name,
-            "contents": convert_history(request.messages),
+            # A stand-in the SDK accepts: `extra_body` replaces it with the conversation.
+            "contents": [{"role": "user", "parts": [{"text": ""}]}] if contents else [],
             "config": types.GenerateContentConfig(**config),
         }
 
@@ -312,73 +322,103 @@ def _retry_after(error: Any) -> float | None:
 # ------------------------------------------------------------------------------------------- history
 
 
-def _parts_of_user(message: UserMessage | PeerMessage | ToolResult) -> list[Any]:
-    from google.genai import types
+# Parts are built in the JSON the SDK would send for them (as `google.genai` encodes bytes: URL-safe base64).
 
+
+def _wire_bytes(standard_base64: str) -> str:
+    return base64.urlsafe_b64encode(base64.b64decode(standard_base64)).decode("ascii")
+
+
+def _parts_of_user(message: UserMessage | PeerMessage | ToolResult) -> list[dict[str, Any]]:
     if isinstance(message, PeerMessage):
-        return [types.Part(text=f"[message from {message.sender}]\n{message.text}")]
-    images = [
-        types.Part(inline_data=types.Blob(mime_type=p.media_type, data=base64.b64decode(p.data)))
+        return [{"text": f"[message from {message.sender}]\n{message.text}"}]
+    images: list[dict[str, Any]] = [
+        {"inlineData": {"mime_type": p.media_type, "data": _wire_bytes(p.data)}}
         for p in message.content
         if isinstance(p, ImagePart)
     ]
     if isinstance(message, ToolResult):
         key = "error" if message.is_error else "output"
-        response = types.FunctionResponse(
-            id=message.call_id, name=message.name, response={key: message.text or "(no output)"}
-        )
-        return [types.Part(function_response=response), *images]
-    texts = [types.Part(text=p.text) for p in message.content if isinstance(p, TextPart)]
+        response = {"id": message.call_id, "name": message.name, "response": {key: message.text or "(no output)"}}
+        return [{"functionResponse": response}, *images]
+    texts: list[dict[str, Any]] = [{"text": p.text} for p in message.content if isinstance(p, TextPart)]
     return texts + images
 
 
-def _parts_of_assistant(message: AssistantMessage) -> list[Any]:
-    from google.genai import types
+def _signed(part: dict[str, Any], signature: str | None) -> dict[str, Any]:
+    if signature is not None:
+        part["thoughtSignature"] = signature
+    return part
 
-    out: list[Any] = []
-    pending: bytes | None = None  # a signature waiting for the part it belongs to
+
+def _parts_of_assistant(message: AssistantMessage) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    pending: str | None = None  # a signature waiting for the part it belongs to
     for part in message.content:
         if isinstance(part, ThinkingPart):
             if part.provider == PROVIDER and not part.text and part.signature:
-                pending = base64.b64decode(part.signature)
+                pending = _wire_bytes(part.signature)
             elif part.provider == PROVIDER:
-                signature = base64.b64decode(part.signature) if part.signature else None
-                out.append(types.Part(text=part.text, thought=True, thought_signature=signature))
+                signature = _wire_bytes(part.signature) if part.signature else None
+                out.append(_signed({"text": part.text, "thought": True}, signature))
             elif part.text:  # another provider's reasoning: Gemini cannot use it, so it becomes text
-                out.append(types.Part(text=f"<thinking>{part.text}</thinking>"))
+                out.append({"text": f"<thinking>{part.text}</thinking>"})
             continue
         if isinstance(part, TextPart):
             if not part.text:
                 continue
-            new = types.Part(text=part.text, thought_signature=pending)
+            new = _signed({"text": part.text}, pending)
         else:  # a ToolCall: thinking went on above
-            call = types.FunctionCall(id=part.id, name=part.name, args=part.arguments)
-            new = types.Part(function_call=call, thought_signature=pending)
+            new = _signed({"functionCall": {"id": part.id, "name": part.name, "args": part.arguments}}, pending)
         out.append(new)
         pending = None
     if pending is not None:  # a signature that came last belongs with the last part
-        if out and out[-1].thought_signature is None:
-            out[-1].thought_signature = pending
+        if out and "thoughtSignature" not in out[-1]:
+            out[-1]["thoughtSignature"] = pending
         else:
-            out.append(types.Part(text="", thought_signature=pending))
-    return out or [types.Part(text="(no content)")]
+            out.append({"text": "", "thoughtSignature": pending})
+    return out or [{"text": "(no content)"}]
 
 
-def convert_history(history: tuple[Message, ...]) -> list[Any]:
-    """Gemini contents: consecutive user-side messages (tool results, user and peer text) merge into one
-    user turn, so each turn's function responses answer its calls together."""
-    from google.genai import types
+def _parts(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    if isinstance(message, AssistantMessage):
+        return "model", _parts_of_assistant(message)
+    return "user", _parts_of_user(message)
 
-    contents: list[Any] = []
-    for message in history:
-        if isinstance(message, AssistantMessage):
-            role, parts = "model", _parts_of_assistant(message)
-        else:
-            role, parts = "user", _parts_of_user(message)
+
+class HistoryCache:
+    """Each message's converted parts, kept while the message is in the history: messages are frozen, so a
+    round converts only the ones it added."""
+
+    def __init__(self) -> None:
+        self._parts: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
+
+    def convert(self, history: tuple[Message, ...]) -> list[dict[str, Any]]:
+        """`convert_history(history)`, from the parts converted before where the same message comes again."""
+        kept: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
+        converted = []
+        for message in history:
+            hit = self._parts.get(id(message))
+            entry = hit if hit is not None and hit[0] is message else (message, _parts(message))
+            kept[id(message)] = entry
+            converted.append(entry[1])
+        self._parts = kept
+        return _contents(converted)
+
+
+def _contents(converted: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    contents: list[dict[str, Any]] = []
+    for role, parts in converted:
         if not parts:
             continue
-        if contents and contents[-1].role == role:
-            contents[-1].parts.extend(parts)
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"].extend(parts)
         else:
-            contents.append(types.Content(role=role, parts=parts))
+            contents.append({"role": role, "parts": list(parts)})  # a copy: the cached list stays as it is
     return contents
+
+
+def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Gemini contents, as the JSON the API takes: consecutive user-side messages (tool results, user and
+    peer text) merge into one user turn, so each turn's function responses answer its calls together."""
+    return _contents([_parts(message) for message in history])

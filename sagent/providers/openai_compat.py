@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers import prefetch
 from sagent.providers.base import Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
@@ -22,6 +23,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -79,7 +81,7 @@ class OpenAICompatModel(Model):
         self._idle_timeout = idle_timeout
         self.supports_tool_choice = supports_tool_choice
         self._extra_body = extra_body
-        self._client: Any = None
+        self._client: SdkClient[Any] = SdkClient(self._build_client)
 
     @property
     def provider(self) -> str:
@@ -90,21 +92,28 @@ class OpenAICompatModel(Model):
         return self._name
 
     def _sdk(self) -> Any:
-        if self._client is None:
-            import openai
+        return self._client.get()
 
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key or "none",
-                base_url=self._base_url,
-                max_retries=0,
-                timeout=openai_timeout(self._timeout, self._idle_timeout),
-            )
-        return self._client
+    def _build_client(self) -> Any:
+        import openai
+
+        timeout = openai_timeout(self._timeout, self._idle_timeout)
+        return openai.AsyncOpenAI(
+            api_key=self._api_key or "none",
+            base_url=self._base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=http_client(timeout),
+        )
+
+    def warm(self) -> None:
+        # Touching the resource imports its module and its stream types, which the SDK loads on first use.
+        self._client.warm(lambda client: client.chat.completions)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        client = self._client.take()
+        if client is not None:
+            await client.close()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
@@ -139,12 +148,12 @@ class OpenAICompatModel(Model):
         params = self.build_params(request)
         try:
             try:
-                chunks = await client.chat.completions.create(**params)
+                chunks = await client.chat.completions.create(**as_sent(params))
             except Exception as error:
                 if "tool_choice" in params and "tool_choice" in str(error) and _status(error) == 400:
                     self.supports_tool_choice = False  # this server refuses it; do not send it again
                     params.pop("tool_choice")
-                    chunks = await client.chat.completions.create(**params)
+                    chunks = await client.chat.completions.create(**as_sent(params))
                 else:
                     raise
             async for event in self._assemble(chunks):
@@ -195,6 +204,29 @@ class OpenAICompatModel(Model):
             parts.append(_tool_call(call, index))
         stop = "tool_use" if calls else _STOP.get(finish, "end_turn")
         yield ResponseComplete(AssistantMessage(tuple(parts), self._provider, self._name, usage, stop, response_id))
+
+
+def http_client(timeout: Any) -> Any:
+    """An `openai` HTTP client on the TLS context built at start-up (see `prefetch.tls_context`), or None
+    for the SDK's own."""
+    import openai
+
+    tls = prefetch.tls_context()
+    return openai.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
+
+
+def as_sent(params: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of an `openai` SDK `create` call that sends the request body `params` as it is.
+
+    Named arguments are walked and copied against the SDK's type declarations on every request, a cost
+    that grows with the conversation (milliseconds a round in a long one); a body handed over as
+    `extra_body` is merged as it is. The model and `stream` stay named (the SDK picks the stream's type by
+    `stream`), and a required `messages` is named empty, the body's list taking its place."""
+    body = dict(params)
+    named: dict[str, Any] = {"model": body.pop("model"), "stream": body.pop("stream", False)}
+    if "messages" in body:
+        named["messages"] = []
+    return {**named, "extra_body": body}
 
 
 def openai_timeout(timeout: float, idle_timeout: float) -> Any:

@@ -16,7 +16,15 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
-from sagent.providers.openai_compat import call_id, map_openai_error, openai_timeout, parse_tool_call
+from sagent.providers.openai_compat import (
+    as_sent,
+    call_id,
+    http_client,
+    map_openai_error,
+    openai_timeout,
+    parse_tool_call,
+)
+from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
@@ -67,7 +75,7 @@ class OpenAIModel(Model):
         info = lookup(model)
         # Reasoning parameters are refused by models that do not reason; unknown models get them only on request.
         self._reasoning = reasoning if reasoning is not None else bool(info and info.thinking)
-        self._client: Any = None
+        self._client: SdkClient[Any] = SdkClient(self._build_client)
 
     @property
     def provider(self) -> str:
@@ -78,21 +86,28 @@ class OpenAIModel(Model):
         return self._name
 
     def _sdk(self) -> Any:
-        if self._client is None:
-            import openai
+        return self._client.get()
 
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                max_retries=0,
-                timeout=openai_timeout(self._timeout, self._idle_timeout),
-            )
-        return self._client
+    def _build_client(self) -> Any:
+        import openai
+
+        timeout = openai_timeout(self._timeout, self._idle_timeout)
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=http_client(timeout),
+        )
+
+    def warm(self) -> None:
+        # Touching the resource imports its module and its stream types, which the SDK loads on first use.
+        self._client.warm(lambda client: client.responses)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        client = self._client.take()
+        if client is not None:
+            await client.close()
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The Responses API request body for a provider-neutral request."""
@@ -133,7 +148,7 @@ class OpenAIModel(Model):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._sdk()
         try:
-            events = await client.responses.create(**self.build_params(request))
+            events = await client.responses.create(**as_sent(self.build_params(request)))
             try:
                 async for event in _Assembler(self._name).feed(events):
                     yield event

@@ -6,6 +6,10 @@ session are prepared; the adapter's own `import` then finds the modules loaded (
 import lock for the rest). Besides the SDK, the modules its first request would import lazily (its HTTP
 stack's async backend) are imported too, so the request itself imports nothing.
 
+For the SDKs whose clients run on `httpx2` (anthropic, openai), the TLS context their client would build
+(loading the system's trust store, tens of milliseconds spent outside Python's interpreter lock) is built
+at the same time in a thread of its own, on the other core, and handed to the clients (`tls_context`).
+
 Nothing here is required: a failed import is left for the adapter to import again and report.
 """
 
@@ -14,9 +18,22 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
+from typing import TYPE_CHECKING
 
-# What a first request imports after the SDK: the async backend of the HTTP stack the SDKs share.
-_TRANSPORT = ("anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
+if TYPE_CHECKING:
+    import ssl
+
+# What a first request imports after the SDK: the HTTP stack's transport (loaded when a client is built)
+# and its async backend, which the SDKs share.
+_TRANSPORT = ("httpcore2", "anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
+
+_started: dict[str, threading.Thread] = {}
+
+# SDKs whose client takes an `httpx2` client, and so a TLS context built here.
+_TLS_SDKS = ("anthropic", "openai")
+_tls: list[ssl.SSLContext] = []
+_tls_done = threading.Event()
+_tls_started = threading.Event()
 
 
 def sdk_of(provider: str) -> str | None:
@@ -33,9 +50,50 @@ def start(provider: str) -> threading.Thread | None:
     sdk = sdk_of(provider)
     if sdk is None:
         return None
+    if sdk in _started:  # started already (from the command line's first look at its flags)
+        return _started[sdk]
     thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
     thread.start()
+    _started[sdk] = thread
+    if sdk in _TLS_SDKS and not _tls_started.is_set():
+        _tls_started.set()
+        threading.Thread(target=_build_tls, name="sagent-tls", daemon=True).start()
     return thread
+
+
+def tls_context() -> ssl.SSLContext | None:
+    """The TLS context built at start-up, as `httpx2` builds its default one (waiting for it when it is
+    still being built), for an SDK client to use instead of building its own; None when none was started
+    or building it failed (the SDK then builds its own, and reports what is wrong)."""
+    if not _tls_started.is_set():
+        return None
+    _tls_done.wait()
+    return _tls[0] if _tls else None
+
+
+def _build_tls() -> None:
+    try:
+        import httpx2
+
+        _tls.append(httpx2.create_ssl_context())
+    except Exception:
+        pass
+    finally:
+        _tls_done.set()
+
+
+def named_provider(argv: list[str]) -> str | None:
+    """The provider `--provider NAME` (or `--provider=NAME`) names in `argv`, read before the flags are
+    parsed so the import can start first; None when no flag names one (the settings files, the model or
+    the environment decide, once the flags are parsed)."""
+    for n, arg in enumerate(argv):
+        if arg == "--":
+            return None
+        if arg == "--provider" and n + 1 < len(argv):
+            return argv[n + 1]
+        if arg.startswith("--provider="):
+            return arg.partition("=")[2]
+    return None
 
 
 def _import(sdk: str) -> None:

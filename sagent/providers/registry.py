@@ -9,12 +9,23 @@ import importlib
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sagent.providers import specs
-from sagent.providers.base import BadRequestError, Model
 from sagent.providers.specs import ProviderSpec
 from sagent.redaction import remember_secret
+
+if TYPE_CHECKING:
+    from sagent.providers.base import Model
+
+
+def _bad_request(message: str, **details: Any) -> Exception:
+    """A `BadRequestError` (the model protocol's module loads only when a name is refused: the command line
+    consults this module while the SDK imports, and should add as little as it can)."""
+    from sagent.providers.base import BadRequestError
+
+    return BadRequestError(message, **details)
+
 
 # Snapshots of the table when this module was imported, for readers that want a name list. The functions
 # below read `specs.SPECS` on each call instead, so a spec added at run time is used everywhere.
@@ -75,12 +86,12 @@ def choose(provider: str | None, model: str | None) -> Choice:
     if provider is not None:
         spec = specs.find_spec(provider)
         if spec is None:
-            raise BadRequestError(f"unknown provider {provider!r}; choose one of: {names}")
+            raise _bad_request(f"unknown provider {provider!r}; choose one of: {names}")
         return Choice(spec.name, model)
     if model is not None:
         inferred = infer_provider(model)
         if inferred is None:
-            raise BadRequestError(f"cannot tell the provider of model {model!r}: name it with --provider ({names})")
+            raise _bad_request(f"cannot tell the provider of model {model!r}: name it with --provider ({names})")
         return Choice(inferred, model)
     for spec in specs.SPECS:
         if _key_set(spec.name):
@@ -111,7 +122,7 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
     if api_key_env:
         key = os.environ.get(api_key_env)
         if not key:
-            raise BadRequestError(f"--api-key-env {api_key_env}: that variable is not set")
+            raise _bad_request(f"--api-key-env {api_key_env}: that variable is not set")
         remember_secret(key)
         return key
     variable = _key_set(provider)
@@ -120,9 +131,7 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
         return os.environ[variable]
     if required:
         wanted = " or ".join(_variables(provider))
-        raise BadRequestError(
-            f"the {provider} provider needs an API key: set {wanted} (or name one with --api-key-env)"
-        )
+        raise _bad_request(f"the {provider} provider needs an API key: set {wanted} (or name one with --api-key-env)")
     return None
 
 
@@ -142,15 +151,15 @@ def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str
     spec = specs.find_spec(choice.provider)
     if spec is None:
         names = ", ".join(specs.provider_names())
-        raise BadRequestError(f"unknown provider {choice.provider!r}; choose one of: {names}")
+        raise _bad_request(f"unknown provider {choice.provider!r}; choose one of: {names}")
     if spec.name == LOCAL:
         return _local_model(choice)
     model = choice.model or spec.default_model
     url = base_url or spec.base_url
     if spec.compatible and not url:
-        raise BadRequestError(f"the {spec.name} provider needs --base-url (and --model)")
+        raise _bad_request(f"the {spec.name} provider needs --base-url (and --model)")
     if not model:
-        raise BadRequestError(f"the {spec.name} provider needs --model: the id of a model the server serves")
+        raise _bad_request(f"the {spec.name} provider needs --model: the id of a model the server serves")
     key = _api_key(spec.name, api_key_env, required=spec.key_required and bool(spec.key_variables))
     return make_model(spec, model, api_key=key, base_url=url)
 
@@ -163,6 +172,7 @@ def make_model(spec: ProviderSpec, model: str, *, api_key: str | None, base_url:
     if not spec.compatible:
         options["api_key"] = api_key
     built: Model = factory(model, base_url=base_url, **options)
+    built.warm()  # its SDK client is built in the background while the caller goes on
     return built
 
 
@@ -172,5 +182,5 @@ def _local_model(choice: Choice) -> Model:
     path = choice.model if choice.model and choice.model.endswith(".gguf") else None
     missing = local_model_missing(path)
     if missing:
-        raise BadRequestError(_local_unavailable(missing, by_default=choice.notice is not None), provider=LOCAL)
+        raise _bad_request(_local_unavailable(missing, by_default=choice.notice is not None), provider=LOCAL)
     return LlamaCppModel(path)

@@ -8,7 +8,6 @@ import contextvars
 import inspect
 import os
 import re
-import threading
 import types
 import typing
 import uuid
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from sagent.tools import workers
 from sagent.types import ImagePart, TextPart, ToolCall, ToolSpec, UserContent
 
 if TYPE_CHECKING:
@@ -84,10 +84,11 @@ _T = typing.TypeVar("_T")
 
 
 async def off_loop(fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
-    """`fn(*args, **kwargs)` run in a thread of its own, awaited: blocking disk work never stalls the event
+    """`fn(*args, **kwargs)` run in a worker thread, awaited: blocking disk work never stalls the event
     loop, so signals, streams and other agents go on while it runs. Unlike `asyncio.to_thread` the thread
-    is a daemon: a read stuck for good (a hung network mount, a file that never ends) is abandoned when the
-    awaiting task is cancelled and cannot keep sagent from exiting."""
+    is a daemon (an idle one is reused, see `sagent.tools.workers`): a read stuck for good (a hung network
+    mount, a file that never ends) is abandoned when the awaiting task is cancelled and cannot keep sagent
+    from exiting."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[_T] = loop.create_future()
     context = contextvars.copy_context()
@@ -108,7 +109,7 @@ async def off_loop(fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody is waiting any more
             loop.call_soon_threadsafe(settle, result, error)
 
-    threading.Thread(target=work, name=f"sagent-{getattr(fn, '__name__', 'io')}", daemon=True).start()
+    workers.submit(work)
     return await future
 
 

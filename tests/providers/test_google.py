@@ -66,9 +66,9 @@ def test_signatures_go_back_on_the_parts_they_came_on() -> None:
         "google",
     )
     (user, model) = convert_history((UserMessage((TextPart("hi"), ImagePart("aGVsbG8=", "image/png"))), message))
-    assert user.parts[1].inline_data.data == b"hello" and user.parts[1].inline_data.mime_type == "image/png"
-    thought, first, second, text = model.parts
-    assert thought.thought and thought.text == "planning"
-    assert first.function_call.name == "Read" and first.thought_signature == b"sig-a"
-    assert second.thought_signature is None
-    assert text.text == "and" and text.thought_signature == b"sig-b"
+    assert user["parts"][1]["inlineData"] == {"mime_type": "image/png", "data": "aGVsbG8="}
+    thought, first, second, text = model["parts"]
+    assert thought["thought"] and thought["text"] == "planning"
+    assert first["functionCall"]["name"] == "Read" and first["thoughtSignature"] == "c2lnLWE="
+    assert "thoughtSignature" not in second
+    assert text["text"] == "and" and text["thoughtSignature"] == "c2lnLWI="
