@@ -141,7 +141,6 @@ def make_agent(
     system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
     settings = AgentSettings(
         system=system,
-        tools=tuple(tools),
         max_tool_rounds=args.max_tool_rounds,
         max_budget_usd=args.max_budget_usd,
         max_tokens=args.max_tokens,
@@ -153,6 +152,7 @@ def make_agent(
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
+        **_permission_settings(args, cwd, tools, settings_from),
     )
     fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
@@ -162,6 +162,31 @@ def make_agent(
     else:
         log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
     return Agent(model, settings, session=log, fleet=fleet)
+
+
+def _permission_settings(
+    args: argparse.Namespace, cwd: Path, tools: list[Tool], settings_from: Agent | None
+) -> dict[str, Any]:
+    """The permission policy, its hook, ExitPlanMode, and the approver of a running REPL (see
+    sagent/permissions); a running agent's policy (its mode, its session rules) carries over to the next."""
+    from sagent.cli.permission_settings import PermissionsError, from_args
+    from sagent.permissions.plan import ExitPlanMode
+    from sagent.permissions.policy import PermissionHook
+
+    if settings_from is not None:
+        policy = settings_from.settings.permissions
+    else:
+        try:
+            policy = from_args(args, cwd)
+        except PermissionsError as error:
+            raise UsageError(str(error)) from None
+    offered = tuple(tools) + (() if any(t.name == "ExitPlanMode" for t in tools) else (ExitPlanMode(),))
+    return {
+        "permissions": policy,
+        "hooks": (PermissionHook(),),
+        "tools": offered,
+        "approver": settings_from.settings.approver if settings_from is not None else None,
+    }
 
 
 def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:
