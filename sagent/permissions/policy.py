@@ -120,18 +120,9 @@ class Permissions:
         for rule in self.ask:
             if rule.matches(subject):
                 return Ask(f"an ask rule: {rule.text}")
-        if self._allowed(subject):
+        if allowed_by(self.allow, subject):
             return ALLOW
         return self._by_mode(subject, cwd)
-
-    def _allowed(self, subject: Subject) -> bool:
-        if subject.tool == "Bash" and subject.commands:
-            # Each command of the line needs an allow rule (one rule each, not necessarily the same one).
-            rules = [r for r in self.allow if r.names("Bash")]
-            if any(r.kind == "any" for r in rules):
-                return True
-            return all(any(r.allows_command(c) for r in rules) for c in subject.commands)
-        return any(rule.matches(subject, strict=True) for rule in self.allow)
 
     def _by_mode(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
         tool = subject.tool
@@ -164,6 +155,17 @@ class Permissions:
             for rule in rules:
                 lines.append(f"{which:5} {rule.text}" + (f"   ({rule.origin})" if rule.origin else ""))
         return lines
+
+
+def allowed_by(allow: Iterable[Rule], subject: Subject) -> bool:
+    """Whether the allow rules `allow` let the call run: a Bash line when each of its commands has a rule
+    (one rule each, not necessarily the same one), another call when one rule matches it."""
+    if subject.tool == "Bash" and subject.commands:
+        rules = [r for r in allow if r.names("Bash")]
+        if any(r.kind == "any" for r in rules):
+            return True
+        return all(any(r.allows_command(c) for r in rules) for c in subject.commands)
+    return any(rule.matches(subject, strict=True) for rule in allow)
 
 
 _RANK = {Allow: 0, Ask: 1, Deny: 2}

@@ -30,7 +30,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
-from sagent.repl import agentview
+from sagent.repl import agentview, approval
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
@@ -69,6 +69,7 @@ class Repl:
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        approval.install(self)  # the REPL answers the permission hook's questions
 
     # ------------------------------------------------------------------------------------- agent side
 
@@ -78,6 +79,10 @@ class Repl:
 
     def submit(self, text: str, defer: bool = False) -> None:
         """What Enter (or Tab) does with the text in the input box."""
+        approvals = approval.approvals_of(self)
+        if approvals is not None and approvals.take_reason(text):  # the reason for a refusal
+            self.refresh()
+            return
         if not text.strip():
             return
         if text.startswith("/"):
@@ -216,6 +221,9 @@ class Repl:
         spent = self.agent.cost.total_usd
         cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
         parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
+        mode = approval.mode_text(self.agent)
+        if mode:
+            parts.append(mode)
         running = [r.call.name for r in self.renderer.running.values()]
         jobs = agentview.running_jobs(self.agent)
         if jobs:

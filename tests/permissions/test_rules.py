@@ -164,7 +164,9 @@ MODE_TABLE = [
 
 @pytest.mark.parametrize(("tool", "arguments", "default", "accept", "plan", "bypass"), MODE_TABLE)
 def test_what_each_mode_decides_when_no_rule_does(tool, arguments, default, accept, plan, bypass, tmp_path) -> None:
-    for mode, expected in zip(("default", "acceptEdits", "plan", "bypassPermissions"), (default, accept, plan, bypass)):
+    for mode, expected in zip(
+        ("default", "acceptEdits", "plan", "bypassPermissions"), (default, accept, plan, bypass), strict=True
+    ):
         assert verdict(Permissions.build(mode=mode, cwd=tmp_path), tool, tmp_path, **arguments) == expected, mode
 
 
@@ -181,4 +183,4 @@ def test_splitting_keeps_quoted_separators_and_finds_nested_commands() -> None:
     assert [c.words for c in split_commands("a 'b; c' \"d && e\" f\\;g") or ()] == [("a", "b; c", "d && e", "f;g")]
     assert [c.words for c in split_commands("x=$(a $(b))") or ()] == [("x=$(…)",), ("a", "$(…)"), ("b",)]
     assert [c.words for c in split_commands("if a; then b; else c; fi") or ()] == [("a",), ("b",), ("c",)]
-    assert split_commands("echo \"unterminated") is None
+    assert split_commands('echo "unterminated') is None
