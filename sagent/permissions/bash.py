@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import NamedTuple
 
 _OPERATORS = ";&|\n"
@@ -24,6 +25,7 @@ _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!"
 _ENDINGS = frozenset({"fi", "done", "}", "esac"})
 _WRAPPERS = frozenset({"sudo", "command", "builtin", "exec", "nohup", "nice", "time", "env", "timeout", "stdbuf"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_PLAIN = re.compile(r"(?:[^\s\\'\"`$<>&;|()]|\$(?!\())+")
 _MAX_DEPTH = 20  # nesting of substitutions deeper than this is not a command line, it is an attack
 
 
@@ -56,7 +58,8 @@ def split_commands(line: str) -> tuple[Command, ...] | None:
         return None
 
 
-def command_variants(command: Command) -> list[tuple[str, ...]]:
+@functools.lru_cache(maxsize=512)
+def command_variants(command: Command) -> tuple[tuple[str, ...], ...]:
     """The words of `command` as written, then with wrappers peeled off (`sudo rm` → `rm`, `env X=1 rm`,
     `timeout 5 rm`, `/bin/rm` → `rm`), so a deny or ask rule for `rm` also catches those. (An allow rule
     matches only the words as written: a wrapper is never a way in.)"""
@@ -92,7 +95,7 @@ def command_variants(command: Command) -> list[tuple[str, ...]]:
     elif last and last[0] == "eval":
         for c in split_commands(" ".join(last[1:])) or ():
             variants.extend(command_variants(c))
-    return variants
+    return tuple(variants)
 
 
 def _is_assignment(word: str) -> bool:
@@ -190,9 +193,11 @@ class _Splitter:
             elif ch in _OPERATORS or ch in "()":
                 self._end_command()
                 self.i += 1
-            else:
-                self._add(ch)
-                self.i += 1
+            else:  # a run of ordinary characters at once (a character at a time is slow in Python)
+                plain = _PLAIN.match(text, self.i)
+                end = plain.end() if plain else self.i + 1
+                self._add(text[self.i : end])
+                self.i = end
         self._end_command()
 
     def _double_quoted(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from dataclasses import dataclass
 
 
@@ -32,7 +33,27 @@ def resolve(path: str, cwd: str) -> ResolvedPath:
     """`path` (relative to `cwd`, or absolute, or starting with `~`) resolved both ways."""
     expanded = os.path.expanduser(path) if path.startswith("~") else path
     lexical = os.path.normpath(os.path.join(cwd, expanded))
-    return ResolvedPath(lexical, os.path.realpath(lexical))
+    return ResolvedPath(lexical, real_path(lexical))
+
+
+def real_path(lexical: str) -> str:
+    """`os.path.realpath` of a normalised absolute path, quicker in the usual case: one `lstat` per
+    folder on the way, and the lexical path itself when none of them is a symlink (below the first part
+    that does not exist, nothing can be one)."""
+    current = ""
+    for part in lexical.split(os.sep)[1:]:
+        if not part:
+            continue
+        current = f"{current}{os.sep}{part}"
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return lexical
+        except OSError:
+            return os.path.realpath(lexical)
+        if stat.S_ISLNK(mode):
+            return os.path.realpath(lexical)
+    return lexical
 
 
 def inside(path: str, roots: tuple[str, ...]) -> bool:

@@ -102,10 +102,27 @@ class Permissions:
             return dataclasses.replace(self, ask=(*self.ask, rule))
         return dataclasses.replace(self, deny=(*self.deny, rule))
 
+    _index: dict[str, tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]] = dataclasses.field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+
+    def rules_for(self, tool: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]:
+        """The deny, ask and allow rules about `tool` (worked out once per tool: this runs every call)."""
+        found = self._index.get(tool)
+        if found is None:
+            found = tuple(tuple(r for r in rules if r.names(tool)) for rules in (self.deny, self.ask, self.allow))  # type: ignore[assignment]
+            self._index[tool] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
     def decide(self, tool: str, arguments: dict[str, object], cwd: str) -> Allow | Ask | Deny:
         """What this policy says about one call of `tool` made from `cwd`."""
-        subject = subject_of(tool, arguments, cwd)
-        for rule in self.deny:
+        return self.judge(subject_of(tool, arguments, cwd), cwd)
+
+    def judge(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
+        """What this policy says about a call the rules see as `subject`."""
+        tool = subject.tool
+        deny, ask, allow = self.rules_for(tool)
+        for rule in deny:
             if rule.matches(subject):
                 return Deny(f"a deny rule forbids it: {rule.text}" + (f" (from {rule.origin})" if rule.origin else ""))
         if self.mode == "plan" and tool not in PLAN_TOOLS:
@@ -117,10 +134,10 @@ class Permissions:
             return Ask("approve this plan") if self.mode == "plan" else Deny("not in plan mode: just go on")
         if self.mode == "bypassPermissions":
             return ALLOW
-        for rule in self.ask:
+        for rule in ask:
             if rule.matches(subject):
                 return Ask(f"an ask rule: {rule.text}")
-        if allowed_by(self.allow, subject):
+        if allow and allowed_by(allow, subject):
             return ALLOW
         return self._by_mode(subject, cwd)
 
@@ -185,10 +202,18 @@ def policies(agent: Agent) -> list[Permissions]:
 
 def decide(agent: Agent, call: ToolCall) -> Allow | Ask | Deny:
     """The strictest answer of the policies that bind `agent` for `call` (ALLOW when none does)."""
+    found = policies(agent)
+    if not found:
+        return ALLOW
     cwd = str(agent.context.cwd)
+    subject = subject_of(call.name, call.arguments, cwd)
     answer: Allow | Ask | Deny = ALLOW
-    for policy in policies(agent):
-        verdict = policy.decide(call.name, call.arguments, cwd)
+    seen: list[Permissions] = []
+    for policy in found:
+        if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
+            continue
+        seen.append(policy)
+        verdict = policy.judge(subject, cwd)
         if _RANK[type(verdict)] > _RANK[type(answer)]:
             answer = verdict
             if isinstance(answer, Deny):
