@@ -221,9 +221,6 @@ class Repl:
         spent = self.agent.cost.total_usd
         cost = f"${spent:.4f}" + ("+?" if self.agent.cost.unpriced_models else "")
         parts = [f"{model.provider}/{model.name}", cost, context]  # cost before context: narrow terminals cut the end
-        mode = approval.mode_text(self.agent)
-        if mode:
-            parts.append(mode)
         running = [r.call.name for r in self.renderer.running.values()]
         jobs = agentview.running_jobs(self.agent)
         if jobs:
@@ -232,6 +229,9 @@ class Repl:
             parts.append("running " + ", ".join(running))
         elif self.busy:
             parts.append("working")
+        mode = approval.mode_text(self.agent)  # last: it matters least of these when the line is cut
+        if mode:
+            parts.append(mode)
         return " │ ".join(parts)
 
     def agents_text(self) -> str:

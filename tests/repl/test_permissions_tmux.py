@@ -146,3 +146,25 @@ def test_plan_mode_refuses_changes_until_the_plan_is_approved(project: Path, tmp
     results = [result_text(b) for b in tool_results(fake)]
     assert results[0].startswith("denied: plan mode: Edit does not run")
     assert "The user approved the plan" in results[2]
+
+
+def test_bypass_asks_nothing_but_deny_rules_still_refuse(project: Path, tmp_path: Path) -> None:
+    steps = [
+        tool_use_response([("Bash", {"command": "touch made.txt && rm -f notes.txt"})]),
+        tool_use_response([("Bash", {"command": "touch made.txt"})]),
+        text_response("Bypassed."),
+    ]
+    args = ["--permission-mode", "bypassPermissions", "--disallowedTools", "Bash(rm:*)"]
+    with FakeAnthropic(steps) as fake, Tmux(args, env_for(fake, tmp_path), project) as term:
+        term.wait_for("bypassPermissions mode (⇧Tab)")
+        term.type("go")
+        term.press("Enter")
+        screen = term.wait_for("Bypassed.")
+        assert "asks for approval" not in screen
+        results = [result_text(b) for b in tool_results(fake)]
+        term.press("BTab")  # a session started in bypass keeps it in the cycle
+        term.wait_for("default mode (⇧Tab)")
+        term.press("BTab", "BTab", "BTab")
+        term.wait_for("bypassPermissions mode (⇧Tab)")
+    assert results[0].startswith("denied: a deny rule forbids it: Bash(rm:*) (from --disallowedTools)")
+    assert (project / "notes.txt").exists() and (project / "made.txt").exists()
