@@ -103,8 +103,8 @@ class Permissions:
         return dataclasses.replace(self, deny=(*self.deny, rule))
 
     _index: dict[str, tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]] = dataclasses.field(
-        default_factory=dict, compare=False, hash=False, repr=False
-    )
+        default_factory=dict, init=False, compare=False, hash=False, repr=False
+    )  # a cache per value: `dataclasses.replace` makes a new, empty one
 
     def rules_for(self, tool: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]:
         """The deny, ask and allow rules about `tool` (worked out once per tool: this runs every call)."""

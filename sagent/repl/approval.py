@@ -189,6 +189,8 @@ def _choices(question: Question) -> list[tuple[str, str]]:
             ("no", "no, keep planning (n: say what to change)"),
         ]
     rules = ", ".join(question.rules)
+    if not rules:  # nothing a rule could name safely (a line that cannot be split): ask each time
+        return [("yes", "yes"), ("no", "no, and tell the model why (n)")]
     return [
         ("yes", "yes"),
         ("session", f"yes, and don't ask again this session for {rules}"),
@@ -248,7 +250,7 @@ def suggest_rules(agent: Agent, call: ToolCall) -> list[str]:
             rule = f"Bash({' '.join(words)}:*)" if plain and not words[-1].startswith("-") else f"Bash({c.text})"
             if rule not in found:
                 found.append(rule)
-        return found or [f"Bash({subject.command_line.strip()})"]
+        return [rule for rule in found if _readable(rule, cwd)]  # a line that cannot be split offers none
     if call.name in READING_TOOLS or call.name in EDITING_TOOLS:
         family = "Read" if call.name in READING_TOOLS else "Edit"
         path = subject.paths[0].real if subject.paths else cwd
@@ -260,6 +262,14 @@ def suggest_rules(agent: Agent, call: ToolCall) -> list[str]:
     if call.name == "WebFetch" and subject.host:
         return [f"WebFetch(domain:{subject.host})"]
     return [call.name]
+
+
+def _readable(rule: str, cwd: str) -> bool:
+    try:
+        parse_rule(rule, "", cwd)
+    except RuleError:
+        return False
+    return True
 
 
 def save_project_rules(cwd: Path, rules: list[str]) -> Path:

@@ -184,3 +184,11 @@ def test_splitting_keeps_quoted_separators_and_finds_nested_commands() -> None:
     assert [c.words for c in split_commands("x=$(a $(b))") or ()] == [("x=$(…)",), ("a", "$(…)"), ("b",)]
     assert [c.words for c in split_commands("if a; then b; else c; fi") or ()] == [("a",), ("b",), ("c",)]
     assert split_commands('echo "unterminated') is None
+
+
+def test_a_rule_added_later_counts_even_for_a_tool_already_checked(tmp_path: Path) -> None:
+    policy = Permissions.build(cwd=tmp_path)
+    assert verdict(policy, "Bash", tmp_path, command="make") == "ask"
+    wider = policy.with_rule("allow", parse_rule("Bash(make)", "session", str(tmp_path)))
+    assert verdict(wider, "Bash", tmp_path, command="make") == "allow"
+    assert verdict(policy, "Bash", tmp_path, command="make") == "ask"  # the original is unchanged
