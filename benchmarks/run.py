@@ -133,6 +133,10 @@ def main() -> int:
         print(f"{'context before compaction → after':<52} {f.before_compaction:>9,} → {f.after_compaction:,} tokens")
         share = 100 * f.after_compaction_cached_share
         results.append(report("input read from cache, first request after it", share, "%", 50, at_least=True))
+        from benchmarks.permissions import TARGET_MS, permission_check_costs
+
+        for name, ms in permission_check_costs().items():
+            results.append(report(f"permission check (CPU): {name}", ms * 1000, "µs", TARGET_MS * 1000))
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     # Only for annotations: the command line reads the defaults below before anything heavy is imported.
     from sagent.agent.compaction import CompactionPolicy
     from sagent.agent.hooks import Approver, Hook
+    from sagent.permissions.policy import Permissions
     from sagent.providers.base import RetryPolicy
     from sagent.tools.base import Tool
     from sagent.types import Effort
@@ -103,6 +104,11 @@ class AgentSettings:
     approver: Approver | None = None
     """Answers a hook's `Ask` for a tool call (the REPL prompts its user); sub-agents ask the same one.
     None: nobody is there to ask, and a call a hook asks about runs."""
+
+    permissions: Permissions | None = None
+    """The permission policy (`sagent.permissions.Permissions`: mode, allow/ask/deny rules, project roots)
+    that `PermissionHook` applies; sub-agents inherit it, and the hook holds a sub-agent to its parents'
+    policies too, so a child can never do more than they allow. None: no policy (every call runs)."""
 
     def __post_init__(self) -> None:
         # Accept the everyday spellings (a list of tools, a str path, a set) and keep the value frozen.

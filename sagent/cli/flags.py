@@ -168,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="move a tool call that runs longer than this to the background, where it goes on while the "
         "agent works; its result arrives later as a message (default: never)",
     )
+    _permission_flags(p)
     fleet = p.add_argument_group("sub-agents (AgentSpawn, AgentSend)")
     fleet.add_argument(
         "--max-depth",
@@ -215,6 +216,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
     return p
+
+
+def _permission_flags(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("permissions (see docs/security.md)")
+    group.add_argument(
+        "--permission-mode",
+        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        help="default: ask before Bash, edits, web fetches and anything outside the project; acceptEdits: "
+        "edits inside the project run; plan: read-only until a plan is approved; bypassPermissions: ask "
+        "nothing (deny rules still hold). Headless runs have nobody to ask: what would ask runs, unless "
+        'the settings say permissions.headlessDefault "deny"',
+    )
+    group.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        action="append",
+        nargs="+",
+        metavar="RULE",
+        help='rules for calls that run without asking, e.g. "Bash(git diff:*)" Read "Edit(src/**)" '
+        '"WebFetch(domain:docs.python.org)" mcp__github__*; comma- or space-separated, repeatable',
+    )
+    group.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        action="append",
+        nargs="+",
+        metavar="RULE",
+        help="rules for calls that never run, in any mode (same forms as --allowedTools)",
+    )
+    group.add_argument(
+        "--add-dir",
+        action="append",
+        metavar="DIR",
+        help="another folder that counts as the project (reading it does not ask); repeatable",
+    )
 
 
 def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | None:

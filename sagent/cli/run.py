@@ -12,12 +12,12 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sagent.agent.agent import Agent
 from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet, FleetError, ModelFactory
-from sagent.agent.hooks import Hook
+from sagent.agent.hooks import Approver, Hook
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import (
@@ -41,6 +41,9 @@ from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choos
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
+
+if TYPE_CHECKING:
+    from sagent.permissions.policy import Permissions
 from sagent.types import UserMessage
 
 
@@ -143,9 +146,10 @@ def make_agent(
         system = f"{system}\n\n{memory}"
     system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
+    perms = _permission_settings(args, cwd, tools, settings_from)
     settings = AgentSettings(
         system=system,
-        tools=(*tools, *(t for t in mcp.tools if t not in tools)) if mcp else tuple(tools),
+        tools=(*perms.tools, *(t for t in mcp.tools if t not in perms.tools)) if mcp else perms.tools,
         max_tool_rounds=args.max_tool_rounds,
         max_budget_usd=args.max_budget_usd,
         max_tokens=args.max_tokens,
@@ -157,7 +161,10 @@ def make_agent(
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
-        hooks=(*user_hooks(args, cwd), *((mcp.hook,) if mcp else ())),
+        # The user's hooks first, so the permission check sees a call as a hook rewrote it.
+        hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ())),
+        permissions=perms.permissions,
+        approver=perms.approver,
     )
     fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
@@ -206,6 +213,36 @@ async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int])
     finally:
         if getattr(args, "mcp", None) is not None:
             await args.mcp.servers.aclose()
+
+
+class _PermissionParts(NamedTuple):
+    """What permissions add to an agent's settings."""
+
+    permissions: Permissions | None
+    hooks: tuple[Hook, ...]
+    tools: tuple[Tool, ...]
+    approver: Approver | None
+
+
+def _permission_settings(
+    args: argparse.Namespace, cwd: Path, tools: list[Tool], settings_from: Agent | None
+) -> _PermissionParts:
+    """The permission policy, its hook, ExitPlanMode, and the approver of a running REPL (see
+    sagent/permissions); a running agent's policy (its mode, its session rules) carries over to the next."""
+    from sagent.cli.permission_settings import PermissionsError, from_args
+    from sagent.permissions.plan import ExitPlanMode
+    from sagent.permissions.policy import PermissionHook
+
+    if settings_from is not None:
+        policy = settings_from.settings.permissions
+    else:
+        try:
+            policy = from_args(args, cwd)
+        except PermissionsError as error:
+            raise UsageError(str(error)) from None
+    offered = tuple(tools) + (() if any(t.name == "ExitPlanMode" for t in tools) else (ExitPlanMode(),))
+    approver = settings_from.settings.approver if settings_from is not None else None
+    return _PermissionParts(policy, (PermissionHook(),), offered, approver)
 
 
 def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:

@@ -69,7 +69,12 @@ KEYS: dict[str, Key] = {
         Key("appendSystemPrompt", "text", "append_system", "appended to the system prompt (--append-system)"),
         Key("noMemory", "boolean", "no_memory", "true: do not read AGENTS.md / CLAUDE.md (--no-memory)"),
         Key("env", "env", "env", "environment variables set for the run"),
-        Key("permissions", "permissions", "permissions", "{allow, deny, ask, defaultMode} (not used yet)"),
+        Key(
+            "permissions",
+            "permissions",
+            "permissions",
+            "{allow, ask, deny, defaultMode, ...} (docs/security.md)",
+        ),
         Key("hooks", "hooks", "hooks", "commands run at events: PreToolUse, PostToolUse, Stop, ..."),
         Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
     )
@@ -293,6 +298,8 @@ def _check_permissions(path: Path, value: Any, warnings: list[str]) -> None:
             if not isinstance(inner, list) or not all(isinstance(r, str) for r in inner):
                 expected = f"must be a list of strings, not {_kind(inner)}"
                 raise SettingsError(f'{path}: key "permissions.{member}": {expected}')
+        elif member in ("additionalDirectories", "headlessDefault"):
+            pass  # checked where the permissions are built (sagent/cli/permission_settings.py)
         elif member == "defaultMode":
             if not isinstance(inner, str):
                 raise SettingsError(f'{path}: key "permissions.defaultMode": must be a string, not {_kind(inner)}')

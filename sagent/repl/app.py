@@ -32,6 +32,7 @@ from sagent.events import (
     TurnFinished,
 )
 from sagent.providers.base import ProviderError
+from sagent.repl import approval
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
@@ -73,6 +74,7 @@ class Repl:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
         agent.add_sink(self)  # the screen is one of the agent's sinks, beside its session log
+        approval.install(self)  # the REPL answers the permission hook's questions
 
     # ------------------------------------------------------------------------------------- agent side
 
@@ -82,6 +84,10 @@ class Repl:
 
     def submit(self, text: str, defer: bool = False) -> None:
         """What Enter (or Tab) does with the text in the input box."""
+        approvals = approval.approvals_of(self)
+        if approvals is not None and approvals.take_reason(text):  # the reason for a refusal
+            self.refresh()
+            return
         if not text.strip():
             return
         expansion = None
@@ -253,6 +259,9 @@ class Repl:
             parts.append("running " + ", ".join(running))
         elif self.busy:
             parts.append("working")
+        mode = approval.mode_text(self.agent)  # last: it matters least of these when the line is cut
+        if mode:
+            parts.append(mode)
         return " │ ".join(parts)
 
     def agents_text(self) -> str:

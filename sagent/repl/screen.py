@@ -22,6 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
+from sagent.repl import approval
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.host import QUIT_WINDOW_S
 
@@ -138,6 +139,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
     def _editor(event: KeyPressEvent) -> None:
         buffer.open_in_editor(validate_and_handle=False)
 
+    approval.add_keys(keys, repl, buffer)
+
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
             return [("class:prompt", "⋯ " if repl.busy else "› ")]
@@ -162,6 +165,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 Window(FormattedTextControl(lambda: [("class:queued", repl.queued_text())]), dont_extend_height=True),
                 filter=Condition(lambda: bool(repl.state.queued)),
             ),
+            approval.question_window(repl),
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),

@@ -16,6 +16,7 @@ from sagent.agent.hooks import Allow, Deny, Hook
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.cli.main import build_parser
 from sagent.events import Result
+from sagent.permissions.policy import Permissions
 from sagent.providers.base import RetryPolicy
 from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
 from sagent.tools import AgentSelf, AgentSend, AgentSpawn, Jobs
@@ -45,6 +46,7 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "role": "a note for the boss alone",
         "hooks": (Hook(),),
         "approver": _refuse_all,
+        "permissions": Permissions.build(mode="plan", deny=["Bash(rm:*)"], cwd=cwd),
     }
 
 

@@ -26,8 +26,11 @@ def env_for(fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    """A project whose settings let Bash run unasked: these tests are about the screen and the queue, and
+    tests/repl/test_permissions_tmux.py about the questions."""
     root = tmp_path / "project"
-    root.mkdir()
+    (root / ".sagent").mkdir(parents=True)
+    (root / ".sagent" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}')
     return root
 
 

@@ -268,7 +268,7 @@ def test_continue_after_sagent_was_killed_ends_what_the_dead_run_left(tmp_path: 
 def test_closing_the_repl_terminal_ends_the_running_call_and_its_daemon(tmp_path: Path) -> None:
     with FakeAnthropic([tool_use_response([("Bash", {"command": BUSY_DAEMON})])]) as fake:
         env = {**_env(fake, tmp_path), "TERM": "xterm-256color"}
-        with Tmux([], env, tmp_path) as term:
+        with Tmux(["--allowedTools", "Bash"], env, tmp_path) as term:
             term.wait_for("Esc interrupts")
             term.type("start it")
             term.press("Enter")

@@ -1,0 +1,45 @@
+"""Permissions: which tool calls run, which ask the user, and which are refused.
+
+One frozen `Permissions` value (mode, allow/ask/deny rules, project roots) rides in
+`AgentSettings.permissions`; `PermissionHook` applies it before every tool call through the loop's hooks
+(`sagent.agent.hooks`), answering Allow, Ask or Deny. The modules, in the order they depend on each other:
+
+- `bash`: a Bash line split into the commands it runs (so a rule is held against each);
+- `paths`: paths resolved (`~`, `..`, symlinks) and path globs;
+- `rules`: rule parsing and matching (`Bash(git diff:*)`, `Edit(src/**)`, `WebFetch(domain:…)`, …);
+- `modes`: the modes and what each lets run;
+- `policy`: `Permissions`, and the hook;
+- `plan`: ExitPlanMode, the tool plan mode ends with.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sagent.lib.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from sagent.permissions.modes import MODES, Mode
+    from sagent.permissions.plan import ExitPlanMode
+    from sagent.permissions.policy import PermissionHook, Permissions
+    from sagent.permissions.rules import Rule, RuleError, parse_rule
+
+__all__ = ["MODES", "ExitPlanMode", "Mode", "PermissionHook", "Permissions", "Rule", "RuleError", "parse_rule"]
+
+_load = lazy_exports(
+    __name__,
+    {
+        "MODES": "sagent.permissions.modes",
+        "Mode": "sagent.permissions.modes",
+        "ExitPlanMode": "sagent.permissions.plan",
+        "PermissionHook": "sagent.permissions.policy",
+        "Permissions": "sagent.permissions.policy",
+        "Rule": "sagent.permissions.rules",
+        "RuleError": "sagent.permissions.rules",
+        "parse_rule": "sagent.permissions.rules",
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    return _load(name)

@@ -1,0 +1,259 @@
+"""`Permissions`: one frozen value saying what runs, what asks and what is refused; `PermissionHook` applies it.
+
+    from sagent.permissions import Permissions, PermissionHook
+    policy = Permissions.build(mode="default", allow=["Bash(git diff:*)"], deny=["Read(~/.ssh/**)"], cwd=".")
+    agent = Agent(model, tools=builtin_tools(), permissions=policy, hooks=[PermissionHook()], approver=ask_me)
+
+The policy lives in `AgentSettings.permissions`, so sub-agents inherit it; the hook reads it from the agent
+it runs in and from every agent above it, and the strictest answer wins (deny beats ask beats allow), so a
+sub-agent never does what its parent's policy would not let it do, whatever its own says. An `Ask` goes to
+the agent's approver (the REPL's prompt); with none (a headless run) the call runs, or is refused when the
+policy's `headless` is "deny".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, ToolDecision
+from sagent.permissions.modes import PLAN_TOOL, PLAN_TOOLS, SAFE_TOOLS, HeadlessDefault, Mode, parse_mode
+from sagent.permissions.paths import inside
+from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, Subject, parse_rule, subject_of
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+    from sagent.types import ModelRequest, ToolCall, ToolResult
+
+RuleList = Literal["allow", "ask", "deny"]
+
+PLAN_NOTE = (
+    "You are in plan mode: the user wants a plan before anything changes. Explore with the reading tools "
+    "only (no edits, no commands). When you know what to do, call ExitPlanMode with the plan (Markdown: the "
+    "steps, the files, how you will check it); the user approves it or tells you what to change."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Permissions:
+    """A permission policy: the mode, the rules with where each came from, and the project's extra roots."""
+
+    mode: Mode = "default"
+    """What runs unasked when no rule decides (see `sagent.permissions.modes`)."""
+    allow: tuple[Rule, ...] = ()
+    """Calls that run without asking (unless a deny or ask rule matches)."""
+    ask: tuple[Rule, ...] = ()
+    """Calls that ask even when the mode or an allow rule would let them run."""
+    deny: tuple[Rule, ...] = ()
+    """Calls that never run, in any mode."""
+    roots: tuple[str, ...] = ()
+    """Folders besides the agent's working directory that count as the project (`--add-dir`), resolved."""
+    headless: HeadlessDefault = "allow"
+    """What a call that would ask does when there is no approver: "allow" runs it, "deny" refuses it."""
+    mode_origin: str = "default"
+    """Where the mode came from (a flag, a settings file, Shift+Tab), for /permissions."""
+    started_in_bypass: bool = False
+    """The session began in bypassPermissions, so Shift+Tab's cycle includes it."""
+
+    @classmethod
+    def build(
+        cls,
+        mode: str = "default",
+        allow: Iterable[str] = (),
+        ask: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        add_dirs: Iterable[str | Path] = (),
+        headless: HeadlessDefault = "allow",
+        cwd: str | Path = ".",
+        origin: str = "",
+    ) -> Permissions:
+        """A policy from rule texts (RuleError / ValueError for one that cannot be read); relative rule
+        paths and `add_dirs` are anchored at `cwd`."""
+        root = str(Path(cwd).resolve())
+        parsed = {
+            k: tuple(parse_rule(r, origin, root) for r in rules)
+            for k, rules in (("allow", allow), ("ask", ask), ("deny", deny))
+        }
+        roots = tuple(str((Path(root) / Path(d).expanduser()).resolve()) for d in add_dirs)
+        chosen = parse_mode(mode)
+        return cls(
+            chosen,
+            parsed["allow"],
+            parsed["ask"],
+            parsed["deny"],
+            roots,
+            headless,
+            origin or "default",
+            chosen == "bypassPermissions",
+        )
+
+    def with_mode(self, mode: Mode, origin: str) -> Permissions:
+        """This policy in another mode."""
+        return dataclasses.replace(self, mode=mode, mode_origin=origin)
+
+    def with_rule(self, which: RuleList, rule: Rule) -> Permissions:
+        """This policy with one more rule in the list `which`."""
+        if which == "allow":
+            return dataclasses.replace(self, allow=(*self.allow, rule))
+        if which == "ask":
+            return dataclasses.replace(self, ask=(*self.ask, rule))
+        return dataclasses.replace(self, deny=(*self.deny, rule))
+
+    _index: dict[str, tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]] = dataclasses.field(
+        default_factory=dict, init=False, compare=False, hash=False, repr=False
+    )  # a cache per value: `dataclasses.replace` makes a new, empty one
+
+    def rules_for(self, tool: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]:
+        """The deny, ask and allow rules about `tool` (worked out once per tool: this runs every call)."""
+        found = self._index.get(tool)
+        if found is None:
+            found = tuple(tuple(r for r in rules if r.names(tool)) for rules in (self.deny, self.ask, self.allow))  # type: ignore[assignment]
+            self._index[tool] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
+    def decide(self, tool: str, arguments: dict[str, object], cwd: str) -> Allow | Ask | Deny:
+        """What this policy says about one call of `tool` made from `cwd`."""
+        return self.judge(subject_of(tool, arguments, cwd), cwd)
+
+    def judge(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
+        """What this policy says about a call the rules see as `subject`."""
+        tool = subject.tool
+        deny, ask, allow = self.rules_for(tool)
+        for rule in deny:
+            if rule.matches(subject):
+                return Deny(f"a deny rule forbids it: {rule.text}" + (f" (from {rule.origin})" if rule.origin else ""))
+        if self.mode == "plan" and tool not in PLAN_TOOLS:
+            return Deny(
+                f"plan mode: {tool} does not run until the user approves a plan; explore with the reading "
+                "tools and call ExitPlanMode with your plan"
+            )
+        if tool == PLAN_TOOL:
+            return Ask("approve this plan") if self.mode == "plan" else Deny("not in plan mode: just go on")
+        if self.mode == "bypassPermissions":
+            return ALLOW
+        for rule in ask:
+            if rule.matches(subject):
+                return Ask(f"an ask rule: {rule.text}")
+        if allow and allowed_by(allow, subject):
+            return ALLOW
+        return self._by_mode(subject, cwd)
+
+    def _by_mode(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
+        tool = subject.tool
+        if tool in READING_TOOLS or tool in EDITING_TOOLS:
+            roots = (cwd, *self.roots)
+            outside = [p.real for p in subject.paths if not inside(p.real, roots)]
+            if outside:
+                return Ask(f"{outside[0]} is outside the project")
+            if tool in READING_TOOLS or self.mode == "acceptEdits":
+                return ALLOW
+            return Ask(f"{self.mode} mode asks before editing files")
+        if tool == "Bash":
+            if subject.commands is None:
+                return Ask("the command line cannot be split into its commands safely")
+            return Ask(f"{self.mode} mode asks before running commands")
+        if tool == "WebFetch":
+            return Ask(f"fetching {subject.url or 'a URL'}")
+        if tool in SAFE_TOOLS:
+            return ALLOW
+        return Ask(f"{self.mode} mode asks before {tool}")
+
+    def describe(self) -> list[str]:
+        """The mode and every rule with where it came from, one line each (for /permissions and docs)."""
+        lines = [f"mode: {self.mode} (from {self.mode_origin})"]
+        if self.roots:
+            lines.append("extra project roots: " + ", ".join(self.roots))
+        lines.append(f"headless default: {self.headless}")
+        for which in ("deny", "ask", "allow"):
+            rules: tuple[Rule, ...] = getattr(self, which)
+            for rule in rules:
+                lines.append(f"{which:5} {rule.text}" + (f"   ({rule.origin})" if rule.origin else ""))
+        return lines
+
+
+def allowed_by(allow: Iterable[Rule], subject: Subject) -> bool:
+    """Whether the allow rules `allow` let the call run: a Bash line when each of its commands has a rule
+    (one rule each, not necessarily the same one), another call when one rule matches it."""
+    if subject.tool == "Bash" and subject.commands:
+        rules = [r for r in allow if r.names("Bash")]
+        if any(r.kind == "any" for r in rules):
+            return True
+        return all(any(r.allows_command(c) for r in rules) for c in subject.commands)
+    return any(rule.matches(subject, strict=True) for rule in allow)
+
+
+_RANK = {Allow: 0, Ask: 1, Deny: 2}
+
+
+def policies(agent: Agent) -> list[Permissions]:
+    """The policies that bind `agent`: its own and every ancestor's."""
+    found: list[Permissions] = []
+    current: Agent | None = agent
+    while current is not None:
+        policy = current.settings.permissions
+        if isinstance(policy, Permissions):
+            found.append(policy)
+        current = current.parent
+    return found
+
+
+def decide(agent: Agent, call: ToolCall) -> Allow | Ask | Deny:
+    """The strictest answer of the policies that bind `agent` for `call` (ALLOW when none does)."""
+    found = policies(agent)
+    if not found:
+        return ALLOW
+    cwd = str(agent.context.cwd)
+    subject = subject_of(call.name, call.arguments, cwd)
+    answer: Allow | Ask | Deny = ALLOW
+    seen: list[Permissions] = []
+    for policy in found:
+        if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
+            continue
+        seen.append(policy)
+        verdict = policy.judge(subject, cwd)
+        if _RANK[type(verdict)] > _RANK[type(answer)]:
+            answer = verdict
+            if isinstance(answer, Deny):
+                break
+    return answer
+
+
+def mode_of(agent: Agent) -> Mode | None:
+    """The agent's own mode (None without a policy)."""
+    policy = agent.settings.permissions
+    return policy.mode if isinstance(policy, Permissions) else None
+
+
+def set_mode(agent: Agent, mode: Mode, origin: str) -> None:
+    """Put `agent` (and the sub-agents it spawns from now on) in `mode`."""
+    policy = agent.settings.permissions
+    if isinstance(policy, Permissions):
+        agent.settings = dataclasses.replace(agent.settings, permissions=policy.with_mode(mode, origin))
+
+
+class PermissionHook(Hook):
+    """Applies the `Permissions` of the agent (and of its ancestors) to every tool call; in plan mode adds
+    plan mode's note to the request and offers ExitPlanMode, which it withholds in the other modes."""
+
+    async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+        answer = decide(agent, call)
+        if isinstance(answer, Ask) and agent.settings.approver is None:
+            if call.name == PLAN_TOOL:
+                return Deny("nobody is here to approve a plan: give the plan as your final answer and stop")
+            if any(p.headless == "deny" for p in policies(agent)):
+                return Deny(f"{answer.reason}; nobody is here to approve it (permissions.headlessDefault is deny)")
+        return answer
+
+    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> None:
+        if call.name == PLAN_TOOL and not result.is_error and mode_of(agent) == "plan":
+            set_mode(agent, "default", "the approved plan")
+
+    async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
+        if any(p.mode == "plan" for p in policies(agent)):
+            return dataclasses.replace(request, system=f"{request.system}\n\n{PLAN_NOTE}".lstrip())
+        if any(t.name == PLAN_TOOL for t in request.tools):
+            return dataclasses.replace(request, tools=tuple(t for t in request.tools if t.name != PLAN_TOOL))
+        return request

@@ -1,0 +1,212 @@
+"""Permission rules: `Bash(git diff:*)`, `Edit(src/**)`, `WebFetch(domain:docs.python.org)`, `mcp__github__*`.
+
+    rule = parse_rule("Bash(npm test)", origin="--allowedTools")
+    rule.matches(subject)          # a `Subject`: one tool call as the rules see it
+
+The forms, as Claude Code writes them:
+
+- a tool name (`Bash`, `WebSearch`, `mcp__github__create_issue`), or `Tool(*)`: every call of that tool; a `*`
+  in the name is a wildcard (`mcp__github__*`), and `mcp__server` names every tool of that server;
+- `Bash(git diff:*)`: commands that start with these words; `Bash(npm test)`: exactly this command;
+  `Bash(npm run *)`: a `*` pattern over the command's text. The rule is held against *each* command of a
+  compound line (see `bash.split_commands`);
+- `Read(PATH)`, `Edit(PATH)` (also `Write`, `Glob`, `Grep`, `List`): a path glob (see `paths`). `Read`
+  rules cover every tool that reads (Read, Glob, Grep, List); `Edit` rules every tool that edits (Edit, Write);
+- `WebFetch(domain:HOST)`: URLs on HOST or its subdomains.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+from sagent.permissions.bash import Command
+from sagent.permissions.paths import PathPattern, ResolvedPath
+
+READING_TOOLS = frozenset({"Read", "Glob", "Grep", "List"})
+EDITING_TOOLS = frozenset({"Edit", "Write"})
+PATH_TOOLS = READING_TOOLS | EDITING_TOOLS
+COVERS = {"Read": READING_TOOLS, "Edit": EDITING_TOOLS}
+"""The tools a path rule names, when it names more than its own."""
+
+_NAME = re.compile(r"[A-Za-z0-9_.*-]+\Z")
+RuleKind = Literal["any", "prefix", "exact", "glob", "path", "domain"]
+
+
+class RuleError(ValueError):
+    """A rule that cannot be read; the message names it and says what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """One tool call as the rules see it: its tool, and what its rule specifier is held against."""
+
+    tool: str
+    commands: tuple[Command, ...] | None = None  # Bash: the line's commands (None: it cannot be split)
+    command_line: str = ""
+    paths: tuple[ResolvedPath, ...] = ()  # the file tools: the path(s) the call touches
+    host: str | None = None  # WebFetch: the URL's host
+    url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One parsed rule, with where it came from (a settings file, a flag, `session`)."""
+
+    text: str
+    tool: str
+    kind: RuleKind
+    words: tuple[str, ...] = ()  # prefix / exact
+    spec: str = ""  # glob / domain / path pattern as written
+    origin: str = ""
+    project_root: str = ""
+    _path: PathPattern | None = field(default=None, compare=False, repr=False)
+
+    def names(self, tool: str) -> bool:
+        """Whether the rule is about calls of `tool`."""
+        if self.kind == "path" and self.tool in COVERS:
+            return tool in COVERS[self.tool]
+        if self.tool == tool:
+            return True
+        if "*" in self.tool:
+            return fnmatch.fnmatchcase(tool, self.tool)
+        return self.tool.startswith("mcp__") and self.tool.count("__") == 1 and tool.startswith(self.tool + "__")
+
+    def matches(self, subject: Subject, strict: bool = False) -> bool:
+        """Whether the rule holds for the call. `strict` (allow rules) requires every command of a Bash
+        line to match and a path rule to match the path with its symlinks resolved; otherwise (deny and
+        ask) one command, or either spelling of the path, is enough."""
+        if not self.names(subject.tool):
+            return False
+        if self.kind == "any":
+            return True
+        if self.kind == "domain":
+            host = subject.host
+            return host is not None and (host == self.spec or host.endswith("." + self.spec))
+        if self.kind == "path":
+            assert self._path is not None
+            if not subject.paths:
+                return False
+            if strict:
+                return all(self._path.matches(p.real) for p in subject.paths)
+            return any(self._path.matches(c) for p in subject.paths for c in p.candidates())
+        return self._matches_bash(subject, strict)
+
+    def _matches_bash(self, subject: Subject, strict: bool) -> bool:
+        from sagent.permissions.bash import command_variants
+
+        commands = subject.commands
+        if commands is None:  # a line that cannot be split: never allowed by a rule; deny looks at the words
+            words = tuple(re.split(r"[\s;&|()`'\"$<>]+", subject.command_line))
+            return not strict and self._matches_words(words, loose=True)
+        if strict:
+            return bool(commands) and all(self.allows_command(c) for c in commands)
+        return any(self._matches_words(v) for c in commands for v in command_variants(c))
+
+    def allows_command(self, command: Command) -> bool:
+        """Whether this (allow) rule lets one command of a Bash line run: its words as written match, and
+        it writes no file through a redirection unless the rule names the command exactly."""
+        if self.kind == "any":
+            return True
+        return self._matches_words(command.words) and not (command.writes_file and self.kind != "exact")
+
+    def _matches_words(self, words: tuple[str, ...], loose: bool = False) -> bool:
+        if self.kind == "exact":
+            return words == self.words
+        if self.kind == "prefix":
+            n = len(self.words)
+            if loose:  # anywhere in the line (used only to deny or ask about a line that cannot be split)
+                return any(words[i : i + n] == self.words for i in range(len(words) - n + 1))
+            return words[:n] == self.words
+        return fnmatch.fnmatchcase(" ".join(words), self.spec)
+
+
+def parse_rule(text: str, origin: str = "", project_root: str = "") -> Rule:
+    """The rule `text` says; RuleError when it cannot be read. `project_root` anchors relative paths."""
+    raw = text.strip()
+    if not raw:
+        raise RuleError("an empty permission rule")
+    name, paren, rest = raw.partition("(")
+    name = name.strip()
+    if not _NAME.match(name):
+        raise RuleError(f"{text!r}: {name!r} is not a tool name")
+    if not paren:
+        return Rule(raw, name, "any", origin=origin, project_root=project_root)
+    if not rest.endswith(")"):
+        raise RuleError(f"{text!r}: the ( is not closed")
+    spec = rest[:-1].strip()
+    if spec in ("", "*"):
+        return Rule(raw, name, "any", origin=origin, project_root=project_root)
+    if name == "Bash":
+        return _bash_rule(raw, spec, origin, project_root)
+    if name in PATH_TOOLS:
+        pattern = PathPattern(spec, project_root)
+        return Rule(raw, name, "path", spec=spec, origin=origin, project_root=project_root, _path=pattern)
+    if name == "WebFetch":
+        if not spec.startswith("domain:") or not spec[7:].strip():
+            raise RuleError(f"{text!r}: WebFetch rules name a domain: WebFetch(domain:example.com)")
+        domain = spec[7:].strip().lower().removeprefix("*.")
+        return Rule(raw, name, "domain", spec=domain, origin=origin, project_root=project_root)
+    raise RuleError(f"{text!r}: {name} takes no specifier in a rule; write {name} alone")
+
+
+def _bash_rule(raw: str, spec: str, origin: str, project_root: str) -> Rule:
+    try:
+        if spec.endswith(":*"):
+            words = tuple(shlex.split(spec[:-2]))
+            if not words:
+                raise RuleError(f"{raw!r}: the prefix before :* is empty")
+            return Rule(raw, "Bash", "prefix", words=words, spec=spec, origin=origin, project_root=project_root)
+        if "*" in spec:
+            return Rule(raw, "Bash", "glob", spec=spec, origin=origin, project_root=project_root)
+        return Rule(raw, "Bash", "exact", words=tuple(shlex.split(spec)), spec=spec, origin=origin)
+    except ValueError as error:  # shlex: an unterminated quote
+        raise RuleError(f"{raw!r}: {error}") from None
+
+
+def subject_of(tool: str, arguments: dict[str, object], cwd: str) -> Subject:
+    """What the rules look at in a call of `tool` with `arguments` (the built-in tools' argument names)."""
+    from sagent.permissions.bash import split_commands
+    from sagent.permissions.paths import resolve
+
+    if tool == "Bash":
+        line = arguments.get("command")
+        line = line if isinstance(line, str) else ""
+        return Subject(tool, commands=split_commands(line), command_line=line)
+    if tool in PATH_TOOLS:
+        return Subject(tool, paths=(resolve(_path_argument(tool, arguments), cwd),))
+    if tool == "WebFetch":
+        url = arguments.get("url")
+        url = url.strip() if isinstance(url, str) else ""
+        return Subject(tool, host=_host(url), url=url)
+    return Subject(tool)
+
+
+def _path_argument(tool: str, arguments: dict[str, object]) -> str:
+    path = arguments.get("path")
+    path = path if isinstance(path, str) and path else "."
+    if tool == "Glob":
+        pattern = arguments.get("pattern")
+        if isinstance(pattern, str) and (pattern.startswith("/") or pattern.startswith("~")):
+            # An absolute pattern searches from its fixed part: `/etc/**/*.conf` reads under /etc.
+            fixed = []
+            for part in pattern.split("/"):
+                if any(c in part for c in "*?["):
+                    break
+                fixed.append(part)
+            return "/".join(fixed) or "/"
+    return path
+
+
+def _host(url: str) -> str | None:
+    if "://" not in url:
+        url = "https://" + url  # as WebFetch reads it
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.lower().rstrip(".") if host else None
