@@ -36,11 +36,12 @@ from sagent.agent.rounds import INTERRUPTED as INTERRUPTED  # the result texts, 
 from sagent.agent.rounds import NOT_RUN_BUDGET as NOT_RUN_BUDGET
 from sagent.agent.rounds import record_result
 from sagent.agent.runtime import AgentTools
-from sagent.agent.session import SessionLog, SessionWriteError, clear_results
+from sagent.agent.session import SessionError, SessionLog, SessionWriteError, clear_results
 from sagent.agent.settings import AgentSettings
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import Compacted, Event, ModelSwitched, Result, SessionStarted, ToolFinished, ToolResultsCleared
+from sagent.evidence.capsules import receive, seal_message, seal_spawn
 from sagent.providers.base import Model, RetryPolicy, close_model
 from sagent.providers.catalog import lookup
 from sagent.snapshot import AgentSnapshot, AgentStatus, JobSnapshot
@@ -228,7 +229,8 @@ class Agent:
         gets the text at its next safe point; the receipt says whether it was working or idle."""
         if text is not None:
             assert isinstance(message, str)
-            return self.fleet.bus.deliver(Envelope(self.label, message, text))
+            capsule = seal_message(self, message, text) if message in self.fleet.bus.labels() else None
+            return self.fleet.bus.deliver(Envelope(self.label, message, text, capsule=capsule))
         if isinstance(message, str):
             message = UserMessage.of(message)
         self._inbox.post_input(message)
@@ -242,6 +244,8 @@ class Agent:
         was_working = self._running
         if envelope.control is None:
             sender = envelope.sender
+            if envelope.capsule is not None:
+                receive(self, envelope.capsule)
             self.send(UserMessage.of(envelope.text) if sender == USER else PeerMessage(sender, envelope.text))
         elif envelope.control == "stop":
             self._inbox.stopped_by = envelope.sender
@@ -299,6 +303,12 @@ class Agent:
             else SpawnRequest(prompt, label, system, provider, model, tools, max_tool_rounds, max_depth, persistent)
         )
         child = spawn_child(self, request)
+        try:
+            seal_spawn(self, child.agent, request.prompt)
+        except SessionError:
+            self.fleet.leave(child.agent)
+            child.agent.session.close()
+            raise
         self.children[child.label] = child
         child.start(request.prompt)
         return child
