@@ -95,7 +95,9 @@ class Agent:
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
-        self.context = ToolContext(cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self))
+        self.context = ToolContext(
+            cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self), ephemeral=self.session.path is None
+        )
         self.window = ContextWindow(self, self.settings.compaction)
         self.gate = RequestGate(self)  # every model request of this agent passes it
         # False when the model is shared with the parent: it is closed with the parent, not with this agent.

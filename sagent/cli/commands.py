@@ -55,8 +55,14 @@ def list_session_files(argv: list[str]) -> int:
 
     if argv[:1] == ["verify"]:
         return verify_session(argv[1:])
+    if argv[:1] == ["search"]:
+        from sagent.cli.sessions_cmd import search_command
+
+        return search_command(argv[1:])
     if len(argv) > 1 or (argv and argv[0].startswith("-")):
-        sys.stderr.write("usage: sagent sessions [DIR] | sagent sessions verify ID|PATH [--tree]\n")
+        sys.stderr.write(
+            "usage: sagent sessions [DIR] | sagent sessions verify ID|PATH [--tree] | sagent sessions search TEXT\n"
+        )
         return 2
     cwd = Path(argv[0] if argv else ".").resolve()
     sessions = list_sessions(cwd)

@@ -114,7 +114,11 @@ def run_interactive(args: argparse.Namespace) -> int:
 
     width = shutil.get_terminal_size((100, 30)).columns
     repl = Repl(
-        agent, new_agent=new_agent, settings=terminal_settings(width), history_file=_input_history(), switch=switch
+        agent,
+        new_agent=new_agent,
+        settings=terminal_settings(width),
+        history_file=None if args.ephemeral else _input_history(),
+        switch=switch,
     )
     try:
         return asyncio.run(repl.run())

@@ -57,3 +57,63 @@ def _verify_one(path: Path) -> int:
     if report.torn:
         print("  a torn last line (a write cut short by a crash) is not counted; reopening drops it")
     return 0
+
+
+SEARCH_USAGE = "usage: sagent sessions search TEXT [--limit N] [--rebuild] [--json] [--ephemeral]\n"
+
+
+def search_command(argv: list[str]) -> int:
+    """`sagent sessions search TEXT`: this project's past sessions holding every word of TEXT, best first
+    (session, turn, who, snippet). The index is brought up to date first (`--rebuild`: read again from
+    every log; `--ephemeral`: built in memory, nothing written). 0 with matches, 1 without, 2 on misuse."""
+    import argparse
+    import json
+    import sqlite3
+
+    from sagent.evidence.recall import RecallIndex
+
+    parser = argparse.ArgumentParser(prog="sagent sessions search", add_help=False, exit_on_error=False)
+    parser.add_argument("text", nargs="+")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--ephemeral", action="store_true")
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit):
+        sys.stderr.write(SEARCH_USAGE)
+        return 2
+    if extra or args.limit < 1:
+        sys.stderr.write(SEARCH_USAGE)
+        return 2
+    text = " ".join(args.text)
+    try:
+        with RecallIndex.for_project(Path.cwd(), ephemeral=args.ephemeral) as index:
+            stats = index.rebuild() if args.rebuild else index.update()
+            hits = index.search(text, limit=args.limit)
+    except (OSError, sqlite3.Error) as error:
+        sys.stderr.write(f"sagent sessions search: the index cannot be used ({error}); try --rebuild\n")
+        return 2
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "session": h.session,
+                        "turn": h.turn,
+                        "role": h.role,
+                        "ts": h.ts,
+                        "snippet": h.snippet,
+                        "path": h.path,
+                    }
+                    for h in hits
+                ],
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for hit in hits:
+            print(hit.line())
+        if not hits:
+            print(f"no session of this project mentions {text!r} ({stats.logs} logs searched)")
+    return 0 if hits else 1
