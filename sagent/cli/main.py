@@ -30,6 +30,11 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.commands import list_session_files
 
         return list_session_files(argv[1:])
+    if argv[:1] == ["compare"] or argv[:1] == ["trace"]:
+        from sagent.cli import evidence_cmd
+
+        command = evidence_cmd.compare_command if argv[0] == "compare" else evidence_cmd.trace_command
+        return command(argv[1:])
     _safe_streams()
     if argv[:1] == ["config"]:
         from sagent.cli.config_cmd import config_command
