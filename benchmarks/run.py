@@ -136,6 +136,9 @@ def main() -> int:
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round
+        from benchmarks.evidence import figures as evidence_figures
+
+        results += evidence_figures(report)  # verify speed, search index cost
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():
