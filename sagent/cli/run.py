@@ -34,6 +34,7 @@ from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.encoding import scrub
+from sagent.evidence.gitref import start_point
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, infer_provider, key_variable
@@ -164,7 +165,8 @@ def make_agent(
     if args.ephemeral:
         log = SessionLog.ephemeral()
     else:
-        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
+        # Where the run starts (the repository's commit), so it can be replayed from there.
+        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
     return Agent(model, settings, session=log, fleet=fleet)
 
 
