@@ -295,7 +295,9 @@ def _discard_unanswered(path: Path | None) -> None:
         lines = path.read_bytes().splitlines()
         for line in lines:
             record = json.loads(line)
-            if record.get("kind") != "header" and (record.get("event") or {}).get("type") not in _UNANSWERED:
+            if record.get("kind") in ("header", "manifest"):  # a manifest is the request, not an answer
+                continue
+            if (record.get("event") or {}).get("type") not in _UNANSWERED:
                 return
         path.unlink()
         with contextlib.suppress(OSError):
