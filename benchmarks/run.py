@@ -143,6 +143,12 @@ def main() -> int:
         from benchmarks.mcp import mcp_figures
 
         results += mcp_figures()  # first request with three MCP servers, request bytes with 60 MCP tools
+        from benchmarks.evidence import figures as evidence_figures
+
+        results += evidence_figures(report)  # verify speed, search index cost
+        from benchmarks.resume import table as resume_table
+
+        resume_table()  # input tokens per turn: replay vs resume vs prompt caching (no target)
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

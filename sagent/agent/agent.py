@@ -53,6 +53,7 @@ from sagent.events import (
     ToolFinished,
     ToolResultsCleared,
 )
+from sagent.evidence.capsules import receive, seal_message
 from sagent.providers.base import Model, RetryPolicy, close_model
 from sagent.providers.catalog import lookup
 from sagent.snapshot import AgentSnapshot, AgentStatus
@@ -106,7 +107,9 @@ class Agent:
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
-        self.context = ToolContext(cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self))
+        self.context = ToolContext(
+            cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self), ephemeral=self.session.path is None
+        )
         self.window = ContextWindow(self, self.settings.compaction)
         self.gate = RequestGate(self)  # every model request of this agent passes it
         # False when the model is shared with the parent: it is closed with the parent, not with this agent.
@@ -162,17 +165,9 @@ class Agent:
     def effort(self) -> Effort | None:
         return self.settings.effort
 
-    @effort.setter
-    def effort(self, effort: Effort | None) -> None:
-        self.settings = replace(self.settings, effort=effort)
-
     @property
     def thinking_budget(self) -> int | None:
         return self.settings.thinking_budget
-
-    @thinking_budget.setter
-    def thinking_budget(self, budget: int | None) -> None:
-        self.settings = replace(self.settings, thinking_budget=budget)
 
     @classmethod
     def resume(
@@ -242,7 +237,8 @@ class Agent:
         gets the text at its next safe point; the receipt says whether it was working or idle."""
         if text is not None:
             assert isinstance(message, str)
-            return self.fleet.bus.deliver(Envelope(self.label, message, text))
+            capsule = seal_message(self, message, text) if message in self.fleet.bus.labels() else None
+            return self.fleet.bus.deliver(Envelope(self.label, message, text, capsule=capsule))
         if isinstance(message, str):
             message = UserMessage.of(message)
         self._inbox.post_input(message)
@@ -256,6 +252,8 @@ class Agent:
         was_working = self._running
         if envelope.control is None:
             sender = envelope.sender
+            if envelope.capsule is not None:
+                receive(self, envelope.capsule)
             self.send(UserMessage.of(envelope.text) if sender == USER else PeerMessage(sender, envelope.text))
         elif envelope.control == "stop":
             self._inbox.stopped_by = envelope.sender

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from sagent.agent.session import SessionLog
+from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
+from sagent.evidence.capsules import receive, seal_result, seal_spawn
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.specs import canonical_name
 from sagent.tools.base import spawns_agents
@@ -50,6 +51,8 @@ class Envelope:
     provider: str | None = None  # for switch_model (inferred from the model id when not given)
     model: str | None = None  # for switch_model
     focus: str | None = None  # for compact
+    # The sealed handoff (`sagent.evidence.capsules`) the sender recorded; the receiver records it too.
+    capsule: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +277,8 @@ class Child:
                 self.result = agent.failure("stopped before it finished")
             if self.persistent:
                 self._report()
+            else:
+                self._seal_result()
             await agent.aclose()
 
     def _report(self) -> None:
@@ -283,8 +288,16 @@ class Child:
         state = "stopped" if self.status == "stopped" else "idle"
         outcome = "" if self.result.subtype == "success" else f" ({self.result.subtype})"
         text = f"[{state}{outcome}] {self.result.text}".rstrip()
-        with contextlib.suppress(FleetError):
-            self.parent.deliver(Envelope(self.label, self.parent.label, text))
+        with contextlib.suppress(FleetError, SessionError):
+            capsule = seal_result(self.agent, self.parent, text)
+            self.parent.deliver(Envelope(self.label, self.parent.label, text, capsule=capsule))
+
+    def _seal_result(self) -> None:
+        """A one-shot child's answer, sealed in both logs before its parent reads it."""
+        if self.parent.closed or self.result is None:
+            return
+        with contextlib.suppress(SessionError):  # the log that failed says so on its agent's next write
+            receive(self.parent, seal_result(self.agent, self.parent, self.result.text))
 
 
 def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
@@ -329,6 +342,12 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
     agent = type(parent)(
         child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
     )
+    try:  # the handoff is sealed in both logs before the child exists for anyone else
+        seal_spawn(parent, agent, request.prompt)
+    except SessionError:
+        fleet.leave(agent)
+        agent.session.close()
+        raise
     return Child(agent, parent, request.persistent)
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.tokens import estimate_request
 from sagent.events import ModelEvent, ResponseComplete, Retrying
+from sagent.evidence.manifest import manifest_record
 from sagent.providers.base import ContextTooLongError, Model, ProviderConnectionError, stream_with_retry
 from sagent.providers.catalog import request_cost
 from sagent.types import ZERO_USD, AssistantMessage, Cost, ModelRequest
@@ -67,6 +68,8 @@ class RequestGate:
         """`request` streamed from `model` (retried on transient errors) once admitted; the response is
         counted in the agent's spend before its `ResponseComplete` is passed on."""
         held = self.admit(model, request, own=own, tokens=tokens).usd_total
+        # What is asked, logged before it is sent (the run manifest).
+        self.agent.session.append(manifest_record(model.provider, model.name, request, own=own))
         cost = self.agent.cost
         cost.reserve(held)
         try:

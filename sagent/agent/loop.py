@@ -218,9 +218,9 @@ async def apply_controls(agent: Agent, inbox: Inbox) -> AsyncIterator[Event]:
                 if switched is not None:
                     yield switched
         if control.effort is not None:
-            agent.effort = control.effort
+            agent.configure(effort=control.effort)
         if control.thinking_budget is not None:
-            agent.thinking_budget = control.thinking_budget or None
+            agent.configure(thinking_budget=control.thinking_budget or None)
         if control.compact:
             try:
                 for event in await agent.run_compaction(control.focus, "manual"):

@@ -9,6 +9,7 @@ resume is rebuilt from it, so it is read only when every record checks out:
 - `seq` counts 0, 1, 2, … with no gap or repeat, and `prev` is the SHA-256 of the line before (`null` for
   the first), so a record removed, duplicated or moved is found;
 - record 0, and only record 0, is the header, with `session_id` and `cwd`;
+- a `capsule` or `manifest` record (`sagent.evidence`) holds its object of that name;
 - an event record has an `event` object whose `type` is a string and which holds every field its type
   needs (the fields without a default of the dataclass in `sagent.events`).
 
@@ -32,6 +33,8 @@ from typing import Any
 from sagent import events
 
 HASH_FIELD = "hash"
+# Records beside the events, and the object each must hold; the history is not rebuilt from them.
+EVIDENCE_KINDS = {"capsule": "capsule", "manifest": "manifest"}
 _SEAL = re.compile(rb',"hash":"([0-9a-f]{64})"\}$')
 
 
@@ -191,6 +194,9 @@ def _schema(index: int, record: dict[str, Any]) -> str | None:
         return f"the header has no {' or '.join(missing)}" if missing else None
     if kind == "header":
         return "a second session header"
+    if kind in EVIDENCE_KINDS:  # a sealed handoff or a request's manifest (`sagent.evidence`)
+        field = EVIDENCE_KINDS[kind]
+        return None if isinstance(record.get(field), dict) else f"a {kind} record without its {field} object"
     if kind != "event":
         return f"unknown record kind {kind!r}"
     event = record.get("event")

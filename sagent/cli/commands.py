@@ -55,8 +55,14 @@ def list_session_files(argv: list[str]) -> int:
 
     if argv[:1] == ["verify"]:
         return verify_session(argv[1:])
+    if argv[:1] == ["search"]:
+        from sagent.cli.sessions_cmd import search_command
+
+        return search_command(argv[1:])
     if len(argv) > 1 or (argv and argv[0].startswith("-")):
-        sys.stderr.write("usage: sagent sessions [DIR] | sagent sessions verify ID|PATH\n")
+        sys.stderr.write(
+            "usage: sagent sessions [DIR] | sagent sessions verify ID|PATH [--tree] | sagent sessions search TEXT\n"
+        )
         return 2
     cwd = Path(argv[0] if argv else ".").resolve()
     sessions = list_sessions(cwd)
@@ -72,30 +78,7 @@ def list_session_files(argv: list[str]) -> int:
 
 
 def verify_session(argv: list[str]) -> int:
-    """`sagent sessions verify ID|PATH`: 0 when the log checks out whole, 1 with the first bad line."""
-    from sagent.agent.session import find_session, verify
+    """`sagent sessions verify ID|PATH [--tree]`: 0 when the log checks out whole, 1 with the first bad line."""
+    from sagent.cli.sessions_cmd import verify_command
 
-    if len(argv) != 1 or argv[0].startswith("-"):
-        sys.stderr.write("usage: sagent sessions verify ID|PATH\n")
-        return 2
-    try:
-        path = find_session(argv[0], Path.cwd())
-        report = verify(path)
-    except OSError as error:  # not found, ambiguous, unreadable
-        problem = f"{argv[0]}: {error.strerror}" if error.strerror else str(error)
-        sys.stderr.write(f"sagent sessions verify: {problem}\n")
-        return 2
-    if report.damage is not None:
-        damage = report.damage
-        good = f"lines 1-{damage.good} can be trusted" if damage.good else "no line can be trusted"
-        print(f"{path}: damaged at line {damage.line}: {damage.reason}")
-        print(
-            f"  {good}; `sagent --session {path} --fork-damaged` continues from there as a new session"
-            if damage.good
-            else f"  {good}"
-        )
-        return 1
-    print(f"{path}: ok, {report.records} records, last seq {report.records - 1}, chain ok")
-    if report.torn:
-        print("  a torn last line (a write cut short by a crash) is not counted; reopening drops it")
-    return 0
+    return verify_command(argv)

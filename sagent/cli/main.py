@@ -51,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.commands import list_session_files
 
         return list_session_files(argv[1:])
+    if argv[:1] in (["compare"], ["trace"], ["replay"]):
+        from sagent.cli import evidence_cmd
+
+        commands = {"compare": evidence_cmd.compare_command, "trace": evidence_cmd.trace_command}
+        return commands.get(argv[0], evidence_cmd.replay_command)(argv[1:])
     _safe_streams()
     if argv[:1] == ["mcp"]:
         from sagent.cli.mcp_cmd import mcp_command

@@ -35,6 +35,7 @@ from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.encoding import scrub
+from sagent.evidence.gitref import start_point
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, infer_provider, key_variable
@@ -120,7 +121,11 @@ def run_interactive(args: argparse.Namespace) -> int:
 
     width = shutil.get_terminal_size((100, 30)).columns
     repl = Repl(
-        agent, new_agent=new_agent, settings=terminal_settings(width), history_file=_input_history(), switch=switch
+        agent,
+        new_agent=new_agent,
+        settings=terminal_settings(width),
+        history_file=None if args.ephemeral else _input_history(),
+        switch=switch,
     )
     try:
         return asyncio.run(_closing_mcp(args, repl.run()))
@@ -172,7 +177,8 @@ def make_agent(
     if args.ephemeral:
         log = SessionLog.ephemeral()
     else:
-        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
+        # Where the run starts (the repository's commit), so it can be replayed from there.
+        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
     return Agent(model, settings, session=log, fleet=fleet)
 
 
@@ -370,7 +376,9 @@ def _discard_unanswered(path: Path | None) -> None:
         lines = path.read_bytes().splitlines()
         for line in lines:
             record = json.loads(line)
-            if record.get("kind") != "header" and (record.get("event") or {}).get("type") not in _UNANSWERED:
+            if record.get("kind") in ("header", "manifest"):  # a manifest is the request, not an answer
+                continue
+            if (record.get("event") or {}).get("type") not in _UNANSWERED:
                 return
         path.unlink()
         with contextlib.suppress(OSError):

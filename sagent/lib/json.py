@@ -84,3 +84,15 @@ def _freeze(value: object, where: str) -> FrozenJSON:
     if isinstance(value, list | tuple):
         return tuple(_freeze(v, f"{where}[{i}]") for i, v in enumerate(value))
     raise TypeError(f"json_freeze: {type(value).__name__} at {where} is not a JSON value")
+
+
+def canonical_json(value: JSON) -> bytes:
+    """The one byte form of a JSON value that two writers agree on: keys sorted, no spaces, UTF-8 (lone
+    surrogates escaped), so its SHA-256 names the value. Frozen values give the bytes of their plain form."""
+    import json
+
+    plain = json_thaw(value)
+    try:
+        return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("utf-8")

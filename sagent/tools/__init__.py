@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from sagent.tools.agents import AgentSelf, AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import Tool
 from sagent.tools.files import Edit, Read, Write
+from sagent.tools.memory_tools import Memory, Recall
 from sagent.tools.net import Fetcher
 from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
 from sagent.tools.search import Glob, Grep, List
@@ -28,12 +29,14 @@ CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
 PAPERS = (PaperSearch, PaperDetails, PaperFetch)  # they share one Scholar: its cache and its fetcher
 WEB = (WebFetch, WebSearch, *PAPERS)  # the web and the literature
 FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
-BUILTIN = CORE + WEB + FLEET
+MEMORY = (Memory, Recall)  # facts kept for later sessions, and the past sessions searched
+BUILTIN = CORE + WEB + MEMORY + FLEET
 
 __all__ = [
     "BUILTIN",
     "CORE",
     "FLEET",
+    "MEMORY",
     "PAPERS",
     "WEB",
     "AgentSelf",
@@ -45,10 +48,12 @@ __all__ = [
     "Grep",
     "Jobs",
     "List",
+    "Memory",
     "PaperDetails",
     "PaperFetch",
     "PaperSearch",
     "Read",
+    "Recall",
     "WebFetch",
     "WebSearch",
     "Write",
@@ -60,7 +65,7 @@ __all__ = [
 def builtin_tools(fleet: bool = True, *, fetcher: Fetcher | None = None) -> list[Tool]:
     """New instances of every built-in tool; without the fleet tools when `fleet` is False. The web and
     paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS)."""
-    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + WEB)], fetcher=fetcher)
+    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + WEB + MEMORY)], fetcher=fetcher)
 
 
 def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:

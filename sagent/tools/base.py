@@ -44,6 +44,9 @@ class ToolContext:
     read_files: dict[Path, FileStamp] = field(default_factory=dict)
     # The agent running the tool, for the agent tools (spawn, send, self, jobs); None outside an agent.
     runtime: AgentRuntime | None = None
+    # True when the session keeps no log (--ephemeral): tools that would save something (Memory, the
+    # Recall index) write nothing.
+    ephemeral: bool = False
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:

@@ -81,8 +81,7 @@ async def test_a_child_inherits_every_setting_it_is_not_given(tmp_path: Path) ->
 
 async def test_a_child_made_after_a_switch_inherits_the_switched_effort() -> None:
     parent = Agent(ScriptedModel([text_turn("ok")]), effort="low")
-    parent.effort = "high"
-    parent.thinking_budget = 4096
+    parent.configure(effort="high", thinking_budget=4096)
     child = parent.spawn("go")
     assert (child.agent.effort, child.agent.thinking_budget) == ("high", 4096)
     await child.wait()

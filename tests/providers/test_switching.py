@@ -90,7 +90,8 @@ async def test_a_session_moves_across_four_providers_with_its_history(tmp_path: 
     assert (state.provider, state.model) == ("moonshot", OPENAI_COMPAT.model_id)
     assert len(state.history) == len(agent.history) == 4 * 4  # per round: question, call, result, answer
     assert set(state.usage_by_model) == {d.model_id for d in (ANTHROPIC, OPENAI, GOOGLE, OPENAI_COMPAT)}
-    switches = [json.loads(line)["event"] for line in log.path.read_text().splitlines()[1:]]
+    logged = [json.loads(line) for line in log.path.read_text().splitlines()[1:]]
+    switches = [r["event"] for r in logged if r["kind"] == "event"]
     assert [e["provider"] for e in switches if e["type"] == "model_switched"] == ["openai", "google", "moonshot"]
 
 

@@ -1,0 +1,81 @@
+"""Resume vs replay vs prompt caching, on the fake Responses server: an 8-turn coding session (each turn a
+question, a Read of a 4 kB file, an answer) run twice, once sending the whole history each request (replay,
+sagent's default) and once resuming the stored response (`previous_response_id`, only new items). Tokens
+are estimated from what was sent (4 characters a token, the instructions and tool schemas included); the
+caching column is the replayed request as billed with the repeated prefix read from the prompt cache
+(cached input at a tenth of the price), which saves cost but not upload.
+
+    uv run python benchmarks/resume.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sagent.agent.agent import Agent  # noqa: E402
+from sagent.providers.openai_responses import OpenAIModel  # noqa: E402
+from sagent.providers.responses_resume import ResumingOpenAIModel  # noqa: E402
+from sagent.tools import Read  # noqa: E402
+from tests.fakes.openai_responses_server import FakeResponses, responses_text, responses_tools  # noqa: E402
+
+TURNS = 8
+CACHED_PRICE = 0.1
+
+
+def tokens(body: dict) -> int:
+    sent = {k: body.get(k) for k in ("input", "instructions", "tools")}
+    return len(json.dumps(sent)) // 4
+
+
+async def session(resume: bool, folder: Path) -> list[int]:
+    """Estimated input tokens sent per turn (both requests of the turn)."""
+    for n in range(TURNS):
+        (folder / f"m{n}.py").write_text(f"def f{n}(x):\n    return x * {n}  # a line of code\n" * 50)
+    steps = []
+    for n in range(TURNS):
+        steps += [responses_tools([("Read", {"path": f"m{n}.py"})]), responses_text(f"m{n}.py multiplies by {n}.")]
+    with FakeResponses(steps) as fake:
+        kind = ResumingOpenAIModel if resume else OpenAIModel
+        model = kind("gpt-5.4", api_key="sk-bench", base_url=fake.url)
+        agent = Agent(model, tools=[Read()], cwd=folder, system="You are a careful engineer. " * 40)
+        for n in range(TURNS):
+            async for _ in agent.run(f"what does m{n}.py do?"):
+                pass
+        await agent.aclose()
+        bodies = fake.bodies()
+    per_request = [tokens(b) for b in bodies]
+    return [per_request[2 * n] + per_request[2 * n + 1] for n in range(TURNS)], per_request
+
+
+def table() -> tuple[int, int, int]:
+    with tempfile.TemporaryDirectory() as folder:
+        replayed, replay_requests = asyncio.run(session(False, Path(folder)))
+        resumed, _ = asyncio.run(session(True, Path(folder)))
+    # Caching: each replayed request's prefix (the previous request's input) is read from the cache.
+    cached_requests = [replay_requests[0]] + [
+        (now - before) + CACHED_PRICE * before for before, now in itertools.pairwise(replay_requests)
+    ]
+    cached = [round(cached_requests[2 * n] + cached_requests[2 * n + 1]) for n in range(TURNS)]
+    print("input tokens per turn (estimated): sent with replay, sent with resume, replay billed with caching")
+    print(f"{'turn':>4}  {'replay':>8}  {'resume':>8}  {'caching (billed as)':>20}")
+    for n in range(TURNS):
+        print(f"{n + 1:>4}  {replayed[n]:>8,}  {resumed[n]:>8,}  {cached[n]:>20,}")
+    print(f"{'all':>4}  {sum(replayed):>8,}  {sum(resumed):>8,}  {sum(cached):>20,}")
+    print(
+        "resume sends only the new items (plus the instructions and tool schemas, which are not carried over);\n"
+        "the server still reads the whole conversation, so resumed input is billed like replayed input, with\n"
+        "the same prompt caching: resume saves upload and request size, caching saves cost."
+    )
+    return sum(replayed), sum(resumed), sum(cached)
+
+
+if __name__ == "__main__":
+    table()

@@ -1,0 +1,150 @@
+"""`sagent compare A B` and `sagent trace SESSION`: two runs side by side, and a run's tree of agents as a
+timeline (text, `--json`, or a self-contained HTML page with `--html FILE`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+COMPARE_USAGE = "usage: sagent compare A B [--json] [--html FILE]\n"
+TRACE_USAGE = "usage: sagent trace SESSION [--html FILE]\n"
+
+
+def _parse(prog: str, usage: str, argv: list[str], sessions: int) -> argparse.Namespace | None:
+    parser = argparse.ArgumentParser(prog=prog, add_help=False, exit_on_error=False)
+    parser.add_argument("sessions", nargs=sessions)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--html", type=Path)
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit):
+        args, extra = None, ["?"]
+    if args is None or extra or any(s.startswith("-") for s in args.sessions):
+        sys.stderr.write(usage)
+        return None
+    return args
+
+
+def _problem(prog: str, error: Exception) -> int:
+    from sagent.agent.session_check import SessionCorrupt
+
+    if isinstance(error, SessionCorrupt):
+        sys.stderr.write(f"{prog}: {error}\n")
+        return 1
+    text = f"{error.filename}: {error.strerror}" if isinstance(error, OSError) and error.strerror else str(error)
+    sys.stderr.write(f"{prog}: {text}\n")
+    return 2
+
+
+def _write_page(path: Path, page: str) -> None:
+    path.write_text(page, encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def compare_command(argv: list[str]) -> int:
+    """0 after printing the comparison; 1 when a log is damaged; 2 on misuse or a session not found."""
+    from sagent.agent.session import SessionError, find_session
+    from sagent.evidence import compare
+    from sagent.evidence.runstats import run_stats
+
+    args = _parse("sagent compare", COMPARE_USAGE, argv, 2)
+    if args is None:
+        return 2
+    try:
+        a, b = (run_stats(find_session(ref, Path.cwd())) for ref in args.sessions)
+        data = compare.comparison(a, b)
+        if args.html is not None:
+            _write_page(args.html, compare.as_html(data))
+    except (OSError, SessionError) as error:
+        return _problem("sagent compare", error)
+    print(compare.as_json(data) if args.json else compare.as_text(data))
+    return 0
+
+
+def trace_command(argv: list[str]) -> int:
+    """0 after printing the timeline; 1 when a log is damaged; 2 on misuse or a session not found."""
+    from sagent.agent.session import SessionError, find_session
+    from sagent.evidence import trace
+
+    args = _parse("sagent trace", TRACE_USAGE, argv, 1)
+    if args is None or args.json:
+        if args is not None:
+            sys.stderr.write(TRACE_USAGE)
+        return 2
+    try:
+        timeline = trace.build_trace(find_session(args.sessions[0], Path.cwd()))
+        if args.html is not None:
+            _write_page(args.html, trace.as_html(timeline))
+    except (OSError, SessionError) as error:
+        return _problem("sagent trace", error)
+    print(trace.as_text(timeline))
+    return 0
+
+
+REPLAY_USAGE = (
+    "usage: sagent replay SESSION --model M [--provider P] [--tools live|recorded] [--base-url URL] "
+    "[--api-key-env VAR]\n"
+)
+
+
+def replay_command(argv: list[str]) -> int:
+    """Run a session's user turns again on another model in a scratch tree; 0 when every turn ended well,
+    1 when one did not (or a log is damaged), 2 on misuse."""
+    import asyncio
+
+    from sagent.agent.session import SessionError, find_session
+    from sagent.evidence.replay import ReplayError, make_scratch, replay, replay_plan
+    from sagent.providers.base import ProviderError
+    from sagent.providers.registry import build_model, choose
+
+    parser = argparse.ArgumentParser(prog="sagent replay", add_help=False, exit_on_error=False)
+    parser.add_argument("session")
+    parser.add_argument("--model")
+    parser.add_argument("--provider")
+    parser.add_argument("--tools", choices=("live", "recorded"), default="live")
+    parser.add_argument("--base-url")
+    parser.add_argument("--api-key-env")
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit):
+        args, extra = None, ["?"]
+    if args is None or extra or args.session.startswith("-") or (args.model is None and args.provider is None):
+        sys.stderr.write(REPLAY_USAGE)
+        return 2
+    try:
+        plan = replay_plan(find_session(args.session, Path.cwd()))
+        model = build_model(choose(args.provider, args.model), base_url=args.base_url, api_key_env=args.api_key_env)
+    except (OSError, SessionError, ReplayError) as error:
+        return _problem("sagent replay", error)
+    except ProviderError as error:
+        sys.stderr.write(f"sagent replay: {error.message}\n")
+        return 2
+    from sagent.agent.prompt import coding_system_prompt
+    from sagent.events import Result
+    from sagent.tools import builtin_tools
+
+    failed: list[Result] = []
+
+    def watch(event: object) -> None:
+        if isinstance(event, Result) and event.is_error:
+            failed.append(event)
+
+    try:
+        scratch = make_scratch(plan)
+        system = coding_system_prompt(scratch.cwd)
+        path, served = asyncio.run(
+            replay(plan, model, builtin_tools(), scratch, mode=args.tools, system=system, on_event=watch)
+        )
+    except (OSError, SessionError, ReplayError) as error:
+        return _problem("sagent replay", error)
+    assert path is not None
+    print(f"replayed {plan.session} ({len(plan.prompts)} turns) on {model.provider}/{model.name}: session {path.stem}")
+    print(
+        f"  in {scratch.cwd} ({scratch.how}); tools {args.tools}"
+        + (f", {served} recorded results served" if args.tools == "recorded" else "")
+    )
+    print(f"  compare: sagent compare {path} {plan.path}")
+    for result in failed:
+        print(f"  a turn ended with {result.subtype}: {result.text}")
+    return 1 if failed else 0

@@ -1,0 +1,138 @@
+"""Sealed handoffs: every spawn, message and child result between agents, recorded in both agents' logs.
+
+A capsule is what one agent handed another, named by its content:
+
+    {"kind": "capsule", "role": "sent", "id": "<sha256 of the body's canonical JSON>",
+     "capsule": {"v": 1, "type": "spawn", "sender": {"label": "main", "session": "2026…"},
+                 "receiver": {"label": "a", "session": "2026…"}, "parents": ["<id>"],
+                 "budget": {"max_tool_rounds": null, "max_depth": 3, "usd_left": null, "tools": [...]},
+                 "prompt_sha256": "<sha256 of the text as sent>", "model": "anthropic/claude-…",
+                 "sent_at": "…", "n": 4}}
+
+`type` is `spawn` (the task a sub-agent starts on), `message` (AgentSend text) or `result` (a sub-agent's
+answer, or its report on going idle). The sender writes it (`role: sent`) before the handoff happens, the
+receiver (`role: received`) as it takes it; both records carry the same body, so the id matches across the
+two files. `parents` are the capsules the sender had received last (what it was acting on), so the capsules
+of a tree form a graph from the first task to the last answer. `model` is the receiver's model, the one the
+text went to; `budget` is what a spawn granted (a result carries what the sub-agent spent instead).
+
+`sagent.evidence.verify` checks the ids and the pairs. The prompt itself is in the logs as a message; the
+capsule holds its hash, so a capsule says what was sent without copying it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import weakref
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from sagent.lib.json import canonical_json
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+    from sagent.agent.session import SessionLog
+
+CAPSULE_KIND = "capsule"
+VERSION = 1
+
+HandoffType = Literal["spawn", "message", "result"]
+Role = Literal["sent", "received"]
+
+_counter = itertools.count(1)
+# The capsule each log last received (what its agent acts on): the parents of the next it sends.
+_last_received: weakref.WeakKeyDictionary[SessionLog, str] = weakref.WeakKeyDictionary()
+
+
+def sha256_text(text: str) -> str:
+    """The SHA-256 (hex) of `text` as UTF-8 (lone surrogates kept by escaping)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def capsule_id(body: Mapping[str, Any]) -> str:
+    """A capsule's content id: the SHA-256 of its body's canonical JSON."""
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def capsule_record(body: Mapping[str, Any], role: Role) -> dict[str, Any]:
+    """The log record of a capsule, as sender or receiver writes it."""
+    return {"kind": CAPSULE_KIND, "role": role, "id": capsule_id(body), "capsule": dict(body)}
+
+
+def build(
+    kind: HandoffType,
+    sender: Agent,
+    receiver: Agent | None,
+    receiver_label: str,
+    text: str,
+    *,
+    budget: Mapping[str, Any] | None = None,
+    extra_parents: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """The body of a capsule from `sender` to `receiver` (None when it runs elsewhere: its session and
+    model are then unknown here) carrying `text`."""
+    parents = [p for p in (_last_received.get(sender.session), *extra_parents) if p]
+    return {
+        "v": VERSION,
+        "type": kind,
+        "sender": {"label": sender.label, "session": sender.session.id},
+        "receiver": {"label": receiver_label, "session": receiver.session.id if receiver is not None else None},
+        "parents": sorted(set(parents)),
+        "budget": dict(budget) if budget is not None else None,
+        "prompt_sha256": sha256_text(text),
+        "model": f"{receiver.model.provider}/{receiver.model.name}" if receiver is not None else None,
+        "sent_at": datetime.now(UTC).isoformat(),
+        "n": next(_counter),
+    }
+
+
+def write(log: SessionLog, body: Mapping[str, Any], role: Role) -> str:
+    """Record the capsule in `log` (raises `SessionWriteError` like any record); its id. A received one
+    becomes the parent of what this log's agent sends next."""
+    record = capsule_record(body, role)
+    log.append(record)
+    if role == "received":
+        _last_received[log] = record["id"]
+    return str(record["id"])
+
+
+# ------------------------------------------------------------------------------ the three handoffs
+
+
+def seal_spawn(parent: Agent, child: Agent, prompt: str) -> str:
+    """A spawn, in the parent's log and then the child's, before the child starts; the capsule id."""
+    limit = parent.cost.budgeted()
+    budget = {
+        "max_tool_rounds": child.settings.max_tool_rounds,
+        "max_depth": child.max_depth,
+        "usd_left": float(limit.budget - limit.spent) if limit is not None and limit.budget is not None else None,
+        "tools": sorted(child.tools),
+    }
+    body = build("spawn", parent, child, child.label, prompt, budget=budget)
+    write(parent.session, body, "sent")
+    return write(child.session, body, "received")
+
+
+def seal_message(sender: Agent, to: str, text: str) -> dict[str, Any]:
+    """An AgentSend message, in the sender's log; the body travels with the message and the receiver
+    records it on delivery (`receive`)."""
+    body = build("message", sender, sender.fleet.agents.get(to), to, text)
+    write(sender.session, body, "sent")
+    return body
+
+
+def receive(receiver: Agent, body: Mapping[str, Any]) -> None:
+    """Record a capsule that arrived with a message, in the receiver's log."""
+    filled = dict(body)
+    write(receiver.session, filled, "received")
+
+
+def seal_result(child: Agent, parent: Agent, text: str, spawned: str | None = None) -> dict[str, Any]:
+    """A sub-agent's answer (or idle report), in the child's log; the body, for the parent to `receive`.
+    `spawned` (the spawn capsule) is a parent of it too."""
+    spent = {"usd": child.cost.total_usd, "responses": sum(s.responses for s in child.cost.by_model.values())}
+    body = build("result", child, parent, parent.label, text, budget=spent, extra_parents=(spawned,) if spawned else ())
+    write(child.session, body, "sent")
+    return body
