@@ -31,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return list_session_files(argv[1:])
     _safe_streams()
+    if argv[:1] == ["slack"]:
+        from sagent.slack.cli import main as slack_main
+
+        return slack_main(argv[1:])
     if argv[:1] == ["config"]:
         from sagent.cli.config_cmd import config_command
 
