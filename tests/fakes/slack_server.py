@@ -37,6 +37,7 @@ class FakeSlack:
     def __init__(self, bot_token: str = "xoxb-test", app_token: str = "xapp-test") -> None:
         self.tokens = {bot_token, app_token}
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.call_times: list[float] = []  # time.monotonic() of each call, as `calls`
         self.channels: dict[str, dict[str, Any]] = {"C0GENERAL": {"id": "C0GENERAL", "name": "general"}}
         self.posted: list[dict[str, Any]] = []  # every chat.postMessage, with its ts
         self.updates: list[dict[str, Any]] = []  # every chat.update
@@ -188,6 +189,7 @@ class FakeSlack:
 
     def _answer(self, method: str, params: dict[str, Any], token: str) -> tuple[int, dict[str, Any], dict[str, str]]:
         self.calls.append((method, params))
+        self.call_times.append(time.monotonic())
         if token not in self.tokens:
             return 200, {"ok": False, "error": "invalid_auth"}, {}
         faults = self._faults.get(method)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from sagent.slack.api import SlackApi, socket_client
 from sagent.slack.manifest import AgentRecord, SlackSession
 from sagent.slack.personas import slack_role
 from sagent.slack.service import ServiceConfig, SlackService
+from sagent.tools.base import Tool
 from sagent.types import AssistantMessage, ModelRequest, PeerMessage, UserMessage
 from tests.fakes.slack_server import FakeSlack
 
@@ -58,6 +59,7 @@ async def running(
     persona_dir: Path | None = None,
     session: SlackSession | None = None,
     router_log: str | None = "router-log",
+    tools: Sequence[Tool] = (),
 ) -> AsyncIterator[SlackService]:
     """The service, started and connected; closed (agents kept in the manifest) on the way out."""
     api = SlackApi("xoxb-test", fake.url)
@@ -67,7 +69,16 @@ async def running(
 
     def new(name: str, system: str) -> Agent:
         log = SessionLog.create(root, {"label": name}, directory=session.agents_dir)
-        return Agent(model, system=system, label=name, role=slack_role(name), fleet=fleet, session=log, cwd=root)
+        return Agent(
+            model,
+            system=system,
+            label=name,
+            role=slack_role(name),
+            fleet=fleet,
+            session=log,
+            cwd=root,
+            tools=tuple(tools),
+        )
 
     def resume(record: AgentRecord, path: Path) -> Agent:
         return Agent.resume(
