@@ -44,6 +44,7 @@ class FakeSlack:
         self.reactions: list[dict[str, Any]] = []
         self.acked: list[str] = []
         self.sent: list[str] = []  # envelope ids, each time one is sent (a resend counts again)
+        self.sent_at: dict[str, float] = {}  # the event's ts -> time.monotonic() it was first sent
         self.connections = 0
         self._faults: dict[str, list[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._pending: list[dict[str, Any]] = []  # envelopes not acknowledged yet, in order
@@ -261,6 +262,7 @@ class FakeSlack:
         try:
             ws.send(json.dumps(envelope))
             self.sent.append(envelope["envelope_id"])
+            self.sent_at.setdefault(str(envelope["payload"]["event"].get("ts")), time.monotonic())
         except ConnectionClosed:
             pass  # sent again on the next connection
 
