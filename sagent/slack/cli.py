@@ -42,6 +42,7 @@ NOT_HERE = (
     "--before-compaction",
     "--fork-damaged",
     "--ephemeral",
+    "--system",
 )
 
 
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(args: argparse.Namespace) -> str | None:
     used = [f for f in NOT_HERE if getattr(args, f.lstrip("-").replace("-", "_"), None) not in (None, False, "text")]
+    if used == ["--system"]:
+        return "--system: here each agent's system prompt is its persona (--persona-dir); --append-system adds to all"
     if used:
         return f"{used[0]} is for one task in a terminal; sagent-slack takes its work from Slack"
     args.app_token = args.app_token or os.environ.get("SLACK_APP_TOKEN", "")

@@ -153,3 +153,13 @@ async def test_bots_are_ignored_unless_a_sagent_agent_sent_them(fake: FakeSlack,
         assert replies(fake, other) == []
         own = fake.message("my own echo", user=BOT_USER, bot_id="BBOT")
         assert replies(fake, own) == []
+
+
+async def test_the_example_personas_load(fake: FakeSlack, tmp_path: Path) -> None:
+    examples = Path(__file__).parent.parent.parent / "examples" / "slack_personas"
+    async with running(fake, echo_model(), tmp_path, persona_dir=examples) as service:
+        ts = fake.message(mention("create reviewer as rev"))
+        await answer(fake, ts, "sagent", "Created `rev`")
+        assert service.slots["rev"].agent.settings.system == (examples / "reviewer.md").read_text().strip()
+        ts = fake.message(mention("create designer"))
+        await answer(fake, ts, "sagent", "default.md")
