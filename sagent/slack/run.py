@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import Fleet
+from sagent.agent.hooks import Allow, Deny
 from sagent.agent.session import SessionError, SessionLog, data_dir
 from sagent.cli.run import UsageError, _models, _tools, agent_settings
 from sagent.providers.base import Model, ProviderError
@@ -26,6 +27,7 @@ from sagent.tools.base import Tool
 
 if TYPE_CHECKING:
     from sagent.agent.settings import AgentSettings
+    from sagent.types import ToolCall
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -92,7 +94,7 @@ class AgentMaker:
 
     def settings(self, name: str, system: str) -> AgentSettings:
         base = agent_settings(self.args, self.tools, self.cwd, system=system)
-        return replace(base, label=name, role=slack_role(name))
+        return replace(base, label=name, role=slack_role(name), approver=no_one_to_ask)
 
     def new(self, name: str, system: str) -> Agent:
         header = {"provider": self.model.provider, "model": self.model.name, "label": name}
@@ -101,6 +103,16 @@ class AgentMaker:
 
     def resume(self, record: AgentRecord, path: Path) -> Agent:
         return Agent.resume(path, self.model, self.settings(record.name, record.system), fleet=self.fleet)
+
+
+async def no_one_to_ask(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+    """The Slack agents' approver: a tool call a permission rule or hook wants asked about is refused,
+    since no one at a terminal can answer (without an approver it would run unasked)."""
+    why = f" ({reason})" if reason else ""
+    return Deny(
+        f"{call.name} needs approval{why}, and sagent-slack has no one to ask; "
+        "it runs only when the permission rules allow it outright"
+    )
 
 
 async def _serve(service: SlackService, app_token: str, model: Model) -> int:

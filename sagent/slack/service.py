@@ -186,8 +186,8 @@ class SlackService:
             who = incoming.user if incoming.user.startswith("agent ") else f"<@{incoming.user}>"
             text = f"{who} in <#{incoming.channel}>: {decision.text}"
             key = f"{target.channel}/{target.thread_ts}"
-            if self.known.threads.get(key) != name:
-                self.known.threads[key] = name
+            if self.known.owner(self.known.threads, target.channel, target.thread_ts) is None:
+                self.known.threads[key] = name  # the first agent to answer in a thread owns it
                 self.session.save()
         slot.mirror.answer_to(target)
         slot.mirror.starting()

@@ -163,3 +163,44 @@ async def test_the_example_personas_load(fake: FakeSlack, tmp_path: Path) -> Non
         assert service.slots["rev"].agent.settings.system == (examples / "reviewer.md").read_text().strip()
         ts = fake.message(mention("create designer"))
         await answer(fake, ts, "sagent", "default.md")
+
+
+async def test_progress_is_one_message_edited_not_a_flood(fake: FakeSlack, tmp_path: Path) -> None:
+    from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
+    from sagent.tools import tools_by_name
+
+    (tmp_path / "a.txt").write_text("alpha\n")
+    steps = [
+        tool_turn(("Read", {"path": "a.txt"})),
+        tool_turn(("Read", {"path": "a.txt"})),
+        text_turn("a.txt says alpha"),
+    ]
+    async with running(fake, ScriptedModel(steps), tmp_path, tools=tools_by_name(["Read"])):
+        ts = fake.message(mention("create reader"))
+        await answer(fake, ts, "sagent", "Created")
+        ts = fake.message("what is in a.txt?")
+        await answer(fake, ts, "reader", "a.txt says alpha")
+        mine = [p for p in fake.posted if p.get("thread_ts") == ts and p.get("username") == "reader"]
+        assert len(mine) == 1  # the "working" message, edited into the answer
+        assert [u["text"] for u in fake.updates if u["ts"] == mine[0]["ts"]][-1] == "a.txt says alpha"
+        log = fake.channel("sagent-reader-log")
+        await until(lambda: sum("`Read`" in t for t in fake.texts(log)) >= 4)  # two calls, two results
+
+
+def test_a_call_a_rule_wants_asked_about_is_refused_in_slack(tmp_path: Path) -> None:
+    import asyncio
+
+    from sagent.agent.fleet import Fleet
+    from sagent.agent.hooks import Deny
+    from sagent.providers.scripted import ScriptedModel
+    from sagent.slack.cli import build_slack_parser
+    from sagent.slack.manifest import SlackSession
+    from sagent.slack.run import AgentMaker
+    from sagent.types import ToolCall
+
+    args = build_slack_parser().parse_args(["--no-memory", "--tools", "none"])
+    maker = AgentMaker(args, [], tmp_path, ScriptedModel(), Fleet(), SlackSession.new(tmp_path / "s"))
+    settings = maker.settings("alice", "You are alice.")
+    assert settings.label == "alice" and settings.system == "You are alice." and settings.approver is not None
+    answer = asyncio.run(settings.approver(None, ToolCall("c1", "Bash", {"command": "ls"}), "rule says ask"))  # type: ignore[arg-type]
+    assert isinstance(answer, Deny) and "no one to ask" in answer.reason
