@@ -204,3 +204,12 @@ def test_a_call_a_rule_wants_asked_about_is_refused_in_slack(tmp_path: Path) -> 
     assert settings.label == "alice" and settings.system == "You are alice." and settings.approver is not None
     answer = asyncio.run(settings.approver(None, ToolCall("c1", "Bash", {"command": "ls"}), "rule says ask"))  # type: ignore[arg-type]
     assert isinstance(answer, Deny) and "no one to ask" in answer.reason
+
+
+async def test_commands_by_dm_without_a_mention(fake: FakeSlack, tmp_path: Path) -> None:
+    async with running(fake, echo_model(), tmp_path) as service:
+        ts = fake.message("create helper", channel="D0DM", channel_type="im")
+        await answer(fake, ts, "sagent", "Created `helper`")
+        ts = fake.message("list", channel="D0DM", channel_type="im")
+        await answer(fake, ts, "sagent", "`helper` (persona helper)")
+        assert service.known.active == ["helper"]
