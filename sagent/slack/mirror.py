@@ -127,7 +127,9 @@ class Mirror:
                 await self.api.post(self.log_channel, op.text, username=f"{self.name} log")
             return
         target = self.target
-        if target is None:
+        if target is None:  # woken by another agent before anyone wrote to it: its answer goes to its log
+            if op.kind == "answer" and self.log_channel is not None:
+                await self.api.post(self.log_channel, f"💬 {op.text}", username=self.name, agent=self.name)
             return
         if op.kind == "progress" and not op.text:
             self._status = None

@@ -71,6 +71,7 @@ async def test_agents_message_each_other_where_people_see_it(fake: FakeSlack, tm
         alice_log, bob_log = fake.channel("sagent-alice-log"), fake.channel("sagent-bob-log")
         await until(lambda: any("AgentSend" in t and "check the tests" in t for t in fake.texts(alice_log)))
         await until(lambda: any("from alice" in t and "check the tests" in t for t in fake.texts(bob_log)))
+        await until(lambda: any("💬 bob heard: bob, check the tests" in t for t in fake.texts(bob_log)))
 
 
 def _args(fake: FakeSlack, tmp_path: Path, *more: str) -> list[str]:
