@@ -107,6 +107,11 @@ def main() -> int:
             report(f"overhead per sub-agent, {CHILDREN} at once ({whole:.0f} ms in all)", per_child, "ms", 2)
         )
         results.append(report(f"memory per sub-agent, {CHILDREN} at once (peak)", kib / 1024, "MiB", 1))
+        from benchmarks.slack import AGENTS, slack_figures
+
+        reply_ms, agent_kib = slack_figures(Path(tmp))
+        results.append(report("Slack: event to first reply (fake Slack and model)", reply_ms, "ms", 100))
+        results.append(report(f"Slack: memory per persistent agent ({AGENTS} agents)", agent_kib / 1024, "MiB", 1))
         from benchmarks.repl import HISTORY, repl_costs
 
         typing, streaming = repl_costs()

@@ -32,6 +32,7 @@ sagent: a coding agent for the terminal.
   sagent sessions                          this directory's sessions
   sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
   sagent config [--json] [FLAGS]           the effective settings and where each came from
+  sagent slack [FLAGS]                     persistent agents in Slack (see sagent slack --help)
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """

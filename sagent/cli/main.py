@@ -61,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.mcp_cmd import mcp_command
 
         return mcp_command(argv[1:])
+    if argv[:1] == ["slack"]:
+        from sagent.slack.cli import main as slack_main
+
+        return slack_main(argv[1:])
     if argv[:1] == ["config"]:
         from sagent.cli.config_cmd import config_command
 

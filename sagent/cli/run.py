@@ -143,7 +143,30 @@ def make_agent(
 ) -> Agent:
     """An agent with the command line's settings (or a running agent's, after /effort and the like),
     opening `session_path` when given and starting a new session log otherwise."""
-    system = args.system if args.system is not None else coding_system_prompt(cwd)
+    settings = agent_settings(args, tools, cwd, settings_from)
+    fleet = Fleet.for_settings(settings, models=_models(args, model))
+    if session_path is not None:
+        return Agent.resume(session_path, model, settings, fleet=fleet)
+    if args.ephemeral:
+        log = SessionLog.ephemeral()
+    else:
+        # Where the run starts (the repository's commit), so it can be replayed from there.
+        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
+    return Agent(model, settings, session=log, fleet=fleet)
+
+
+def agent_settings(
+    args: argparse.Namespace,
+    tools: list[Tool],
+    cwd: Path,
+    settings_from: Agent | None = None,
+    system: str | None = None,
+) -> AgentSettings:
+    """The agent settings the command line (and its settings files) describe: every surface builds its
+    agents' settings here, so a flag or settings key holds the same everywhere. `system` replaces the
+    system prompt (`--system`, else the coding prompt) before --append-system and the memory files."""
+    if system is None:
+        system = args.system if args.system is not None else coding_system_prompt(cwd)
     if args.append_system:
         system = f"{system}\n\n{args.append_system}"
     memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
@@ -171,15 +194,7 @@ def make_agent(
         permissions=perms.permissions,
         approver=perms.approver,
     )
-    fleet = Fleet.for_settings(settings, models=_models(args, model))
-    if session_path is not None:
-        return Agent.resume(session_path, model, settings, fleet=fleet)
-    if args.ephemeral:
-        log = SessionLog.ephemeral()
-    else:
-        # Where the run starts (the repository's commit), so it can be replayed from there.
-        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
-    return Agent(model, settings, session=log, fleet=fleet)
+    return settings
 
 
 def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
