@@ -1,0 +1,74 @@
+"""The advisor strategy: a cheap executor does the work, and a stronger model is consulted only when the
+executor needs help. The executor keeps control and writes every word the user reads; the advisor only
+gives guidance, which comes back to the executor as a marked note (or as the `Advisor` tool's result).
+
+    from sagent.advisor import Advisor, AdvisorPolicy
+    agent = Agent(local_model, tools=builtin_tools(), advisor=Advisor(opus, AdvisorPolicy(review=True)))
+
+Setting `advisor` adds the advisor's hook (`AdvisorHook`) to the agent's hooks and, unless the policy turns
+it off, the `Advisor` tool to its tools; sub-agents inherit both. The advisor's spend is counted under
+`advisor/<model>` in the cost tables, and each consultation is logged as a notice from `Advisor`.
+This is the client-side strategy: it works for any pair of models, local ones included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, transcript
+from sagent.advisor.hook import TOOL_NAME, AdvisorHook, reported_confidence
+from sagent.advisor.policy import TRIGGERS, AdvisorPolicy
+from sagent.providers.base import Model
+from sagent.tools.base import AnyOrder, ToolContext
+
+
+class AdvisorTool(AnyOrder):
+    """The tool the executor calls to ask its advisor; the advisor's hook answers it."""
+
+    name = TOOL_NAME
+    may_background = False
+    description = (
+        "Ask your advisor, a stronger model, for guidance when you are stuck, unsure or about to make a risky "
+        "change. It sees the task and your work so far; it does not act. Give a precise question."
+    )
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"question": {"type": "string", "description": "what you need advice on"}},
+        "required": ["question"],
+    }
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        return "no advisor is configured for this agent"  # the advisor's hook replaces this result
+
+
+@dataclass(frozen=True, slots=True)
+class Advisor:
+    """An advisor for an agent: its model and its policy (the `advisor` setting of `AgentSettings`)."""
+
+    model: Model
+    policy: AdvisorPolicy = field(default_factory=AdvisorPolicy)
+    hook: AdvisorHook = field(init=False)
+    tool: AdvisorTool = field(init=False, default_factory=AdvisorTool)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hook", AdvisorHook(self.model, self.policy))
+
+    def label(self) -> str:
+        """`provider/model` of the advisor, for people."""
+        return f"{self.model.provider}/{self.model.name}"
+
+
+__all__ = [
+    "NOTE_HEADER",
+    "ROLE_PREFIX",
+    "TOOL_NAME",
+    "TRIGGERS",
+    "Advisor",
+    "AdvisorHook",
+    "AdvisorPolicy",
+    "AdvisorTool",
+    "Consultation",
+    "reported_confidence",
+    "transcript",
+]
