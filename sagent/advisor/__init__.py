@@ -19,6 +19,7 @@ from typing import Any
 from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, transcript
 from sagent.advisor.hook import TOOL_NAME, AdvisorHook, reported_confidence
 from sagent.advisor.policy import TRIGGERS, AdvisorPolicy
+from sagent.advisor.target import advisor_target
 from sagent.providers.base import Model
 from sagent.tools.base import AnyOrder, ToolContext
 
@@ -69,6 +70,7 @@ __all__ = [
     "AdvisorPolicy",
     "AdvisorTool",
     "Consultation",
+    "advisor_target",
     "reported_confidence",
     "transcript",
 ]

@@ -145,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
         "address, which they refuse by default; comma-separated or repeated (also SAGENT_ALLOW_HOSTS)",
     )
     agent.add_argument(
+        "--advisor",
+        metavar="MODEL",
+        help="a stronger model the agent consults when it is stuck (a model id, or provider:model; any "
+        "provider, local too); it only advises, the agent still does the work (see docs/advisor.md)",
+    )
+    agent.add_argument(
         "--max-tool-rounds", "--max-tool-call-rounds", type=int, metavar="N", help="stop after N rounds of tool calls"
     )
     agent.add_argument(

@@ -12,9 +12,12 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
+
+if TYPE_CHECKING:
+    from sagent.advisor import Advisor
 from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet, FleetError, ModelFactory
 from sagent.agent.hooks import Hook
@@ -155,6 +158,7 @@ def make_agent(
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
         hooks=user_hooks(args, cwd),
+        advisor=advisor_of(args, model),
     )
     fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
@@ -164,6 +168,19 @@ def make_agent(
     else:
         log = _new_session_log(cwd, {"provider": model.provider, "model": model.name})
     return Agent(model, settings, session=log, fleet=fleet)
+
+
+def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
+    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
+    value = getattr(args, "advisor", None)
+    if not value:
+        return None
+    from sagent.advisor import Advisor, advisor_target
+
+    try:
+        return Advisor(_models(args, model)(*advisor_target(value)))
+    except ProviderError as error:
+        raise UsageError(f"--advisor {value}: {error.message}") from None
 
 
 def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
