@@ -13,8 +13,9 @@ This is the client-side strategy: it works for any pair of models, local ones in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, transcript
 from sagent.advisor.hook import TOOL_NAME, AdvisorHook, reported_confidence
@@ -22,6 +23,9 @@ from sagent.advisor.policy import TRIGGERS, AdvisorPolicy
 from sagent.advisor.target import advisor_target
 from sagent.providers.base import Model
 from sagent.tools.base import AnyOrder, ToolContext
+
+if TYPE_CHECKING:
+    from sagent.agent.settings import AgentSettings
 
 
 class AdvisorTool(AnyOrder):
@@ -60,6 +64,21 @@ class Advisor:
         return f"{self.model.provider}/{self.model.name}"
 
 
+def with_advisor(
+    settings: AgentSettings, value: str, models: Callable[[str | None, str | None], Model]
+) -> AgentSettings:
+    """`settings` with the advisor `value` names (`none`: no advisor; else a model id or `provider:model`,
+    built by `models`, under the old advisor's policy): how AgentSpawn's `advisor` changes a sub-agent's.
+    The old advisor's hook and tool are taken out; the new one's go in."""
+    old = settings.advisor
+    advisor = None
+    if value.strip().lower() != "none":
+        advisor = Advisor(models(*advisor_target(value)), old.policy if old is not None else AdvisorPolicy())
+    hooks = tuple(h for h in settings.hooks if old is None or h is not old.hook)
+    tools = tuple(t for t in settings.tools if old is None or t is not old.tool)
+    return replace(settings, advisor=advisor, hooks=hooks, tools=tools)
+
+
 __all__ = [
     "NOTE_HEADER",
     "ROLE_PREFIX",
@@ -73,4 +92,5 @@ __all__ = [
     "advisor_target",
     "reported_confidence",
     "transcript",
+    "with_advisor",
 ]

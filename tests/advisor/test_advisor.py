@@ -8,9 +8,12 @@ from pathlib import Path
 
 from sagent.advisor import NOTE_HEADER, Advisor, AdvisorPolicy, reported_confidence, transcript
 from sagent.agent.agent import Agent
+from sagent.agent.fleet import Fleet
+from sagent.agent.settings import AgentSettings
 from sagent.events import HookNotice
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools.base import ToolError, tool
+from sagent.tools.runtime import SpawnRequest
 from sagent.types import ModelRequest, ToolResult, Usage, UserMessage
 
 OFF = {"failures": None, "confidence": None, "stagnation": None, "marker": None}
@@ -182,3 +185,24 @@ async def test_a_local_executor_with_a_cloud_advisor(tmp_path: Path) -> None:
     assert agent.cost.by_model["advisor/claude-opus-4-7"].cost.total > 0
     assert isinstance(strong.requests[0], ModelRequest)
     await agent.aclose()
+
+
+async def test_a_spawn_inherits_replaces_or_drops_the_advisor(tmp_path: Path) -> None:
+    adv, _ = advisor("x")
+    other = ScriptedModel([], name="gpt-5.4")
+    settings = AgentSettings(advisor=adv, cwd=tmp_path, tools=[Flaky])
+    fleet = Fleet.for_settings(settings, models=lambda provider, name: other)
+    parent = Agent(ScriptedModel([text_turn("a"), text_turn("b"), text_turn("c")]), settings, fleet=fleet)
+    same = parent.spawn("one")
+    none = parent.spawn(SpawnRequest("two", advisor="none"))
+    new = parent.spawn(SpawnRequest("three", advisor="openai:gpt-5.4"))
+    assert same.agent.settings.advisor is adv
+    assert none.agent.settings.advisor is None and [t.name for t in none.agent.settings.tools] == ["Flaky"]
+    assert adv.hook not in none.agent.settings.hooks
+    changed = new.agent.settings.advisor
+    assert changed is not None and changed.model is other and changed.policy == adv.policy
+    assert changed.hook in new.agent.settings.hooks and adv.hook not in new.agent.settings.hooks
+    assert [t.name for t in new.agent.settings.tools] == ["Flaky", "Advisor"]
+    for child in (same, none, new):
+        await child.wait()
+    await parent.aclose()
