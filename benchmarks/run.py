@@ -158,6 +158,9 @@ def main() -> int:
 
         for name, seconds in recovery_times().items():
             results.append(report(f"cut-stream recovery beyond backoff, {name}", seconds, "s", TARGET_S))
+        from benchmarks.advisor import advisor_figures
+
+        results += advisor_figures()  # executor alone, strong alone, the pair; the local model per tool round
     return 0 if all(results) else 1
 
 

@@ -339,6 +339,10 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         # The parent's budget already holds the child: its cost tracker counts into the parent's.
         max_budget_usd=None,
     )
+    if request.advisor is not None:
+        from sagent.advisor import with_advisor
+
+        settings = with_advisor(settings, request.advisor, fleet.model)
     agent = type(parent)(
         child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
     )

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from sagent.advisor import Advisor
+
     # Only for annotations: the command line reads the defaults below before anything heavy is imported.
     from sagent.agent.compaction import CompactionPolicy
     from sagent.agent.hooks import Approver, Hook
@@ -110,10 +112,20 @@ class AgentSettings:
     that `PermissionHook` applies; sub-agents inherit it, and the hook holds a sub-agent to its parents'
     policies too, so a child can never do more than they allow. None: no policy (every call runs)."""
 
+    advisor: Advisor | None = None
+    """A stronger model the agent consults when it needs help (see `sagent.advisor`): its hook joins
+    `hooks` and, unless its policy says otherwise, its `Advisor` tool joins `tools`. Sub-agents share it."""
+
     def __post_init__(self) -> None:
         # Accept the everyday spellings (a list of tools, a str path, a set) and keep the value frozen.
         object.__setattr__(self, "tools", tuple(self.tools))
         object.__setattr__(self, "hooks", tuple(self.hooks))
+        if self.advisor is not None:
+            if self.advisor.hook not in self.hooks:
+                object.__setattr__(self, "hooks", (*self.hooks, self.advisor.hook))
+            wants_tool = self.advisor.policy.tool and not any(t.name == self.advisor.tool.name for t in self.tools)
+            if wants_tool:
+                object.__setattr__(self, "tools", (*self.tools, self.advisor.tool))
         # Read as `object`: the declared types are what the fields hold after this, not what callers pass.
         cwd: object = self.cwd
         if cwd is not None and not isinstance(cwd, Path):

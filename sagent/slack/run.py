@@ -47,7 +47,7 @@ def run_service(args: argparse.Namespace) -> int:
     except (UsageError, ProviderError, SessionError, SlackSetupError, OSError) as error:
         sys.stderr.write(f"sagent-slack: error: {getattr(error, 'message', None) or error}\n")
         return EXIT_USAGE
-    base = agent_settings(args, tools, cwd, system="")
+    base = agent_settings(args, tools, cwd, system="", model=model)
     fleet = Fleet.for_settings(base, models=_models(args, model))
     config = ServiceConfig(
         persona_dir=Path(args.persona_dir) if args.persona_dir else None,
@@ -93,7 +93,7 @@ class AgentMaker:
         self.args, self.tools, self.cwd, self.model, self.fleet, self.session = args, tools, cwd, model, fleet, session
 
     def settings(self, name: str, system: str) -> AgentSettings:
-        base = agent_settings(self.args, self.tools, self.cwd, system=system)
+        base = agent_settings(self.args, self.tools, self.cwd, system=system, model=self.model)
         return replace(base, label=name, role=slack_role(name), approver=no_one_to_ask)
 
     def new(self, name: str, system: str) -> Agent:

@@ -11,7 +11,7 @@ from sagent.tools.runtime import SpawnRequest
 
 MAX_WAIT = 600
 # The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
-_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth")
+_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth", "advisor")
 
 
 class _AgentTool(AnyOrder):
@@ -47,6 +47,10 @@ class AgentSpawn(_AgentTool):
             },
             "max_tool_rounds": {"type": "integer", "description": "stop it after this many tool rounds"},
             "max_depth": {"type": "integer", "description": "how many levels of sub-agents it may start below it"},
+            "advisor": {
+                "type": "string",
+                "description": "a stronger model it may consult (a model id), or 'none'; default: yours",
+            },
             "persistent": {"type": "boolean", "description": "keep it running after its first answer"},
         },
         "required": ["prompt"],

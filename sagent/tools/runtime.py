@@ -37,6 +37,8 @@ class SpawnRequest:
     """How many levels of sub-agents it may start below it (never deeper than the parent may go)."""
     persistent: bool = False
     """Keep it running after its answer: it reports each time it goes idle and wakes on a message."""
+    advisor: str | None = None
+    """A model id (or `provider:model`) for its advisor, or `none` for no advisor; None: the parent's."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sagent.advisor import Advisor, AdvisorPolicy
 from sagent.agent.agent import Agent
 from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import Fleet
@@ -27,9 +28,11 @@ from sagent.types import ToolCall
 
 def every_setting_changed(cwd: Path) -> dict[str, Any]:
     """A value unlike the default for every setting. A new setting must get one here, or the test fails."""
+    advisor = Advisor(ScriptedModel(name="strong"), AdvisorPolicy(review=True))
     return {
         "system": "you are the boss",
-        "tools": (AgentSpawn(), AgentSend(), AgentSelf(), Jobs()),
+        # The advisor's tool and hook are what setting `advisor` adds; given here, nothing is added twice.
+        "tools": (AgentSpawn(), AgentSend(), AgentSelf(), Jobs(), advisor.tool),
         "max_tool_rounds": 9,
         "max_budget_usd": 5.0,
         "max_tokens": 1234,
@@ -44,9 +47,10 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "allow_providers": frozenset({"scripted"}),
         "label": "boss",
         "role": "a note for the boss alone",
-        "hooks": (Hook(),),
+        "hooks": (Hook(), advisor.hook),
         "approver": _refuse_all,
         "permissions": Permissions.build(mode="plan", deny=["Bash(rm:*)"], cwd=cwd),
+        "advisor": advisor,
     }
 
 

@@ -1,0 +1,43 @@
+"""`AdvisorPolicy`: when the executor consults its advisor (the triggers) and what holds it back (the gates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TRIGGERS = ("tool", "marker", "failures", "confidence", "stagnation", "review")
+"""Why a consultation happens: the executor called the `Advisor` tool, wrote the marker, its tool calls
+kept failing, it reported low confidence, it repeats itself, or its final answer is reviewed."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdvisorPolicy:
+    """Each trigger can be turned off (False or None); the gates always apply."""
+
+    tool: bool = True
+    """Offer the executor an `Advisor` tool it may call with a question."""
+    marker: str | None = "[[ASK_ADVISOR]]"
+    """Text that, written by the executor, asks the advisor (for models without tools); None: off."""
+    failures: int | None = 2
+    """Consult after this many failing tool calls in a row; None: off."""
+    confidence: float | None = 0.4
+    """Consult when the executor writes `confidence: X` (0 to 1, or a percentage) below this; None: off."""
+    stagnation: int | None = 3
+    """Consult when this many consecutive responses (their tool calls, or their text) are the same; None: off."""
+    review: bool = False
+    """Consult once before the final answer of a run; the executor then writes the final answer itself."""
+    max_consultations: int = 3
+    """At most this many consultations per agent."""
+    cooldown: int = 2
+    """Executor turns that must pass after a consultation before the next one (the `Advisor` tool excepted)."""
+    max_usd: float | None = None
+    """Stop consulting once the advisor has cost this many dollars; the agent's budget applies as well."""
+    max_tokens: int = 1024
+    """The longest piece of guidance the advisor may write."""
+
+    def __post_init__(self) -> None:
+        if self.max_consultations < 0 or self.cooldown < 0:
+            raise ValueError("max_consultations and cooldown must be 0 or more")
+        if self.failures is not None and self.failures < 1:
+            raise ValueError(f"failures must be at least 1, not {self.failures}")
+        if self.stagnation is not None and self.stagnation < 2:
+            raise ValueError(f"stagnation must be at least 2, not {self.stagnation}")
