@@ -52,6 +52,9 @@ def test_mcp_status_a_prompt_command_and_a_tool_call_in_the_repl(tmp_path: Path)
             assert "connected  6 tools, 1 prompts" in term.screen()
             term.type("/mcp__basic__review the-parser tone=terse")
             term.press("Enter")
+            # An MCP tool asks first in the REPL's default mode: the user says yes.
+            term.wait_for("Allow mcp__basic__echo?", timeout=60)
+            term.press("1")
             screen = term.wait_for("The server echoed it.", timeout=60)
             assert "mcp__basic__echo" in screen
     first, second = (r["body"] for r in fake.requests)
