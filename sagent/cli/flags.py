@@ -32,6 +32,8 @@ sagent: a coding agent for the terminal.
   sagent sessions                          this directory's sessions
   sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
   sagent config [--json] [FLAGS]           the effective settings and where each came from
+  sagent serve --label L [--fleet F]       host agent L of a fleet on a NATS server, for good
+  sagent fleet ls|send|attach|stop         the fleet's agents, from any terminal (sagent fleet --help)
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """

@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.config_cmd import config_command
 
         return config_command(argv[1:])
+    if argv[:1] in (["serve"], ["fleet"]):
+        from sagent.cli.fleet_cmd import fleet_command, serve_command
+
+        return serve_command(argv[1:]) if argv[0] == "serve" else fleet_command(argv[1:])
     parser = build_parser()
     args = parse_with_settings(parser, argv)
     if args is None:

@@ -11,12 +11,13 @@ import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.compaction import CompactionPolicy
-from sagent.agent.fleet import Fleet, FleetError, ModelFactory
+from sagent.agent.fleet import Bus, Fleet, FleetError, ModelFactory
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.session import (
@@ -129,9 +130,13 @@ def make_agent(
     cwd: Path,
     session_path: Path | None,
     settings_from: Agent | None = None,
+    *,
+    label: str | None = None,
+    bus: Bus | None = None,
 ) -> Agent:
     """An agent with the command line's settings (or a running agent's, after /effort and the like),
-    opening `session_path` when given and starting a new session log otherwise."""
+    opening `session_path` when given and starting a new session log otherwise. `label` and `bus` place it
+    in a fleet across processes (`sagent serve`)."""
     system = args.system if args.system is not None else coding_system_prompt(cwd)
     if args.append_system:
         system = f"{system}\n\n{args.append_system}"
@@ -154,7 +159,9 @@ def make_agent(
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
     )
-    fleet = Fleet.for_settings(settings, models=_models(args, model))
+    if label is not None:
+        settings = replace(settings, label=label)
+    fleet = Fleet.for_settings(settings, models=_models(args, model), bus=bus)
     if session_path is not None:
         return Agent.resume(session_path, model, settings, fleet=fleet)
     if args.ephemeral:
@@ -296,6 +303,19 @@ def _discard_unanswered(path: Path | None) -> None:
             path.with_suffix("").rmdir()  # its side-file folder, when there is one and it is empty
     except (OSError, ValueError):
         return  # keep a log that cannot be read whole: it is not sagent's to judge
+
+
+def model_and_tools(args: argparse.Namespace, session_path: Path | None) -> tuple[Model, list[Tool]]:
+    """The model and tools the flags name (a continued session's model when they name none); UsageError,
+    ProviderError or SessionError when they cannot be had."""
+    tools = _tools(args)
+    model = build_model(_choice(args, session_path), base_url=args.base_url, api_key_env=args.api_key_env)
+    return model, tools
+
+
+def setup_failure(error: Exception) -> int:
+    """Report a failed set-up in one line; the exit code."""
+    return _setup_failure(error)
 
 
 def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
