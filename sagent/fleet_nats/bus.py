@@ -31,6 +31,7 @@ from sagent.fleet_nats.wire import envelope_bytes
 
 if TYPE_CHECKING:
     from nats.aio.client import Client
+    from nats.js.api import KeyValueConfig
     from nats.js.client import JetStreamContext
     from nats.js.kv import KeyValue
 
@@ -175,18 +176,27 @@ class NatsBus:
                 duplicate_window=120.0,
             )
             await self.js.add_stream(stream)
-            self.members: KeyValue = await self.js.create_key_value(
-                KeyValueConfig(bucket=names.members_bucket(self.fleet), storage=StorageType.FILE)
-            )
+            members = KeyValueConfig(bucket=names.members_bucket(self.fleet), storage=StorageType.FILE)
+            self.members: KeyValue = await self._bucket(members)
             live = KeyValueConfig(
                 bucket=names.live_bucket(self.fleet), ttl=self.heartbeat_timeout, storage=StorageType.FILE
             )
-            self.live: KeyValue = await self.js.create_key_value(live)
+            self.live: KeyValue = await self._bucket(live)
         except Exception as error:
             await self.nc.close()
             raise FleetError(
                 f"the NATS server at {self.url} has no usable JetStream (run it with -js): {error}"
             ) from None
+
+    async def _bucket(self, config: KeyValueConfig) -> KeyValue:
+        """The bucket, made when the fleet is new; as it is when it exists (its first maker's settings hold)."""
+        from nats.js.errors import APIError
+
+        try:
+            return await self.js.create_key_value(config)
+        except APIError:
+            assert config.bucket is not None
+            return await self.js.key_value(config.bucket)
 
     # ----------------------------------------------------------------------------------- the Bus
 

@@ -144,3 +144,74 @@ def test_fleet_stop_ends_the_served_agent_and_takes_it_out_of_the_fleet(
         assert "was stopped and has left the fleet" in served.stderr
         gone = fleet(nats_server, "f1", served.env, "send", "b", "hi")
         assert gone.returncode == 2 and "no agent is called 'b'" in gone.stderr
+
+
+def test_nothing_is_lost_when_the_nats_server_restarts(nats_server: NatsServer, tmp_path: Path) -> None:
+    with FakeAnthropic([echo] * 6) as fake:
+        served = Served(nats_server, "f1", "b", fake, tmp_path)
+        served.stop()
+        assert "queued for b" in fleet(nats_server, "f1", served.env, "send", "b", "stored before").stdout
+        nats_server.restart()  # same port and store: JetStream keeps what it stored
+        again = Served(nats_server, "f1", "b", fake, tmp_path)
+        try:
+            wait_until(lambda: "stored before" in texts_received(fake), "the stored message")
+            nats_server.restart()  # while b runs: its client reconnects by itself
+            sent = wait_until(
+                lambda: (
+                    (r := fleet(nats_server, "f1", again.env, "send", "b", "after the restart")).returncode == 0 and r
+                ),
+                "a send after the restart",
+            )
+            assert "delivered to b" in sent.stdout
+            wait_until(lambda: "after the restart" in texts_received(fake), "the message sent after the restart")
+            assert sent_texts(fake.requests[-1]).count("stored before") == 1
+        finally:
+            again.stop()
+
+
+def test_an_agent_that_vanishes_drops_out_of_the_listing(nats_server: NatsServer, tmp_path: Path) -> None:
+    with FakeAnthropic([echo]) as fake:
+        served = Served(nats_server, "f1", "b", fake, tmp_path, "--heartbeat-timeout", "2")
+        wait_until(lambda: "anthropic/" in fleet(nats_server, "f1", served.env, "ls").stdout, "b in the listing")
+        served.kill()
+        wait_until(lambda: "no agent is running" in fleet(nats_server, "f1", served.env, "ls").stdout, "b to drop out")
+
+
+def test_attach_streams_the_agents_events_sends_what_is_typed_and_detaches_without_stopping_it(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    with FakeAnthropic([echo] * 2) as fake:
+        served = Served(nats_server, "f1", "b", fake, tmp_path)
+        try:
+            command = [sys.executable, "-m", "sagent.cli.main", "fleet", "attach", "b"]
+            command += ["--nats", nats_server.url, "--fleet", "f1"]
+            pipe = subprocess.PIPE
+            attach = subprocess.Popen(command, env=served.env, stdin=pipe, stdout=pipe, stderr=pipe, text=True)
+            assert attach.stdin is not None and attach.stdout is not None
+            attach.stdin.write("hello from a terminal\n")
+            attach.stdin.flush()
+            wait_until(lambda: "hello from a terminal" in texts_received(fake), "the typed line to arrive")
+            shown = ""
+            while "echo: hello from a terminal" not in shown:
+                shown += attach.stdout.readline()
+            attach.stdin.close()
+            assert attach.wait(90) == 0
+            assert "detached from b; it keeps running" in attach.stderr.read()
+            assert served.process.poll() is None
+        finally:
+            served.stop()
+
+
+def test_credentials_are_passed_to_the_server(tmp_path: Path) -> None:
+    server = NatsServer(tmp_path / "js", extra=("--auth", "s3cret-token")).start()
+    try:
+        env = environment(FakeAnthropic([]), tmp_path)
+        refused = fleet(server, "f1", env, "ls", "--connect-timeout", "2")
+        assert refused.returncode == 1 and "NATS server" in refused.stderr and "Traceback" not in refused.stderr
+        allowed = fleet(server, "f1", env, "ls", "--nats-token", "s3cret-token")
+        assert allowed.returncode == 0 and "no agent is running in the fleet 'f1'" in allowed.stdout
+    finally:
+        server.stop()
