@@ -136,6 +136,13 @@ def main() -> int:
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round
+        from benchmarks.fleet_nats import fleet_nats_figures
+
+        nats_rows = fleet_nats_figures()
+        if nats_rows is None:
+            print("fleet across processes: skipped, nats-server is not installed")
+        for name, value, unit, target, at_least in nats_rows or ():
+            results.append(report(name, value, unit, target, at_least=at_least))
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

@@ -110,6 +110,7 @@ class NatsBus:
         self.heartbeat_timeout = heartbeat_timeout
         self._auth = auth or NatsAuth()
         self._local: dict[str, Mailbox] = {}
+        self._members: set[str] = set()  # labels known to be in the fleet (forgotten by `forget`)
         self._inboxes: dict[str, DurableInbox] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"sagent nats {fleet}", daemon=True)
@@ -226,7 +227,13 @@ class NatsBus:
         if box is not None:
             return box(envelope)
         names.check_label(envelope.to)
-        return self.call(self._send(envelope), RECEIPT_WAIT + 10)
+        try:
+            return self.call(self._send(envelope), RECEIPT_WAIT + 10)
+        except FleetError:
+            raise
+        except Exception as error:  # the server went away mid-send, or refused the message
+            problem = str(error) or type(error).__name__
+            raise FleetError(f"the NATS server at {self.url} did not take the message: {problem}") from None
 
     def labels(self) -> list[str]:
         """Every label of the fleet, running or waiting for its agent to come back."""
@@ -273,23 +280,34 @@ class NatsBus:
         from nats.js.errors import KeyNotFoundError
 
         label = envelope.to
-        try:
-            await self.members.get(label)
-        except KeyNotFoundError:
-            known = ", ".join(sorted(set(await self._member_labels()) | set(self._local))) or "none"
-            raise FleetError(
-                f"no agent is called {label!r} in the fleet {self.fleet!r}; its agents are: {known}"
-            ) from None
+        if label not in self._members:
+            try:
+                await self.members.get(label)
+            except KeyNotFoundError:
+                known = ", ".join(sorted(set(await self._member_labels()) | set(self._local))) or "none"
+                raise FleetError(
+                    f"no agent is called {label!r} in the fleet {self.fleet!r}; its agents are: {known}"
+                ) from None
+            self._members.add(label)
         message_id = uuid.uuid4().hex
-        await self.js.publish(
-            names.agent_subject(self.fleet, label, "inbox"),
-            envelope_bytes(envelope),
-            headers={"Nats-Msg-Id": message_id},
-        )
-        try:
-            reply = await self.nc.request(
-                names.agent_subject(self.fleet, label, "receipt"), message_id.encode(), timeout=RECEIPT_WAIT
+        # The receipt is asked for while the message is being stored: the recipient answers once the
+        # message has reached it, which is after it was stored.
+        stored = asyncio.ensure_future(
+            self.js.publish(
+                names.agent_subject(self.fleet, label, "inbox"),
+                envelope_bytes(envelope),
+                headers={"Nats-Msg-Id": message_id},
             )
+        )
+        receipt_subject = names.agent_subject(self.fleet, label, "receipt")
+        asked = asyncio.ensure_future(self.nc.request(receipt_subject, message_id.encode(), timeout=RECEIPT_WAIT))
+        try:
+            await stored
+        except BaseException:
+            asked.cancel()
+            raise
+        try:
+            reply = await asked
         except (NoRespondersError, NatsTimeout):
             return QueuedReceipt(label, False, await self._waiting(label))
         data = json.loads(reply.data)
@@ -306,6 +324,7 @@ class NatsBus:
             return 1
 
     async def _forget(self, label: str) -> None:
+        self._members.discard(label)
         with contextlib.suppress(Exception):
             await self.members.delete(label)
         with contextlib.suppress(Exception):

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 ACK_CHECK = 0.02  # seconds between looks for messages that have reached the session log
 HEARTBEAT_EVERY = 2.0
+RECEIPT_WAIT = 1.5  # seconds a receipt waits for its message to reach the agent
 ACK_WAIT = 3600.0  # a message unacknowledged this long (the agent kept working) is handed over again
 
 
@@ -49,7 +50,8 @@ class DurableInbox:
         self.agent_loop = agent_loop
         owner = getattr(mailbox, "__self__", None)
         self.agent: Agent | None = owner if hasattr(owner, "history") and hasattr(owner, "send") else None
-        self._handed: dict[str, asyncio.Future[Receipt]] = {}  # message id -> its receipt, once handed over
+        self._receipts: dict[str, asyncio.Future[Receipt]] = {}  # message id -> its receipt, for its sender
+        self._taken: set[str] = set()  # ids handed over to the agent
         self._pending: list[tuple[UserMessage | PeerMessage, Msg]] = []  # handed over, not yet in the log
         self._logged: set[str] = set()  # ids in the log whose acknowledgement may not have reached the server
         # What the resumed history already holds: a redelivered copy of one of these is not handed over twice.
@@ -111,57 +113,63 @@ class DurableInbox:
         with contextlib.suppress(Exception):
             await self.bus.live.delete(self.label)
 
+    def _receipt(self, message_id: str) -> asyncio.Future[Receipt]:
+        """The receipt of `message_id`, settled when the message reaches the agent (whichever of the
+        message and its sender's request for the receipt arrives first makes it)."""
+        found = self._receipts.get(message_id)
+        if found is None:
+            found = self._receipts[message_id] = self.bus.loop.create_future()
+        return found
+
     async def _on_message(self, msg: Msg) -> None:
         headers = msg.headers or {}
         message_id = headers.get("Nats-Msg-Id") or f"seq-{msg.metadata.sequence.stream}"
         if message_id in self._logged:
             await msg.ack()
             return
-        if message_id in self._handed:
+        if message_id in self._taken:
             return  # handed over already and still waiting for the agent's next safe point
         try:
             envelope = _addressed(msg.data, self.label)
         except FleetError:
             await msg.ack()  # not an envelope for this agent: nothing to deliver, ever
             return
-        handed: asyncio.Future[Receipt] = self.bus.loop.create_future()
-        self._handed[message_id] = handed
+        self._taken.add(message_id)
+        receipt = self._receipt(message_id)
         redelivered = msg.metadata.num_delivered > 1
         work = self._hand_over(envelope, msg, message_id, redelivered)
         try:
-            receipt = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.agent_loop))
+            given = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.agent_loop))
         except Exception as error:  # the agent has stopped: the message waits for its next start
-            handed.set_exception(FleetError(str(error)))
-            handed.exception()  # retrieved: nobody may be waiting
-            self._handed.pop(message_id, None)
+            self._taken.discard(message_id)
+            if not receipt.done():
+                receipt.set_exception(FleetError(str(error)))
+                receipt.exception()  # retrieved: its sender may be gone
             return
-        handed.set_result(receipt)
+        if not receipt.done():
+            receipt.set_result(given)
 
     async def _on_receipt_request(self, msg: Msg) -> None:
         message_id = msg.data.decode(errors="replace")
-        handed = self._handed.get(message_id)
         reply: dict[str, Any] = {"delivered": False}
-        if handed is not None or message_id in self._logged:
-            with contextlib.suppress(Exception):
-                if handed is not None:
-                    receipt = await asyncio.wait_for(asyncio.shield(handed), 1.5)
-                    reply = {"delivered": True, "was_working": receipt.was_working, "waiting": receipt.waiting}
-                else:
-                    reply = {"delivered": True, "was_working": False, "waiting": 0}
-        elif message_id:  # not arrived yet: wait for it a little
-            for _ in range(75):
-                await asyncio.sleep(0.02)
-                if message_id in self._handed or message_id in self._logged:
-                    await self._on_receipt_request(msg)
-                    return
-        else:
+        if not message_id:
             reply = {"running": True}  # a probe: is the label taken?
+        elif message_id in self._logged and message_id not in self._receipts:
+            reply = {"delivered": True, "was_working": False, "waiting": 0}
+        else:
+            try:
+                receipt = await asyncio.wait_for(asyncio.shield(self._receipt(message_id)), RECEIPT_WAIT)
+                reply = {"delivered": True, "was_working": receipt.was_working, "waiting": receipt.waiting}
+            except Exception:  # not handed over in time: its sender says it is queued
+                pass
+            finally:
+                self._receipts.pop(message_id, None)
         with contextlib.suppress(Exception):
             await msg.respond(json.dumps(reply).encode())
 
     async def _ack(self, msg: Msg, message_id: str) -> None:
         self._logged.add(message_id)
-        self._handed.pop(message_id, None)
+        self._taken.discard(message_id)
         with contextlib.suppress(Exception):
             await msg.ack()
 
