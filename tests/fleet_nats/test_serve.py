@@ -215,3 +215,21 @@ def test_credentials_are_passed_to_the_server(tmp_path: Path) -> None:
         assert allowed.returncode == 0 and "no agent is running in the fleet 'f1'" in allowed.stdout
     finally:
         server.stop()
+
+
+def test_a_message_to_a_served_agent_waiting_on_a_long_bash_is_read_at_once(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    script = [tool_use_response([("Bash", {"command": "sleep 300"})]), echo, echo, echo]
+    with FakeAnthropic(script) as fake:
+        served = Served(nats_server, "f1", "b", fake, tmp_path)
+        try:
+            assert fleet(nats_server, "f1", served.env, "send", "b", "run the long job").returncode == 0
+            wait_until(lambda: len(fake.requests) >= 1, "the long job to start")
+            busy = fleet(nats_server, "f1", served.env, "send", "b", "urgent question")
+            assert "it is working" in busy.stdout
+            # Read while `sleep 300` still runs: the call went on in the background.
+            wait_until(lambda: "urgent question" in texts_received(fake), "the urgent message to be read")
+            assert any("background" in str(r["body"]["messages"]) for r in fake.requests[1:])
+        finally:
+            served.stop()
