@@ -249,6 +249,10 @@ class NatsBus:
         """Take `label` out of the fleet: its place, its waiting messages and its inbox go."""
         self.call(self._forget(label), 10)
 
+    async def forget_here(self, label: str) -> None:
+        """`forget`, on the client's own loop."""
+        await self._forget(label)
+
     def close(self) -> None:
         """Unregister the agents hosted here and close the connection."""
         if self._closed:

@@ -105,6 +105,8 @@ class DurableInbox:
         self._tasks.append(asyncio.create_task(self._heartbeats(), name=f"sagent heartbeat {self.label}"))
 
     async def close(self) -> None:
+        """Stop hosting the label. A root agent keeps its place (messages wait for its restart); a
+        sub-agent, which no restart brings back, leaves the fleet."""
         for task in self._tasks:
             task.cancel()
         for sub in self._subs:
@@ -112,6 +114,8 @@ class DurableInbox:
                 await sub.unsubscribe()
         with contextlib.suppress(Exception):
             await self.bus.live.delete(self.label)
+        if self.agent is not None and self.agent.parent is not None:
+            await self.bus.forget_here(self.label)
 
     def _receipt(self, message_id: str) -> asyncio.Future[Receipt]:
         """The receipt of `message_id`, settled when the message reaches the agent (whichever of the

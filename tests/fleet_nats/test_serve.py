@@ -233,3 +233,35 @@ def test_a_message_to_a_served_agent_waiting_on_a_long_bash_is_read_at_once(
             assert any("background" in str(r["body"]["messages"]) for r in fake.requests[1:])
         finally:
             served.stop()
+
+
+def test_a_served_agents_sub_agent_is_in_the_fleet_while_it_runs_and_leaves_it_after(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    from tests.cli.test_fleet_cli import label_of
+
+    scripts = {
+        "main": [],
+        "b": [
+            tool_use_response([("AgentSpawn", {"prompt": "say hi to the user", "label": "helper"})]),
+            text_response("helper is done"),
+        ],
+        "helper": [text_response("hi")],
+    }
+
+    def route(request: dict) -> str:
+        found = label_of(request)
+        return "b" if found == "main" else found
+
+    with FakeAnthropic(scripts=scripts, route=route) as fake:
+        served = Served(nats_server, "f1", "b", fake, tmp_path)
+        try:
+            assert fleet(nats_server, "f1", served.env, "send", "b", "get help").returncode == 0
+            wait_until(lambda: len(fake.requests) >= 3, "b to hear from its helper")
+            gone = wait_until(
+                lambda: (r := fleet(nats_server, "f1", served.env, "send", "helper", "hi")).returncode == 2 and r,
+                "the helper to leave the fleet",
+            )
+            assert "no agent is called 'helper'" in gone.stderr and "its agents are: b" in gone.stderr
+        finally:
+            served.stop()
