@@ -66,6 +66,11 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         agent = make_agent(args, model, tools, cwd, session_path)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
+    if args.output_format == "stream-json":
+        from sagent.cli.subagent_records import SubAgentRecords
+
+        records = SubAgentRecords(sys.stdout, partial=args.include_partial_messages)
+        agent.settings = replace(agent.settings, hooks=(*agent.settings.hooks, records))
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = _key_hint(model.provider, args.api_key_env)
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
