@@ -45,6 +45,12 @@ class AgentTools:
         return lines
 
     async def spawn(self, request: SpawnRequest) -> str:
+        if request.on is not None:
+            # Another process of a fleet on NATS runs it (a bus that can place sub-agents says how).
+            elsewhere = getattr(self.agent.fleet.bus, "spawn_remote", None)
+            if elsewhere is None:
+                raise ToolError("`on` runs a sub-agent on another process: this fleet has no NATS bus")
+            return cast(str, await elsewhere(self.agent, request))
         try:
             child = self.agent.spawn(request)
         except FleetError as error:

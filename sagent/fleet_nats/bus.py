@@ -35,7 +35,10 @@ if TYPE_CHECKING:
     from nats.js.client import JetStreamContext
     from nats.js.kv import KeyValue
 
+    from sagent.agent.agent import Agent
+    from sagent.events import Event
     from sagent.fleet_nats.inbox import DurableInbox
+    from sagent.tools.runtime import SpawnRequest
 
 T = TypeVar("T")
 
@@ -244,6 +247,20 @@ class NatsBus:
     def agents(self) -> list[AgentInfo]:
         """The agents running now (by their heartbeats), by label."""
         return self.call(read_agents(self.live), 10)
+
+    async def spawn_remote(self, parent: Agent, request: SpawnRequest) -> str:
+        """Run a one-shot sub-agent of `parent` on another process (`request.on`); AgentSpawn's answer."""
+        from sagent.fleet_nats.remote import spawn_remote
+
+        return await spawn_remote(self, parent, request)
+
+    def publish_event(self, subject: str, event: Event) -> None:
+        """Send `event` to whoever listens on `subject` (`sagent fleet attach`); nobody listening costs nothing."""
+        from sagent.types import to_dict
+
+        data = json.dumps(to_dict(event), ensure_ascii=False).encode()
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(self.nc.publish(subject, data), self._loop)
 
     def forget(self, label: str) -> None:
         """Take `label` out of the fleet: its place, its waiting messages and its inbox go."""

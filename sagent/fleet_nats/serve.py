@@ -10,7 +10,6 @@ ends it and takes it out of the fleet.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import signal
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.session import data_dir
 from sagent.fleet_nats import names
-from sagent.types import to_dict
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -59,10 +57,13 @@ class Served:
 
     async def run(self) -> bool:
         """Serve until a signal (True: keep the label's place) or a stop control (False: leave the fleet)."""
+        from sagent.fleet_nats.remote import SpawnWorker
+
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, self._on_signal)
         agent = self.agent
+        self.bus.call(SpawnWorker(self.bus, agent, loop).listen(), 10)  # sub-agents for other processes
         try:
             while not agent.closed:
                 if not await agent.wait_for_input():
@@ -75,10 +76,7 @@ class Served:
         return self.signalled
 
     def publish(self, event: Event) -> None:
-        """Send `event` to whoever is attached (nobody listening costs nothing)."""
-        data = json.dumps(to_dict(event), ensure_ascii=False).encode()
-        with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(self.bus.nc.publish(self.events, data), self.bus.loop)
+        self.bus.publish_event(self.events, event)
 
     def _on_signal(self) -> None:
         self.signalled = True

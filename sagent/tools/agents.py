@@ -11,7 +11,7 @@ from sagent.tools.runtime import SpawnRequest
 
 MAX_WAIT = 600
 # The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
-_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth")
+_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth", "on")
 
 
 class _AgentTool(AnyOrder):
@@ -48,6 +48,10 @@ class AgentSpawn(_AgentTool):
             "max_tool_rounds": {"type": "integer", "description": "stop it after this many tool rounds"},
             "max_depth": {"type": "integer", "description": "how many levels of sub-agents it may start below it"},
             "persistent": {"type": "boolean", "description": "keep it running after its first answer"},
+            "on": {
+                "type": "string",
+                "description": "fleets on NATS only: a serve process's label to run it on, or 'any' (one-shot)",
+            },
         },
         "required": ["prompt"],
     }

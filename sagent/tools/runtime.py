@@ -37,6 +37,9 @@ class SpawnRequest:
     """How many levels of sub-agents it may start below it (never deeper than the parent may go)."""
     persistent: bool = False
     """Keep it running after its answer: it reports each time it goes idle and wakes on a message."""
+    on: str | None = None
+    """Run it on another process of a fleet on NATS: a `sagent serve` label, or "any" for whichever
+    serve process takes it first (a queue group); None: in this process. One-shot only."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:
