@@ -42,6 +42,16 @@ class AgentTools:
                 relation = f"started by {other.parent.label}" if other.parent is not None else "the top agent"
             state = "working" if other.running else "idle"
             lines.append(f"{label}: {relation}, {other.model.provider}/{other.model.name}, {state}")
+        # A bus across processes also knows the agents running elsewhere (by their heartbeats).
+        elsewhere = getattr(me.fleet.bus, "agents", None)
+        try:
+            remote = elsewhere() if callable(elsewhere) else []
+        except FleetError as error:
+            return [*lines, f"(agents in other processes cannot be listed now: {error})"]
+        for info in remote:
+            if info.label not in me.fleet.agents:
+                where = f"in another process ({info.host}:{info.pid})"
+                lines.append(f"{info.label}: {where}, {info.model}, {info.status}, ${info.cost_usd:.4f}")
         return lines
 
     async def spawn(self, request: SpawnRequest) -> str:

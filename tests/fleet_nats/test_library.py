@@ -31,6 +31,13 @@ def test_an_agent_of_this_process_and_a_served_one_message_each_other(nats_serve
                 agent = Agent(model, tools=[AgentSend()], fleet=Fleet(bus=bus))
                 try:
                     assert sorted(bus.labels()) == ["b", "main"]
+                    for _ in range(600):  # what AgentSelf status lists, once b's first heartbeat is in
+                        peers = agent.context.runtime.peers()
+                        if any(p.startswith("b: in another process") and "anthropic/" in p for p in peers):
+                            break
+                        await asyncio.sleep(0.05)
+                    else:
+                        raise AssertionError(f"b is not among the peers: {peers}")
                     await agent.ask("ping b")
                     assert await asyncio.wait_for(agent.wait_for_input(), 90)
                     async for _ in agent.run():
