@@ -153,9 +153,10 @@ def _send(bus: NatsBus, label: str, text: str) -> int:
 
 def _stop(bus: NatsBus, label: str) -> int:
     from sagent.agent.fleet import Envelope
+    from sagent.fleet_nats.bus import QueuedReceipt
 
     receipt = bus.deliver(Envelope("user", label, control="stop"))
-    print(f"stopping {label}" if receipt.__class__.__name__ == "Receipt" else receipt.describe())
+    print(receipt.describe() if isinstance(receipt, QueuedReceipt) else f"stopping {label}")
     return 0
 
 
@@ -227,15 +228,19 @@ def serve_command(argv: list[str]) -> int:
     if problem or args.prompt is not None:
         sys.stderr.write(f"sagent serve: error: {problem or 'a served agent takes its tasks as messages, not -p'}\n")
         return EXIT_USAGE
-    try:
-        from sagent.fleet_nats.names import check_fleet, check_label
+    from sagent.fleet_nats.names import check_fleet, check_label
 
+    try:
         check_fleet(known.fleet)
         check_label(known.label)
-        bus = connect(known)
     except FleetError as error:
         sys.stderr.write(f"sagent serve: {error}\n")
-        return EXIT_USAGE if "cannot reach" not in str(error) else EXIT_ERROR
+        return EXIT_USAGE
+    try:
+        bus = connect(known)
+    except FleetError as error:  # the server cannot be reached or refused the credentials
+        sys.stderr.write(f"sagent serve: {error}\n")
+        return EXIT_ERROR
     try:
         return asyncio.run(_serve(args, known, bus))
     finally:

@@ -212,7 +212,11 @@ class NatsBus:
             raise FleetError(f"the label {label!r} is taken by a running agent")
         from sagent.fleet_nats.inbox import DurableInbox
 
-        inbox = DurableInbox(self, label, mailbox, asyncio.get_running_loop())
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise FleetError("an agent on a NATS bus is made inside the event loop it runs on") from None
+        inbox = DurableInbox(self, label, mailbox, loop)
         self.call(inbox.open(), 15)
         self._local[label] = mailbox
         self._inboxes[label] = inbox
