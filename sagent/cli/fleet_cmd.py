@@ -36,12 +36,14 @@ CONNECTION (also for `sagent serve`):
 """
 
 SERVE_USAGE = """\
-usage: sagent serve --label LABEL [--nats URL] [--fleet NAME] [CONNECTION] [AGENT FLAGS]
+usage: sagent serve --label LABEL [--worker] [--nats URL] [--fleet NAME] [CONNECTION] [AGENT FLAGS]
 
 Host the agent LABEL of the fleet until SIGTERM (or `sagent fleet stop LABEL`): it works on every message
 sent to it (`sagent fleet send`, AgentSend from any agent of the fleet), with the same flags and settings
 files as `sagent -p` (model, tools, budget, ...). Restarted, it continues its session and receives the
-messages that arrived while it was down. See `sagent fleet --help` for CONNECTION.
+messages that arrived while it was down. Other agents may run one-shot sub-agents on it (AgentSpawn with
+`on: LABEL`); with --worker, also those spawned `on: "any"` (the fleet's workers share them). See
+`sagent fleet --help` for CONNECTION.
 """
 
 
@@ -214,6 +216,7 @@ def serve_command(argv: list[str]) -> int:
 
     connection = connection_parser("sagent serve", SERVE_USAGE)
     connection.add_argument("--label")
+    connection.add_argument("--worker", action="store_true")
     known, rest = connection.parse_known_args(argv)
     if known.help:
         sys.stdout.write(SERVE_USAGE)
@@ -270,7 +273,7 @@ async def _serve(args: argparse.Namespace, known: argparse.Namespace, bus: NatsB
     resumed = "continuing its session" if session_path else "a new session"
     sys.stderr.write(f"sagent serve: {known.label} is serving in the fleet {bus.fleet!r} at {bus.url} ({resumed})\n")
     sys.stderr.flush()
-    served = Served(agent, bus)
+    served = Served(agent, bus, worker=known.worker)
     try:
         keep_place = await served.run()
     finally:

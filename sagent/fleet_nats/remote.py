@@ -1,8 +1,9 @@
 """Sub-agents on other processes: AgentSpawn with `on` ("any", or a serve process's label) runs a one-shot
 sub-agent on a `sagent serve` process of the fleet, which answers with the result and what it spent.
 
-Every serve process takes spawn requests on `sagent.<fleet>.spawn` in the queue group `workers` (NATS
-gives each request to one of them) and on `sagent.<fleet>.spawn.<label>` (that process only). The child
+Every serve process takes spawn requests on `sagent.<fleet>.spawn.<label>` (that process only); one
+started with `--worker` also on `sagent.<fleet>.spawn` in the queue group `workers` (NATS gives each
+request to one of them). The child
 runs there on a model like its host's, with the tools asked for among its host's (none that spawn), and
 its events go out on its own events subject (`sagent fleet attach` shows them).
 
@@ -71,7 +72,7 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     try:
         reply = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, bus.loop))
     except NoRespondersError:
-        where = "no serve process of the fleet" if request.on == "any" else f"no serve process {request.on!r}"
+        where = "no worker (sagent serve --worker)" if request.on == "any" else f"no serve process {request.on!r}"
         raise ToolError(f"cannot spawn: {where} takes sub-agents now (start one with `sagent serve`)") from None
     finally:
         if held is not None:
@@ -115,9 +116,11 @@ class SpawnWorker:
         self.host = host
         self.host_loop = host_loop
 
-    async def listen(self) -> None:
-        """Subscribe (on the bus's loop) to the fleet's queue and to this host's own subject."""
-        await self.bus.nc.subscribe(spawn_subject(self.bus.fleet, "any"), queue=QUEUE, cb=self._on_request)
+    async def listen(self, *, any_worker: bool) -> None:
+        """Subscribe (on the bus's loop) to this host's own subject, and with `any_worker` to the fleet's
+        queue group too (a process started to take work: `sagent serve --worker`)."""
+        if any_worker:
+            await self.bus.nc.subscribe(spawn_subject(self.bus.fleet, "any"), queue=QUEUE, cb=self._on_request)
         await self.bus.nc.subscribe(spawn_subject(self.bus.fleet, self.host.label), cb=self._on_request)
 
     async def _on_request(self, msg: Msg) -> None:

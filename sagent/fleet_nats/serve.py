@@ -49,9 +49,10 @@ def remember_session(fleet: str, label: str, path: Path | None) -> None:
 class Served:
     """The loop of one served agent."""
 
-    def __init__(self, agent: Agent, bus: NatsBus) -> None:
+    def __init__(self, agent: Agent, bus: NatsBus, *, worker: bool = False) -> None:
         self.agent = agent
         self.bus = bus
+        self.worker = worker  # takes sub-agents spawned on "any" process (the fleet's queue group)
         self.events = names.agent_subject(bus.fleet, agent.label, "events")
         self.signalled = False
 
@@ -63,7 +64,7 @@ class Served:
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, self._on_signal)
         agent = self.agent
-        self.bus.call(SpawnWorker(self.bus, agent, loop).listen(), 10)  # sub-agents for other processes
+        self.bus.call(SpawnWorker(self.bus, agent, loop).listen(any_worker=self.worker), 10)
         try:
             while not agent.closed:
                 if not await agent.wait_for_input():

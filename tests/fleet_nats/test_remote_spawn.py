@@ -25,8 +25,8 @@ def test_a_sub_agent_spawned_on_any_worker_answers_and_its_cost_joins_the_parent
         text_response("the worker counted"),
     ]
     with FakeAnthropic(lead_script) as lead_fake, FakeAnthropic([text_response("42 files")]) as worker_fake:
-        worker = Served(nats_server, "f1", "worker1", worker_fake, tmp_path / "w")
-        lead = Served(nats_server, "f1", "lead", lead_fake, tmp_path / "l")
+        worker = Served(nats_server, "f1", "worker1", worker_fake, tmp_path / "w", "--worker")
+        lead = Served(nats_server, "f1", "lead", lead_fake, tmp_path / "l")  # not a worker: never its own child
         try:
             assert fleet(nats_server, "f1", lead.env, "send", "lead", "count them").returncode == 0
             wait_until(lambda: "42 files" in str([r["body"]["messages"] for r in lead_fake.requests]), "the answer")
