@@ -226,10 +226,16 @@ def test_a_message_to_a_served_agent_waiting_on_a_long_bash_is_read_at_once(
         try:
             assert fleet(nats_server, "f1", served.env, "send", "b", "run the long job").returncode == 0
             wait_until(lambda: len(fake.requests) >= 1, "the long job to start")
-            busy = fleet(nats_server, "f1", served.env, "send", "b", "urgent question")
-            assert "it is working" in busy.stdout
+            from sagent.agent.fleet import Envelope
+            from sagent.fleet_nats import NatsBus
+
+            peer = NatsBus(nats_server.url, fleet="f1")  # another agent's message, from this process
+            try:
+                assert "it is working" in peer.deliver(Envelope("peer", "b", "urgent question")).describe()
+            finally:
+                peer.close()
             # Read while `sleep 300` still runs: the call went on in the background.
-            wait_until(lambda: "urgent question" in texts_received(fake), "the urgent message to be read")
+            wait_until(lambda: "urgent question" in " ".join(texts_received(fake)), "the urgent message to be read")
             assert any("background" in str(r["body"]["messages"]) for r in fake.requests[1:])
         finally:
             served.stop()
