@@ -154,6 +154,13 @@ def main() -> int:
         from benchmarks.resume import table as resume_table
 
         resume_table()  # input tokens per turn: replay vs resume vs prompt caching (no target)
+        from benchmarks.fleet_nats import fleet_nats_figures
+
+        nats_rows = fleet_nats_figures()
+        if nats_rows is None:
+            print("fleet across processes: skipped, nats-server is not installed")
+        for name, value, unit, target, at_least in nats_rows or ():
+            results.append(report(name, value, unit, target, at_least=at_least))
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

@@ -60,11 +60,20 @@ def wants_background(tools: Mapping[str, Tool], call: ToolCall) -> bool:
     )
 
 
+SPAWN_TOOL = "AgentSpawn"
+
+
 async def execute(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -> ToolResult:
     """Run one tool call; every failure becomes an error result."""
     tool = tools.get(call.name)
     if tool is None:
         names = ", ".join(tools) or "none"
+        if call.name == SPAWN_TOOL:  # withheld from an agent at the depth limit: say why, not "unknown"
+            why = (
+                f"cannot spawn: {SPAWN_TOOL} is not among your tools (you are at the fleet's depth limit, "
+                f"max_depth, or were not given it); do the work yourself with: {names}"
+            )
+            return ToolResult.of(call, why, is_error=True)
         return ToolResult.of(call, f"unknown tool {call.name!r}; the tools are: {names}", is_error=True)
     if call.invalid_arguments is not None:
         return ToolResult.of(

@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.calls import backgroundable, execute, moved_note, resource_of, started_note, wants_background
 from sagent.agent.hooks import Ask, Deny, Rewrite
-from sagent.agent.inbox import Inbox, ToBackground, ToolDone
+from sagent.agent.inbox import Inbox, ToBackground, ToolDone, UserInput
 from sagent.events import Event, ToolFinished, ToolStarted
-from sagent.types import ToolCall, ToolResult
+from sagent.types import PeerMessage, ToolCall, ToolResult
 
 if TYPE_CHECKING:  # annotations only: the agent and its loop call this phase, never the other way round
     from sagent.agent.agent import Agent
     from sagent.agent.loop import Run
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
+PREEMPT_AFTER = 0.5  # seconds a round may run on once a peer's message waits; longer calls go to the background
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
 
 
@@ -58,9 +59,9 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
     tasks = {asyncio.create_task(_run_group(agent, inbox, group, epoch)): group for group in groups.values()}
     task_of = {call.id: task for task, group in tasks.items() for call in group}
     pending = {call.id: call for call in foreground}
-    timer = None
+    timer = preempt = None
+    loop = asyncio.get_running_loop()
     if agent.background_after is not None and pending:
-        loop = asyncio.get_running_loop()
         timer = loop.call_later(agent.background_after, inbox.put, ToBackground(epoch))
     try:
         while pending:
@@ -85,9 +86,16 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 for call in pending.values():
                     yield record_result(agent, ToolFinished(ToolResult.of(call, INTERRUPTED, is_error=True), 0))
                 return
+            elif isinstance(item, UserInput) and isinstance(item.message, PeerMessage) and preempt is None:
+                # A peer's message never waits on long calls (a stuck child, a long Bash): past PREEMPT_AFTER
+                # they go on as background jobs, nothing killed, and it is read at once. (Input typed in the
+                # REPL still waits for the round, as the REPL shows it queued.)
+                waited = time.monotonic() - started
+                preempt = loop.call_later(max(0.0, PREEMPT_AFTER - waited), inbox.put, ToBackground(epoch))
     finally:
-        if timer is not None:
-            timer.cancel()
+        for pending_timer in (timer, preempt):
+            if pending_timer is not None:
+                pending_timer.cancel()
         for task in tasks:
             task.cancel()
 

@@ -93,9 +93,25 @@ class AgentTools:
                 relation = f"started by {other.parent.label}" if other.parent is not None else "the top agent"
             state = "working" if other.running else "idle"
             lines.append(f"{label}: {relation}, {other.model.provider}/{other.model.name}, {state}")
+        # A bus across processes also knows the agents running elsewhere (by their heartbeats).
+        elsewhere = getattr(me.fleet.bus, "agents", None)
+        try:
+            remote = elsewhere() if callable(elsewhere) else []
+        except FleetError as error:
+            return [*lines, f"(agents in other processes cannot be listed now: {error})"]
+        for info in remote:
+            if info.label not in me.fleet.agents:
+                where = f"in another process ({info.host}:{info.pid})"
+                lines.append(f"{info.label}: {where}, {info.model}, {info.status}, ${info.cost_usd:.4f}")
         return lines
 
     async def spawn(self, request: SpawnRequest) -> str:
+        if request.on is not None:
+            # Another process of a fleet on NATS runs it (a bus that can place sub-agents says how).
+            elsewhere = getattr(self.agent.fleet.bus, "spawn_remote", None)
+            if elsewhere is None:
+                raise ToolError("`on` runs a sub-agent on another process: this fleet has no NATS bus")
+            return cast(str, await elsewhere(self.agent, request))
         try:
             child = self.agent.spawn(request)
         except FleetError as error:

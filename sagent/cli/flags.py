@@ -33,6 +33,8 @@ sagent: a coding agent for the terminal.
   sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
   sagent config [--json] [FLAGS]           the effective settings and where each came from
   sagent slack [FLAGS]                     persistent agents in Slack (see sagent slack --help)
+  sagent serve --label L [--fleet F]       host agent L of a fleet on a NATS server, for good
+  sagent fleet ls|send|attach|stop         the fleet's agents, from any terminal (sagent fleet --help)
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """
@@ -298,7 +300,7 @@ def _check(args: argparse.Namespace) -> str | None:
     if args.fork_damaged and not (args.continue_ or args.session or args.resume is not None):
         return "--fork-damaged needs --continue, --session or --resume"
     if args.compact_at:
-        from sagent.cli.run import compaction_policy
+        from sagent.cli.agent_setup import compaction_policy
 
         try:
             compaction_policy(args.compact_at)

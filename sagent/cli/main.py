@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.config_cmd import config_command
 
         return config_command(argv[1:])
+    if argv[:1] in (["serve"], ["fleet"]):
+        from sagent.cli.fleet_cmd import fleet_command, serve_command
+
+        return serve_command(argv[1:]) if argv[0] == "serve" else fleet_command(argv[1:])
     named = _prefetch_named(argv)
     from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings
 

@@ -11,15 +11,12 @@ import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Coroutine
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
-from sagent.agent.compaction import CompactionPolicy
-from sagent.agent.fleet import Fleet, FleetError, ModelFactory
-from sagent.agent.hooks import Approver, Hook
-from sagent.agent.memory import memory_files, memory_prompt
-from sagent.agent.prompt import coding_system_prompt
+from sagent.agent.fleet import Bus, Fleet, FleetError
 from sagent.agent.session import (
     SessionError,
     SessionLog,
@@ -30,27 +27,21 @@ from sagent.agent.session import (
     peek_state,
     sessions_dir,
 )
-from sagent.agent.settings import AgentSettings
 from sagent.agent.tokens import CHARS_PER_TOKEN
+from sagent.cli.agent_setup import UsageError, agent_settings, models_for
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
-from sagent.encoding import scrub
 from sagent.evidence.gitref import start_point
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
-from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, infer_provider, key_variable
+from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, key_variable
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
 
 if TYPE_CHECKING:
-    from sagent.advisor import Advisor
-    from sagent.permissions.policy import Permissions
+    pass
 from sagent.types import UserMessage
-
-
-class UsageError(Exception):
-    """Arguments that name something that does not exist (a tool, a session)."""
 
 
 def run_task(args: argparse.Namespace, piped: bool) -> int:
@@ -59,7 +50,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         prompt = _prompt(args, piped)
         if prompt is None and args.input_format == "text":
             raise UsageError("the task is empty")
-        tools = _tools(args)
+        tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=True)
         session_path = _session_to_continue(args, cwd)
         choice = _choice(args, session_path)
@@ -72,6 +63,11 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         agent = make_agent(args, model, tools, cwd, session_path)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
+    if args.output_format == "stream-json":
+        from sagent.cli.subagent_records import SubAgentRecords
+
+        records = SubAgentRecords(sys.stdout, partial=args.include_partial_messages)
+        agent.configure(hooks=(*agent.settings.hooks, records))
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = _key_hint(model.provider, args.api_key_env)
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
@@ -89,7 +85,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     """The REPL on a terminal: the same model, tools, sessions and agent as a headless run."""
     cwd = Path(args.cwd or ".").resolve()
     try:
-        tools = _tools(args)
+        tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=False)
         session_path = _session_to_continue(args, cwd)
         if session_path is None and args.resume is not None:
@@ -141,11 +137,17 @@ def make_agent(
     cwd: Path,
     session_path: Path | None,
     settings_from: Agent | None = None,
+    *,
+    label: str | None = None,
+    bus: Bus | None = None,
 ) -> Agent:
     """An agent with the command line's settings (or a running agent's, after /effort and the like),
-    opening `session_path` when given and starting a new session log otherwise."""
+    opening `session_path` when given and starting a new session log otherwise. `label` and `bus` place it
+    in a fleet across processes (`sagent serve`)."""
     settings = agent_settings(args, tools, cwd, settings_from, model=model)
-    fleet = Fleet.for_settings(settings, models=_models(args, model))
+    if label is not None:
+        settings = replace(settings, label=label)
+    fleet = Fleet.for_settings(settings, models=models_for(args, model), bus=bus)
     if session_path is not None:
         return Agent.resume(session_path, model, settings, fleet=fleet)
     if args.ephemeral:
@@ -154,75 +156,6 @@ def make_agent(
         # Where the run starts (the repository's commit), so it can be replayed from there.
         log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
     return Agent(model, settings, session=log, fleet=fleet)
-
-
-def agent_settings(
-    args: argparse.Namespace,
-    tools: list[Tool],
-    cwd: Path,
-    settings_from: Agent | None = None,
-    system: str | None = None,
-    model: Model | None = None,
-) -> AgentSettings:
-    """The agent settings the command line (and its settings files) describe: every surface builds its
-    agents' settings here, so a flag or settings key holds the same everywhere. `system` replaces the
-    system prompt (`--system`, else the coding prompt) before --append-system and the memory files;
-    `model` is the agent's own, beside which an `--advisor` is built (none without it)."""
-    if system is None:
-        system = args.system if args.system is not None else coding_system_prompt(cwd)
-    if args.append_system:
-        system = f"{system}\n\n{args.append_system}"
-    memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
-    if memory:
-        system = f"{system}\n\n{memory}"
-    system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
-    mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
-    perms = _permission_settings(args, cwd, tools, settings_from)
-    settings = AgentSettings(
-        system=system,
-        tools=(*perms.tools, *(t for t in mcp.tools if t not in perms.tools)) if mcp else perms.tools,
-        max_tool_rounds=args.max_tool_rounds,
-        max_budget_usd=args.max_budget_usd,
-        max_tokens=args.max_tokens,
-        thinking_budget=settings_from.thinking_budget if settings_from is not None else args.thinking_budget,
-        effort=settings_from.effort if settings_from is not None else args.effort,
-        cwd=cwd,
-        background_after=args.background_after,
-        compaction=compaction_policy(args.compact_at),
-        max_depth=args.max_depth,
-        max_agents=args.max_agents,
-        allow_providers=_allowed_providers(args),
-        # The user's hooks first, so the permission check sees a call as a hook rewrote it.
-        hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ())),
-        permissions=perms.permissions,
-        approver=perms.approver,
-        advisor=advisor_of(args, model) if model is not None else None,
-    )
-    return settings
-
-
-def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
-    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
-    value = getattr(args, "advisor", None)
-    if not value:
-        return None
-    from sagent.advisor import Advisor, advisor_target
-
-    try:
-        return Advisor(_models(args, model)(*advisor_target(value)))
-    except ProviderError as error:
-        raise UsageError(f"--advisor {value}: {error.message}") from None
-
-
-def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
-    """The command hooks of the settings files (checked when the files were read), run in the project."""
-    value = getattr(args, "hooks", None)
-    if not value:
-        return ()
-    from sagent.cli.settings_files import project_root
-    from sagent.userhooks.command_hooks import CommandHooks
-
-    return (CommandHooks.from_settings(value, project_dir=project_root(cwd)),)
 
 
 def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
@@ -253,36 +186,6 @@ async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int])
             await args.mcp.servers.aclose()
 
 
-class _PermissionParts(NamedTuple):
-    """What permissions add to an agent's settings."""
-
-    permissions: Permissions | None
-    hooks: tuple[Hook, ...]
-    tools: tuple[Tool, ...]
-    approver: Approver | None
-
-
-def _permission_settings(
-    args: argparse.Namespace, cwd: Path, tools: list[Tool], settings_from: Agent | None
-) -> _PermissionParts:
-    """The permission policy, its hook, ExitPlanMode, and the approver of a running REPL (see
-    sagent/permissions); a running agent's policy (its mode, its session rules) carries over to the next."""
-    from sagent.cli.permission_settings import PermissionsError, from_args
-    from sagent.permissions.plan import ExitPlanMode
-    from sagent.permissions.policy import PermissionHook
-
-    if settings_from is not None:
-        policy = settings_from.settings.permissions
-    else:
-        try:
-            policy = from_args(args, cwd)
-        except PermissionsError as error:
-            raise UsageError(str(error)) from None
-    offered = tuple(tools) + (() if any(t.name == "ExitPlanMode" for t in tools) else (ExitPlanMode(),))
-    approver = settings_from.settings.approver if settings_from is not None else None
-    return _PermissionParts(policy, (PermissionHook(),), offered, approver)
-
-
 def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:
     """A new session log; a UsageError that says what to do when the data directory cannot hold it."""
     try:
@@ -305,28 +208,6 @@ def _in_data_dir(error: OSError) -> bool:
     if not isinstance(error.filename, str):
         return False
     return Path(error.filename).is_relative_to(data_dir())
-
-
-def _models(args: argparse.Namespace, model: Model) -> ModelFactory:
-    """How sub-agents' models are built: as the command line builds the main one (a sub-agent on the main
-    model's provider gets the same --base-url and --api-key-env)."""
-
-    def models(provider: str | None, name: str | None) -> Model:
-        if provider is None and name is not None and infer_provider(name) is None:
-            provider = model.provider  # an id the prefixes do not know: the main model's provider
-        wanted = choose(provider, name)
-        same = wanted.provider == model.provider
-        return build_model(
-            wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
-        )
-
-    return models
-
-
-def _allowed_providers(args: argparse.Namespace) -> frozenset[str] | None:
-    if not args.allow_providers:
-        return None
-    return frozenset(n.strip() for n in args.allow_providers.split(",") if n.strip())
 
 
 def _input_history() -> Path | None:
@@ -419,6 +300,19 @@ def _discard_unanswered(path: Path | None) -> None:
         return  # keep a log that cannot be read whole: it is not sagent's to judge
 
 
+def model_and_tools(args: argparse.Namespace, session_path: Path | None) -> tuple[Model, list[Tool]]:
+    """The model and tools the flags name (a continued session's model when they name none); UsageError,
+    ProviderError or SessionError when they cannot be had."""
+    tools = tools_from_flags(args)
+    model = build_model(_choice(args, session_path), base_url=args.base_url, api_key_env=args.api_key_env)
+    return model, tools
+
+
+def setup_failure(error: Exception) -> int:
+    """Report a failed set-up in one line; the exit code."""
+    return _setup_failure(error)
+
+
 def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
     """The provider and model: as named, else the ones a continued session was last using, else the default."""
     if session_path is not None and args.provider is None and args.model is None:
@@ -489,7 +383,9 @@ def read_stdin_text() -> str:
     return InputNotice(sys.stderr, "standard input").decode(sys.stdin.buffer.read())
 
 
-def _tools(args: argparse.Namespace) -> list[Tool]:
+def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
+    """The tools `--tools` names (every built-in when it names none), with the web tools allowed the
+    `--allow-host` hosts."""
     spec = args.tools
     fetcher = Fetcher.from_env()
     fetcher.allow(*(h.strip() for value in args.allow_host or () for h in value.split(",") if h.strip()))
@@ -551,29 +447,3 @@ def _before_compaction(args: argparse.Namespace, path: Path | None) -> Path | No
         raise UsageError(f"--before-compaction: {error}") from None
     sys.stderr.write(f"sagent: continuing session {path.stem} from before its last compaction as {forked.stem}\n")
     return forked
-
-
-def compaction_policy(values: list[str] | None) -> CompactionPolicy:
-    """The policy --compact-at describes: `0.7`, `off`, `MODEL=0.6` or `MODEL=off`, the last word winning."""
-    threshold: float | None = CompactionPolicy().threshold
-    per_model: dict[str, float | None] = {}
-    for value in values or []:
-        model, _, fraction = value.rpartition("=")
-        parsed = _fraction(fraction.strip())
-        if model:
-            per_model[model.strip()] = parsed
-        else:
-            threshold = parsed
-    return CompactionPolicy(threshold=threshold, per_model=per_model)
-
-
-def _fraction(text: str) -> float | None:
-    if text.lower() in ("off", "none", "never"):
-        return None
-    try:
-        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a fraction of the window (like 0.8 or 80%) or 'off'") from None
-    if not 0 < value <= 1:
-        raise ValueError(f"{text} is not a fraction of the window in (0, 1]")
-    return value

@@ -16,7 +16,8 @@ from sagent.agent.agent import Agent
 from sagent.agent.fleet import Fleet
 from sagent.agent.hooks import Allow, Deny
 from sagent.agent.session import SessionError, SessionLog, data_dir
-from sagent.cli.run import UsageError, _models, _tools, agent_settings
+from sagent.cli.agent_setup import UsageError, agent_settings, models_for
+from sagent.cli.run import tools_from_flags
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.registry import build_model, choose
 from sagent.slack.api import SlackApi, SlackSetupError, socket_client
@@ -40,7 +41,7 @@ def run_service(args: argparse.Namespace) -> int:
     session_dir = Path(args.session_dir) if args.session_dir else data_dir() / "slack"
     try:
         session = _session(args, session_dir)
-        tools = _tools(args)
+        tools = tools_from_flags(args)
         model = build_model(choose(args.provider, args.model), base_url=args.base_url, api_key_env=args.api_key_env)
         api = SlackApi(args.bot_token, args.slack_api_url or "https://slack.com/api/")
         me = api.identity()
@@ -48,7 +49,7 @@ def run_service(args: argparse.Namespace) -> int:
         sys.stderr.write(f"sagent-slack: error: {getattr(error, 'message', None) or error}\n")
         return EXIT_USAGE
     base = agent_settings(args, tools, cwd, system="", model=model)
-    fleet = Fleet.for_settings(base, models=_models(args, model))
+    fleet = Fleet.for_settings(base, models=models_for(args, model))
     config = ServiceConfig(
         persona_dir=Path(args.persona_dir) if args.persona_dir else None,
         log_prefix=args.log_prefix,

@@ -11,7 +11,7 @@ from sagent.tools.runtime import SpawnRequest
 
 MAX_WAIT = 600
 # The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
-_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth", "advisor")
+_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth", "advisor", "on")
 
 
 class _AgentTool(AnyOrder):
@@ -52,6 +52,10 @@ class AgentSpawn(_AgentTool):
                 "description": "a stronger model it may consult (a model id), or 'none'; default: yours",
             },
             "persistent": {"type": "boolean", "description": "keep it running after its first answer"},
+            "on": {
+                "type": "string",
+                "description": "fleets on NATS only: a serve process's label to run it on, or 'any' (one-shot)",
+            },
         },
         "required": ["prompt"],
     }

@@ -39,6 +39,9 @@ class SpawnRequest:
     """Keep it running after its answer: it reports each time it goes idle and wakes on a message."""
     advisor: str | None = None
     """A model id (or `provider:model`) for its advisor, or `none` for no advisor; None: the parent's."""
+    on: str | None = None
+    """Run it on another process of a fleet on NATS: a `sagent serve` label, or "any" for whichever
+    serve process takes it first (a queue group); None: in this process. One-shot only."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

@@ -1,0 +1,177 @@
+"""How the command line (flags and settings files) becomes an agent's settings: one builder that every
+surface uses (the headless run, the REPL, `sagent serve`, `sagent-slack`), so a flag or a settings key
+means the same everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from sagent.agent.compaction import CompactionPolicy
+from sagent.agent.fleet import ModelFactory
+from sagent.agent.hooks import Approver, Hook
+from sagent.agent.memory import memory_files, memory_prompt
+from sagent.agent.prompt import coding_system_prompt
+from sagent.agent.settings import AgentSettings
+from sagent.encoding import scrub
+from sagent.providers.base import Model, ProviderError
+from sagent.providers.registry import build_model, choose, infer_provider
+from sagent.tools.base import Tool
+
+if TYPE_CHECKING:
+    from sagent.advisor import Advisor
+    from sagent.agent.agent import Agent
+    from sagent.permissions.policy import Permissions
+
+
+class UsageError(Exception):
+    """Arguments that name something that does not exist (a tool, a session)."""
+
+
+def agent_settings(
+    args: argparse.Namespace,
+    tools: list[Tool],
+    cwd: Path,
+    settings_from: Agent | None = None,
+    system: str | None = None,
+    model: Model | None = None,
+) -> AgentSettings:
+    """The agent settings the command line (and its settings files) describe: every surface builds its
+    agents' settings here, so a flag or settings key holds the same everywhere. `system` replaces the
+    system prompt (`--system`, else the coding prompt) before --append-system and the memory files;
+    `model` is the agent's own, beside which an `--advisor` is built (none without it)."""
+    if system is None:
+        system = args.system if args.system is not None else coding_system_prompt(cwd)
+    if args.append_system:
+        system = f"{system}\n\n{args.append_system}"
+    memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
+    if memory:
+        system = f"{system}\n\n{memory}"
+    system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
+    mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
+    perms = _permission_settings(args, cwd, tools, settings_from)
+    settings = AgentSettings(
+        system=system,
+        tools=(*perms.tools, *(t for t in mcp.tools if t not in perms.tools)) if mcp else perms.tools,
+        max_tool_rounds=args.max_tool_rounds,
+        max_budget_usd=args.max_budget_usd,
+        max_tokens=args.max_tokens,
+        thinking_budget=settings_from.thinking_budget if settings_from is not None else args.thinking_budget,
+        effort=settings_from.effort if settings_from is not None else args.effort,
+        cwd=cwd,
+        background_after=args.background_after,
+        compaction=compaction_policy(args.compact_at),
+        max_depth=args.max_depth,
+        max_agents=args.max_agents,
+        allow_providers=_allowed_providers(args),
+        # The user's hooks first, so the permission check sees a call as a hook rewrote it.
+        hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ())),
+        permissions=perms.permissions,
+        approver=perms.approver,
+        advisor=advisor_of(args, model) if model is not None else None,
+    )
+    return settings
+
+
+def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
+    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
+    value = getattr(args, "advisor", None)
+    if not value:
+        return None
+    from sagent.advisor import Advisor, advisor_target
+
+    try:
+        return Advisor(models_for(args, model)(*advisor_target(value)))
+    except ProviderError as error:
+        raise UsageError(f"--advisor {value}: {error.message}") from None
+
+
+def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
+    """The command hooks of the settings files (checked when the files were read), run in the project."""
+    value = getattr(args, "hooks", None)
+    if not value:
+        return ()
+    from sagent.cli.settings_files import project_root
+    from sagent.userhooks.command_hooks import CommandHooks
+
+    return (CommandHooks.from_settings(value, project_dir=project_root(cwd)),)
+
+
+class _PermissionParts(NamedTuple):
+    """What permissions add to an agent's settings."""
+
+    permissions: Permissions | None
+    hooks: tuple[Hook, ...]
+    tools: tuple[Tool, ...]
+    approver: Approver | None
+
+
+def _permission_settings(
+    args: argparse.Namespace, cwd: Path, tools: list[Tool], settings_from: Agent | None
+) -> _PermissionParts:
+    """The permission policy, its hook, ExitPlanMode, and the approver of a running REPL (see
+    sagent/permissions); a running agent's policy (its mode, its session rules) carries over to the next."""
+    from sagent.cli.permission_settings import PermissionsError, from_args
+    from sagent.permissions.plan import ExitPlanMode
+    from sagent.permissions.policy import PermissionHook
+
+    if settings_from is not None:
+        policy = settings_from.settings.permissions
+    else:
+        try:
+            policy = from_args(args, cwd)
+        except PermissionsError as error:
+            raise UsageError(str(error)) from None
+    offered = tuple(tools) + (() if any(t.name == "ExitPlanMode" for t in tools) else (ExitPlanMode(),))
+    approver = settings_from.settings.approver if settings_from is not None else None
+    return _PermissionParts(policy, (PermissionHook(),), offered, approver)
+
+
+def models_for(args: argparse.Namespace, model: Model) -> ModelFactory:
+    """How sub-agents' models are built: as the command line builds the main one (a sub-agent on the main
+    model's provider gets the same --base-url and --api-key-env)."""
+
+    def models(provider: str | None, name: str | None) -> Model:
+        if provider is None and name is not None and infer_provider(name) is None:
+            provider = model.provider  # an id the prefixes do not know: the main model's provider
+        wanted = choose(provider, name)
+        same = wanted.provider == model.provider
+        return build_model(
+            wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
+        )
+
+    return models
+
+
+def _allowed_providers(args: argparse.Namespace) -> frozenset[str] | None:
+    if not args.allow_providers:
+        return None
+    return frozenset(n.strip() for n in args.allow_providers.split(",") if n.strip())
+
+
+def compaction_policy(values: list[str] | None) -> CompactionPolicy:
+    """The policy --compact-at describes: `0.7`, `off`, `MODEL=0.6` or `MODEL=off`, the last word winning."""
+    threshold: float | None = CompactionPolicy().threshold
+    per_model: dict[str, float | None] = {}
+    for value in values or []:
+        model, _, fraction = value.rpartition("=")
+        parsed = _fraction(fraction.strip())
+        if model:
+            per_model[model.strip()] = parsed
+        else:
+            threshold = parsed
+    return CompactionPolicy(threshold=threshold, per_model=per_model)
+
+
+def _fraction(text: str) -> float | None:
+    if text.lower() in ("off", "none", "never"):
+        return None
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a fraction of the window (like 0.8 or 80%) or 'off'") from None
+    if not 0 < value <= 1:
+        raise ValueError(f"{text} is not a fraction of the window in (0, 1]")
+    return value

@@ -1,0 +1,181 @@
+"""Sub-agents on other processes: AgentSpawn with `on` ("any", or a serve process's label) runs a one-shot
+sub-agent on a `sagent serve` process of the fleet, which answers with the result and what it spent.
+
+Every serve process takes spawn requests on `sagent.<fleet>.spawn.<label>` (that process only); one
+started with `--worker` also on `sagent.<fleet>.spawn` in the queue group `workers` (NATS gives each
+request to one of them). The child
+runs there on a model like its host's, with the tools asked for among its host's (none that spawn), and
+its events go out on its own events subject (`sagent fleet attach` shows them).
+
+One budget across processes: the parent holds what is left of its tree's budget for the child while it
+runs (so requests started meanwhile cannot spend the same dollars), and the child gets that as its own
+budget. Its spend is added to the parent's tree when it answers. The tree can overshoot its budget by no
+more than a local child can: the responses already streaming when the limit is reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from dataclasses import asdict, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sagent.agent.cost import CostTracker
+from sagent.agent.session import SessionLog
+from sagent.fleet_nats import names
+from sagent.tools.base import ToolError, spawns_agents
+from sagent.types import Usage
+
+if TYPE_CHECKING:
+    from nats.aio.msg import Msg
+
+    from sagent.agent.agent import Agent
+    from sagent.fleet_nats.bus import NatsBus
+    from sagent.tools.runtime import SpawnRequest
+
+QUEUE = "workers"
+LONGEST = 24 * 3600.0  # seconds a parent waits for a remote child (a stopped parent stops waiting sooner)
+
+
+def spawn_subject(fleet: str, on: str) -> str:
+    return f"sagent.{fleet}.spawn" if on == "any" else f"sagent.{fleet}.spawn.{names.check_label(on)}"
+
+
+# ------------------------------------------------------------------------------------ the parent's side
+
+
+async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> str:
+    """Run `request` on another process and return what AgentSpawn returns; ToolError when no process
+    takes it, the budget is spent, or the child fails."""
+    from nats.errors import NoRespondersError
+
+    assert request.on is not None
+    if request.persistent:
+        raise ToolError("a sub-agent on another process is one-shot: leave out persistent, or `on`")
+    label = names.check_label(request.label or f"{parent.label}-{uuid.uuid4().hex[:6]}")
+    if label in parent.fleet.agents:
+        raise ToolError(f"the label {label!r} is taken by a running agent; choose another")
+    held = _allowance(parent)
+    fields = {
+        "prompt": request.prompt,
+        "label": label,
+        "parent": parent.label,
+        "system": request.system,
+        "tools": list(request.tools) if request.tools is not None else None,
+        "max_tool_rounds": request.max_tool_rounds,
+        "budget": float(held) if held is not None else None,
+    }
+    subject = spawn_subject(bus.fleet, request.on)
+    work = bus.nc.request(subject, json.dumps(fields).encode(), timeout=LONGEST)
+    try:
+        reply = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, bus.loop))
+    except NoRespondersError:
+        where = "no worker (sagent serve --worker)" if request.on == "any" else f"no serve process {request.on!r}"
+        raise ToolError(f"cannot spawn: {where} takes sub-agents now (start one with `sagent serve`)") from None
+    finally:
+        if held is not None:
+            parent.cost.release(held)
+    answer = json.loads(reply.data)
+    if "error" in answer:
+        raise ToolError(f"cannot spawn on {request.on}: {answer['error']}")
+    spent = CostTracker(parent=parent.cost)  # the child's spend joins the parent's tree, not its own
+    for model, usage in (answer.get("usage") or {}).items():
+        spent.add(model, Usage(**usage))
+    turns = int(answer.get("num_turns", 0))
+    head = (
+        f"{label} (on {answer.get('host', '?')} {answer.get('model', '?')}, "
+        f"{turns} response{'s' if turns != 1 else ''}, ${spent.total_usd:.4f})"
+    )
+    if answer.get("subtype") != "success":
+        raise ToolError(f"{head} did not finish ({answer.get('subtype')}): {answer.get('text', '')}")
+    return f"{head} answered:\n{answer.get('text', '')}"
+
+
+def _allowance(parent: Agent) -> Decimal | None:
+    """What is left of the tree's budget, held for the child while it runs; None when there is no budget."""
+    tracker = parent.cost.budgeted()
+    if tracker is None or tracker.budget is None:
+        return None
+    left = tracker.budget - tracker.spent - tracker.reserved
+    if left <= 0:
+        raise ToolError(f"cannot spawn: the budget of ${float(tracker.budget):.4f} (max_budget_usd) is spent")
+    parent.cost.reserve(left)
+    return left
+
+
+# ----------------------------------------------------------------------------------- the worker's side
+
+
+class SpawnWorker:
+    """Takes spawn requests for the serve process hosting `host` (on its loop `host_loop`)."""
+
+    def __init__(self, bus: NatsBus, host: Agent, host_loop: asyncio.AbstractEventLoop) -> None:
+        self.bus = bus
+        self.host = host
+        self.host_loop = host_loop
+
+    async def listen(self, *, any_worker: bool) -> None:
+        """Subscribe (on the bus's loop) to this host's own subject, and with `any_worker` to the fleet's
+        queue group too (a process started to take work: `sagent serve --worker`)."""
+        if any_worker:
+            await self.bus.nc.subscribe(spawn_subject(self.bus.fleet, "any"), queue=QUEUE, cb=self._on_request)
+        await self.bus.nc.subscribe(spawn_subject(self.bus.fleet, self.host.label), cb=self._on_request)
+
+    async def _on_request(self, msg: Msg) -> None:
+        try:
+            fields = json.loads(msg.data)
+            if not isinstance(fields, dict) or not isinstance(fields.get("prompt"), str):
+                raise ValueError("not a spawn request")
+            work = asyncio.run_coroutine_threadsafe(self._run_child(fields), self.host_loop)
+            answer = await asyncio.wrap_future(work)
+        except Exception as error:  # a bad request, or a child that could not be built
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        await msg.respond(json.dumps(answer).encode())
+
+    async def _run_child(self, fields: dict[str, Any]) -> dict[str, Any]:
+        from sagent.agent.agent import Agent
+        from sagent.events import Result
+
+        host = self.host
+        label = names.check_label(str(fields["label"]))
+        wanted = fields.get("tools")
+        tools = [t for t in host.settings.tools if (wanted is None or t.name in wanted) and not spawns_agents(t)]
+        note = (
+            f'You are the sub-agent "{label}", started by "{fields.get("parent", "?")}" in another process to do '
+            "the task in the first message. Your final answer is returned to it as the result of your work: "
+            "make it complete."
+        )
+        settings = replace(
+            host.settings,
+            label=label,
+            role=note,
+            system=fields.get("system") or host.settings.system,
+            tools=tuple(tools),
+            max_tool_rounds=fields.get("max_tool_rounds") or host.settings.max_tool_rounds,
+            max_budget_usd=fields.get("budget"),
+            max_depth=0,
+        )
+        model = host.fleet.models(host.model.provider, host.model.name)
+        child = Agent(model, settings, session=SessionLog.ephemeral(), fleet=host.fleet)
+        events = names.agent_subject(self.bus.fleet, label, "events")
+        result: Result | None = None
+        try:
+            async for event in child.run(fields["prompt"]):
+                self.bus.publish_event(events, event)
+                if isinstance(event, Result):
+                    result = event
+        finally:
+            await child.aclose()
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.bus.forget_here(label), self.bus.loop))
+        assert result is not None
+        usage = {m: asdict(s.usage) for m, s in child.cost.by_model.items()}
+        return {
+            "subtype": result.subtype,
+            "text": result.text,
+            "num_turns": result.num_turns,
+            "usage": usage,
+            "host": self.bus.host,
+            "model": f"{model.provider}/{model.name}",
+        }
