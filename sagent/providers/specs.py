@@ -106,6 +106,16 @@ SPECS: tuple[ProviderSpec, ...] = (
         sdk="google.genai",
     ),
     ProviderSpec(
+        "anthropic-cli",
+        "AnthropicCLI",
+        "the installed claude CLI on its own login (a subscription); sagent's tools over MCP",
+        "sagent.providers.cli_backends.claude:ClaudeCLIModel",
+        key_required=False,
+        default_model="sonnet",
+        aliases=("claude-cli", "claude-code"),
+        sdk="mcp",
+    ),
+    ProviderSpec(
         "local",
         "LlamaCpp",
         "llama.cpp on this machine (the `local` extra); --model takes a .gguf path",
