@@ -110,6 +110,7 @@ SPECS: tuple[ProviderSpec, ...] = (
         "AnthropicCLI",
         "the installed claude CLI on its own login (a subscription); sagent's tools over MCP",
         "sagent.providers.cli_backends.claude:ClaudeCLIModel",
+        ("SAGENT_CLAUDE_API_KEY",),  # only to bill an API key through the CLI; unset, its own login pays
         key_required=False,
         default_model="sonnet",
         aliases=("claude-cli", "claude-code"),

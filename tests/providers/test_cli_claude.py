@@ -4,6 +4,8 @@ fake Anthropic server, with sagent's tools bridged over MCP so sagent's loop run
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from sagent.providers.base import BadRequestError
 from sagent.providers.cli_backends.claude import ClaudeCLIModel
 from sagent.tools import builtin_tools
 from sagent.types import ModelRequest, UserMessage
-from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "claude"
@@ -107,3 +109,128 @@ def test_a_missing_binary_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(BadRequestError, match="not installed"):
         asyncio.run(go())
+
+
+@needs_cli
+def test_a_tool_denied_by_a_hook_never_runs_and_the_cli_hears_why(cli_env: Path) -> None:
+    from sagent.agent.hooks import ALLOW, Deny, Hook, ToolDecision
+    from sagent.types import ToolCall
+
+    class NoWrites(Hook):
+        async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+            return Deny("writing is not allowed here") if call.name == "Write" else ALLOW
+
+    steps = [
+        tool_use_response([("mcp__sagent__Write", {"path": "x.txt", "content": "no"})]),
+        text_response("understood"),
+    ]
+    with FakeAnthropic(steps) as fake:
+
+        async def go() -> list[Event]:
+            agent = Agent(model(fake, cli_env), tools=builtin_tools(fleet=False), cwd=cli_env, hooks=[NoWrites()])
+            try:
+                return await run(agent, "write x.txt")
+            finally:
+                await agent.aclose()
+
+        events = asyncio.run(go())
+        assert not (cli_env / "x.txt").exists()
+        denied = tool_results(fake, 1)[0]
+        assert denied.get("is_error") and "not allowed" in result_text(denied)
+        assert next(e for e in events if isinstance(e, Result)).text == "understood"
+
+
+@needs_cli
+def test_a_switch_to_the_api_and_back_carries_the_history(cli_env: Path) -> None:
+    from sagent.providers.anthropic import AnthropicModel
+
+    with (
+        FakeAnthropic([text_response("first, on the CLI"), text_response("third, on the CLI again")]) as cli_fake,
+        FakeAnthropic([text_response("second, on the API")]) as api_fake,
+    ):
+
+        async def go() -> None:
+            cli_model = model(cli_fake, cli_env)
+            agent = Agent(cli_model, tools=builtin_tools(fleet=False), cwd=cli_env)
+            try:
+                await run(agent, "remember the word PELICAN")
+                agent.switch_model(AnthropicModel("claude-sonnet-4-6", api_key="test", base_url=api_fake.url))
+                await run(agent, "what was the word?")
+                agent.switch_model(cli_model)
+                await run(agent, "and once more?")
+            finally:
+                await agent.aclose()
+
+        asyncio.run(go())
+        api_sent = json.dumps(api_fake.requests[0]["body"]["messages"])
+        assert "PELICAN" in api_sent and "first, on the CLI" in api_sent
+        # Switched back in, the CLI starts a session on the whole conversation, the API's answer included.
+        replayed = json.dumps(cli_fake.requests[-1]["body"]["messages"])
+        assert "PELICAN" in replayed and "second, on the API" in replayed and "once more" in replayed
+
+
+@needs_cli
+def test_a_cli_killed_mid_turn_is_a_connection_error_and_the_retry_replays(cli_env: Path) -> None:
+    slow = Reply([{"type": "text", "text": "never finished " * 20}], delay=0.5)
+    with FakeAnthropic([slow, text_response("recovered")]) as fake:
+
+        async def go() -> tuple[list[Event], int]:
+            m = model(fake, cli_env)
+            agent = Agent(m, tools=builtin_tools(fleet=False), cwd=cli_env)
+
+            async def kill_when_streaming() -> int:
+                while not fake.requests:
+                    await asyncio.sleep(0.05)
+                assert m.cli is not None
+                pid = m.cli.process.pid
+                os.killpg(pid, 9)
+                return pid
+
+            killer = asyncio.create_task(kill_when_streaming())
+            try:
+                events = await run(agent, "say something long")
+            finally:
+                await agent.aclose()
+            return events, await killer
+
+        events, pid = asyncio.run(go())
+        from sagent.events import Retrying
+
+        retries = [e for e in events if isinstance(e, Retrying)]
+        assert retries and "connection" in retries[0].error
+        assert next(e for e in events if isinstance(e, Result)).text == "recovered"
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)  # the killed CLI's group is gone
+
+
+@needs_cli
+def test_a_sub_agent_on_the_cli_under_a_parent_on_the_api(cli_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sagent.providers.anthropic import AnthropicModel
+
+    assert CLAUDE is not None
+    with (
+        FakeAnthropic([text_response("the child's answer")]) as cli_fake,
+        FakeAnthropic(
+            [
+                tool_use_response([("AgentSpawn", {"prompt": "look around", "provider": "AnthropicCLI"})]),
+                text_response("parent done"),
+            ]
+        ) as api_fake,
+    ):
+        monkeypatch.setenv("SAGENT_CLAUDE_BIN", CLAUDE)
+        monkeypatch.setenv("SAGENT_CLAUDE_API_KEY", "test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", cli_fake.url)
+
+        async def go() -> list[Event]:
+            parent = AnthropicModel("claude-sonnet-4-6", api_key="test", base_url=api_fake.url)
+            agent = Agent(parent, tools=builtin_tools(), cwd=cli_env)
+            try:
+                return await run(agent, "delegate")
+            finally:
+                await agent.aclose()
+
+        events = asyncio.run(go())
+        spawned = next(e for e in events if isinstance(e, ToolFinished) and e.result.name == "AgentSpawn")
+        assert not spawned.result.is_error, spawned.result.text
+        assert len(cli_fake.requests) == 1
+        assert next(e for e in events if isinstance(e, Result)).text == "parent done"
