@@ -139,6 +139,9 @@ def main() -> int:
         from benchmarks.mcp import mcp_figures
 
         results += mcp_figures()  # first request with three MCP servers, request bytes with 60 MCP tools
+        from benchmarks.cli_providers import cli_provider_figures
+
+        results += cli_provider_figures()  # AnthropicCLI beside the API, per round (skipped without `claude`)
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():
