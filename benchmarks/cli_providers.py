@@ -28,7 +28,7 @@ from sagent.agent.agent import Agent  # noqa: E402
 from sagent.events import Result  # noqa: E402
 from sagent.providers.base import Model  # noqa: E402
 from sagent.tools import builtin_tools  # noqa: E402
-from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response  # noqa: E402
+from tests.fakes.anthropic_server import FakeAnthropic, Step, text_response, tool_use_response  # noqa: E402
 
 ROUNDS = 8
 ROUND_EXTRA_MS = 250.0
@@ -64,7 +64,7 @@ async def _task(model: Model, fake: FakeAnthropic, cwd: Path) -> tuple[float, fl
     return (began - start) * 1000, (end - began) * 1000 / ROUNDS
 
 
-def _steps(prefix: str) -> list[Reply]:
+def _steps(prefix: str) -> list[Step]:
     return [*(tool_use_response([(f"{prefix}Read", {"path": "a.txt"})]) for _ in range(ROUNDS)), text_response("ok")]
 
 
