@@ -234,3 +234,36 @@ def test_a_sub_agent_on_the_cli_under_a_parent_on_the_api(cli_env: Path, monkeyp
         assert not spawned.result.is_error, spawned.result.text
         assert len(cli_fake.requests) == 1
         assert next(e for e in events if isinstance(e, Result)).text == "parent done"
+
+
+@needs_cli
+def test_signed_out_is_an_authentication_error_that_says_how_to_sign_in(cli_env: Path) -> None:
+    from sagent.providers.base import AuthenticationError
+
+    with FakeAnthropic([text_response("unreachable")]) as fake:
+        # No key given: the CLI's own login would pay, and in this private HOME there is none.
+        m = ClaudeCLIModel("sonnet", base_url=fake.url, binary=CLAUDE, cwd=cli_env)
+
+        async def go() -> None:
+            try:
+                async for _ in m.stream(ModelRequest("sys", (UserMessage.of("hi"),))):
+                    pass
+            finally:
+                await m.aclose()
+
+        with pytest.raises(AuthenticationError, match="claude auth login"):
+            asyncio.run(go())
+        assert fake.requests == []
+
+
+def test_subscription_use_is_marked_and_never_priced_per_token() -> None:
+    from sagent.agent.cost import CostTracker
+    from sagent.types import Usage
+
+    on_login = ClaudeCLIModel("claude-sonnet-4-6")._message([], ["hi"], (), Usage(1000, 100), "end_turn")
+    assert on_login.model == "claude-sonnet-4-6 (subscription)" and on_login.provider == "anthropic-cli"
+    tracker = CostTracker()
+    cost = tracker.add(on_login.model, on_login.usage)
+    assert not cost.priced and tracker.unpriced_models == ["claude-sonnet-4-6 (subscription)"]
+    on_key = ClaudeCLIModel("claude-sonnet-4-6", api_key="k")._message([], ["hi"], (), Usage(1000, 100), "end_turn")
+    assert CostTracker().add(on_key.model, on_key.usage).priced  # an API key given on purpose is billed

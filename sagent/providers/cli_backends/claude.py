@@ -34,7 +34,7 @@ from sagent.providers.base import (
     ServerError,
 )
 from sagent.providers.cli_backends.bridge import SERVER_NAME, Bridge
-from sagent.providers.cli_backends.common import CliProcess, replay_prompt
+from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
 from sagent.types import (
     AssistantContent,
     AssistantMessage,
@@ -317,7 +317,10 @@ class ClaudeCLIModel(Model):
         if text:
             content.append(TextPart("".join(text)))
         content.extend(calls)
-        return AssistantMessage(tuple(content), PROVIDER, self._name, usage, stop)
+        # What the CLI reports is recorded, marked as subscription use (the model's name with the mark; unless
+        # the CLI bills an API key given on purpose, its price per token does not apply).
+        model = self._name if self.api_key else self._name + SUBSCRIPTION_MARK
+        return AssistantMessage(tuple(content), PROVIDER, model, usage, stop)
 
 
 def _usage(raw: dict[str, Any], *, usage: Usage) -> Usage:

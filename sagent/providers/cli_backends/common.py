@@ -14,6 +14,10 @@ from typing import Any
 from sagent.providers.base import ProviderConnectionError
 from sagent.types import AssistantMessage, Message, PeerMessage, TextPart, ToolCall, ToolResult, UserMessage
 
+SUBSCRIPTION_MARK = " (subscription)"
+"""Ends the model name a CLI-backed model reports in its messages, so `/cost` and `modelUsage` show its use
+as subscription use: no catalog price matches it, so it is never billed per token."""
+
 LINE_LIMIT = 64 * 1024 * 1024
 """The longest output line read from a CLI (a tool result echoed back can be large)."""
 
