@@ -198,6 +198,8 @@ class ClaudeCLIModel(Model):
         known = len(self._history)
         fresh = messages[known:]
         alive = self.cli is not None and self.cli.alive and messages[:known] == self._history and known > 0
+        if alive and not self._waiting and self.bridge is not None and request.tools != self.bridge.tools:
+            alive = False  # the CLI lists its MCP tools once: a changed tool set needs a new session
         if alive and self._waiting and fresh and all(isinstance(m, ToolResult) for m in fresh):
             assert self.bridge is not None
             results = {m.call_id: m for m in fresh if isinstance(m, ToolResult)}
@@ -222,11 +224,18 @@ class ClaudeCLIModel(Model):
         """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
         assert self.bridge is not None and self.cli is not None
         bridge = self.bridge
+        waited = 0.0
         while bridge.claim(call.id, call.name, call.arguments) is None and not any(
             c.call_id == call.id for c in bridge.calls
         ):
             if not self.cli.alive:
                 raise ProviderConnectionError("the Claude CLI exited while a tool ran", provider=PROVIDER)
+            if waited >= self.idle_timeout:
+                raise ProviderConnectionError(
+                    f"the Claude CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
+                    provider=PROVIDER,
+                )
+            waited += 1.0
             bridge.arrived.clear()
             try:
                 await asyncio.wait_for(bridge.arrived.wait(), 1.0)
