@@ -267,3 +267,27 @@ def test_subscription_use_is_marked_and_never_priced_per_token() -> None:
     assert not cost.priced and tracker.unpriced_models == ["claude-sonnet-4-6 (subscription)"]
     on_key = ClaudeCLIModel("claude-sonnet-4-6", api_key="k")._message([], ["hi"], (), Usage(1000, 100), "end_turn")
     assert CostTracker().add(on_key.model, on_key.usage).priced  # an API key given on purpose is billed
+
+
+@needs_cli
+def test_parallel_tool_calls_in_one_response_each_get_their_own_result(cli_env: Path) -> None:
+    (cli_env / "a.txt").write_text("alpha\n")
+    (cli_env / "b.txt").write_text("beta\n")
+    steps = [
+        tool_use_response([("mcp__sagent__Read", {"path": "a.txt"}), ("mcp__sagent__Read", {"path": "b.txt"})]),
+        text_response("both read"),
+    ]
+    with FakeAnthropic(steps) as fake:
+
+        async def go() -> list[Event]:
+            agent = Agent(model(fake, cli_env), tools=builtin_tools(fleet=False), cwd=cli_env)
+            try:
+                return await run(agent, "read both")
+            finally:
+                await agent.aclose()
+
+        events = asyncio.run(go())
+        assert len([e for e in events if isinstance(e, ToolFinished)]) == 2
+        sent = sorted(result_text(b) for b in tool_results(fake, 1))
+        assert "alpha" in sent[0] and "beta" in sent[1]
+        assert next(e for e in events if isinstance(e, Result)).text == "both read"
