@@ -291,3 +291,19 @@ def test_parallel_tool_calls_in_one_response_each_get_their_own_result(cli_env: 
         sent = sorted(result_text(b) for b in tool_results(fake, 1))
         assert "alpha" in sent[0] and "beta" in sent[1]
         assert next(e for e in events if isinstance(e, Result)).text == "both read"
+
+
+@needs_cli
+def test_a_system_prompt_too_long_for_one_argument_reaches_the_model_whole(cli_env: Path) -> None:
+    system = "Follow the house rules. " + "rule " * 40_000 + "THE-LAST-RULE"
+    with FakeAnthropic([text_response("ok")]) as fake:
+
+        async def go() -> None:
+            agent = Agent(model(fake, cli_env), system=system, tools=builtin_tools(fleet=False), cwd=cli_env)
+            try:
+                await run(agent, "hello")
+            finally:
+                await agent.aclose()
+
+        asyncio.run(go())
+        assert "THE-LAST-RULE" in json.dumps(fake.requests[0]["body"]["system"])

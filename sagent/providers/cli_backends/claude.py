@@ -15,6 +15,7 @@ so the subscription is what pays.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -53,6 +54,8 @@ PROVIDER = "anthropic-cli"
 BINARY_VARIABLE = "SAGENT_CLAUDE_BIN"
 """Names the `claude` binary to run, when it is not the one on PATH."""
 PREFIX = f"mcp__{SERVER_NAME}__"
+ARGUMENT_LIMIT = 100_000
+"""A system prompt longer than this (bytes) goes to the CLI in a file rather than as an argument."""
 IDLE_TIMEOUT = 600.0
 """Seconds the CLI may stay silent mid-response before it counts as hung (tool waits are not counted)."""
 
@@ -117,6 +120,9 @@ class ClaudeCLIModel(Model):
         """What the running CLI session has seen, as sagent's messages (including its own answers)."""
         self._waiting: tuple[ToolCall, ...] = ()
         """The tool calls of the last response, whose results the CLI waits for."""
+        self._interrupted = False
+        """A response was abandoned mid-stream: the CLI may still be in that turn, so it starts afresh."""
+        self._system_file: str | None = None
         self.reported_cost_usd = 0.0
         """What the CLI reported its turns cost (at list price; a subscription is not billed per token)."""
 
@@ -166,9 +172,18 @@ class ClaudeCLIModel(Model):
             f"mcp__{SERVER_NAME}",
             "--model",
             self._name,
-            "--system-prompt",
-            request.system or "You are a helpful assistant.",
         ]
+        system = request.system or "You are a helpful assistant."
+        if len(system.encode()) > ARGUMENT_LIMIT:  # one argument may not exceed 128 KiB on Linux
+            import tempfile
+
+            handle, path = tempfile.mkstemp(prefix="sagent-system-", suffix=".md")
+            with os.fdopen(handle, "w") as file:
+                file.write(system)
+            self._system_file = path
+            argv += ["--system-prompt-file", path]
+        else:
+            argv += ["--system-prompt", system]
         try:
             return await CliProcess.start(argv, self._env(), self.cwd, PROVIDER)
         except OSError as error:
@@ -182,6 +197,11 @@ class ClaudeCLIModel(Model):
         self.cli = None
         self._history = ()
         self._waiting = ()
+        self._interrupted = False
+        if self._system_file is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._system_file)
+            self._system_file = None
 
     async def aclose(self) -> None:
         await self._reset()
@@ -198,6 +218,7 @@ class ClaudeCLIModel(Model):
         known = len(self._history)
         fresh = messages[known:]
         alive = self.cli is not None and self.cli.alive and messages[:known] == self._history and known > 0
+        alive = alive and not self._interrupted
         if alive and not self._waiting and self.bridge is not None and request.tools != self.bridge.tools:
             alive = False  # the CLI lists its MCP tools once: a changed tool set needs a new session
         if alive and self._waiting and fresh and all(isinstance(m, ToolResult) for m in fresh):
@@ -244,13 +265,17 @@ class ClaudeCLIModel(Model):
         bridge.deliver(result)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        complete = False
         try:
             await self._continue_or_start(request)
             async for event in self._read_response(request):
+                complete = complete or isinstance(event, ResponseComplete)
                 yield event
         except ProviderError:
             await self._reset()  # the next attempt starts a fresh session on the whole conversation
             raise
+        finally:
+            self._interrupted = self._interrupted or not complete
 
     async def _read_response(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         assert self.cli is not None
