@@ -161,6 +161,9 @@ def main() -> int:
             print("fleet across processes: skipped, nats-server is not installed")
         for name, value, unit, target, at_least in nats_rows or ():
             results.append(report(name, value, unit, target, at_least=at_least))
+        from benchmarks.cli_providers import cli_provider_figures
+
+        results += cli_provider_figures()  # AnthropicCLI beside the API, per round (skipped without `claude`)
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

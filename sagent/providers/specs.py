@@ -106,6 +106,17 @@ SPECS: tuple[ProviderSpec, ...] = (
         sdk="google.genai",
     ),
     ProviderSpec(
+        "anthropic-cli",
+        "AnthropicCLI",
+        "the installed claude CLI on its own login (a subscription); sagent's tools over MCP",
+        "sagent.providers.cli_backends.claude:ClaudeCLIModel",
+        ("SAGENT_CLAUDE_API_KEY",),  # only to bill an API key through the CLI; unset, its own login pays
+        key_required=False,
+        default_model="sonnet",
+        aliases=("claude-cli", "claude-code"),
+        sdk="mcp",
+    ),
+    ProviderSpec(
         "local",
         "LlamaCpp",
         "llama.cpp on this machine (the `local` extra); --model takes a .gguf path",

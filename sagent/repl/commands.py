@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from sagent.agent.fleet import FleetError
 from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
 from sagent.providers.catalog import CATALOG
+from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK
 
 if TYPE_CHECKING:
     from sagent.custom_commands import CustomCommand, Expansion
@@ -214,7 +215,8 @@ def _cost(repl: ReplHost, arg: str) -> list[str]:
     lines = [f"{'model':<28} {'calls':>5} {'input':>9} {'cached':>9} {'output':>8} {'USD':>10}"]
     for use in now.models:
         u = use.usage
-        usd = f"{use.usd:.4f}" if use.priced else "unpriced"
+        unpriced = "subscription" if use.model.endswith(SUBSCRIPTION_MARK) else "unpriced"
+        usd = f"{use.usd:.4f}" if use.priced else unpriced
         lines.append(
             f"{use.model:<28} {use.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
             f"{u.output_tokens:>8,} {usd:>10}"
