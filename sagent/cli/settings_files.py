@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sagent.lib.json import json_kind
+
 SCOPES = ("user", "project", "local")
 MAX_BYTES = 1 << 20  # a settings file larger than this is a mistake (or /dev/zero), not settings
 
@@ -224,7 +226,7 @@ def read_file(path: Path) -> dict[str, Any] | None:
             f"{path}: not valid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
         ) from None
     if not isinstance(data, dict):
-        raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {_kind(data)}")
+        raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {json_kind(data)}")
     return data
 
 
@@ -244,7 +246,7 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
     """`value` when it has the key's shape; SettingsError naming the file and the key otherwise."""
 
     def bad(expected: str) -> SettingsError:
-        return SettingsError(f'{path}: key "{spec.name}": must be {expected}, not {_kind(value)}')
+        return SettingsError(f'{path}: key "{spec.name}": must be {expected}, not {json_kind(value)}')
 
     shape = spec.shape
     if shape == "string":
@@ -276,7 +278,7 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
             if not name or "=" in name or "\0" in name:
                 raise SettingsError(f'{path}: key "env": {json.dumps(name)} is not an environment variable name')
             if not isinstance(inner, str) or "\0" in inner:
-                raise SettingsError(f'{path}: key "env.{name}": must be a string, not {_kind(inner)}')
+                raise SettingsError(f'{path}: key "env.{name}": must be a string, not {json_kind(inner)}')
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
     elif shape == "hooks":
@@ -293,29 +295,19 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
 
 def _check_permissions(path: Path, value: Any, warnings: list[str]) -> None:
     if not isinstance(value, dict):
-        raise SettingsError(f'{path}: key "permissions": must be an object, not {_kind(value)}')
+        raise SettingsError(f'{path}: key "permissions": must be an object, not {json_kind(value)}')
     for member, inner in value.items():
         if member in PERMISSION_LISTS:
             if not isinstance(inner, list) or not all(isinstance(r, str) for r in inner):
-                expected = f"must be a list of strings, not {_kind(inner)}"
+                expected = f"must be a list of strings, not {json_kind(inner)}"
                 raise SettingsError(f'{path}: key "permissions.{member}": {expected}')
         elif member in ("additionalDirectories", "headlessDefault"):
             pass  # checked where the permissions are built (sagent/cli/permission_settings.py)
         elif member == "defaultMode":
             if not isinstance(inner, str):
-                raise SettingsError(f'{path}: key "permissions.defaultMode": must be a string, not {_kind(inner)}')
+                raise SettingsError(f'{path}: key "permissions.defaultMode": must be a string, not {json_kind(inner)}')
         else:
             warnings.append(f'{path}: unknown key "permissions.{member}" is ignored (see docs/settings.md)')
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float, str)):
-        return json.dumps(value)[:60]
-    return "a list" if isinstance(value, list) else "an object"
 
 
 def _warn_unignored(path: Path, warnings: list[str]) -> None:
@@ -371,7 +363,7 @@ def _through_flag(action: argparse.Action, value: Any, where: str) -> Any:
             raise SettingsError(f"{where}: {error}") from None
     if action.choices is not None and value not in action.choices:
         choices = ", ".join(map(str, action.choices))
-        raise SettingsError(f"{where}: {_kind(value)} is not one of {choices}")
+        raise SettingsError(f"{where}: {json_kind(value)} is not one of {choices}")
     return value
 
 

@@ -96,3 +96,17 @@ def canonical_json(value: JSON) -> bytes:
         return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("utf-8")
+
+
+def json_kind(value: object) -> str:
+    """A short description of a JSON value for an error message: `true`, `null`, `"text"` or `3` (cut at
+    60 characters), `a list`, `an object`."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float, str)):
+        return json.dumps(value)[:60]
+    return "a list" if isinstance(value, list) else "an object"

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.calls import execute
+from sagent.mcp.content import mcp_content
 from sagent.tools.base import Tool, ToolContext, manages_jobs, spawns_agents
-from sagent.types import ImagePart, TextPart, ToolCall, ToolResult
+from sagent.types import ToolCall, ToolResult
 
 TASK_TOOL = "sagent_task"
 DEFAULT_BUDGET_USD = 1.0
@@ -114,18 +115,6 @@ class SagentServer:
         return ToolResult.of(call, text, is_error=result.is_error), summary
 
 
-def _content(result: ToolResult) -> list[Any]:
-    from mcp.types import ImageContent, TextContent
-
-    blocks: list[Any] = []
-    for part in result.content:
-        if isinstance(part, TextPart):
-            blocks.append(TextContent(text=part.text))
-        elif isinstance(part, ImagePart):
-            blocks.append(ImageContent(data=part.data, mime_type=part.media_type))
-    return blocks
-
-
 def build(server: SagentServer) -> Any:
     """The SDK's low-level `Server` answering tools/list and tools/call with `server`."""
     from importlib.metadata import version
@@ -140,7 +129,7 @@ def build(server: SagentServer) -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> CallToolResult:
         result, structured = await server.call(params.name, dict(params.arguments or {}))
-        return CallToolResult(content=_content(result), structured_content=structured, is_error=result.is_error)
+        return CallToolResult(content=mcp_content(result), structured_content=structured, is_error=result.is_error)
 
     return Server("sagent", version=version("sagent"), on_list_tools=list_tools, on_call_tool=call_tool)
 

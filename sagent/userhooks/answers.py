@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sagent.userhooks.config import kind
+from sagent.lib.json import json_kind
 from sagent.userhooks.runner import Finished
 
 Permission = Literal["allow", "deny", "ask"]
@@ -67,7 +67,7 @@ def read_answer(event: str, finished: Finished) -> Answer:
         answer.notices.append(("error", f"printed invalid JSON ({error}); its answer is ignored"))
         return answer
     if not isinstance(data, dict):
-        answer.notices.append(("error", f"printed {kind(data)}, not a JSON object; its answer is ignored"))
+        answer.notices.append(("error", f"printed {json_kind(data)}, not a JSON object; its answer is ignored"))
         return answer
     _read_json(event, data, answer)
     return answer
@@ -75,7 +75,7 @@ def read_answer(event: str, finished: Finished) -> Answer:
 
 def _read_json(event: str, data: dict[str, Any], answer: Answer) -> None:
     def wrong(key: str, value: Any, expected: str) -> None:
-        answer.notices.append(("error", f'"{key}" must be {expected}, not {kind(value)}; ignored'))
+        answer.notices.append(("error", f'"{key}" must be {expected}, not {json_kind(value)}; ignored'))
 
     if data.get("continue") is False:
         stop = data.get("stopReason")

@@ -16,10 +16,11 @@ Only the standard library is imported here: `sagent config` checks settings file
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any, NamedTuple
+
+from sagent.lib.json import json_kind
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart")
 """The events sagent runs command hooks for."""
@@ -91,7 +92,7 @@ def parse_hooks(value: Any, *, where: str = "") -> tuple[HookTable, list[str]]:
         return HookConfigError(f'{where}key "{key}": {problem}')
 
     if not isinstance(value, dict):
-        raise bad("hooks", f"must be an object of event names to lists, not {kind(value)}")
+        raise bad("hooks", f"must be an object of event names to lists, not {json_kind(value)}")
     table: HookTable = {}
     for event, groups in value.items():
         key = f"hooks.{event}"
@@ -101,7 +102,7 @@ def parse_hooks(value: Any, *, where: str = "") -> tuple[HookTable, list[str]]:
         if event not in EVENTS:
             raise bad(key, f"unknown event; the events are: {', '.join(EVENTS)}")
         if not isinstance(groups, list):
-            raise bad(key, f"must be a list of {{matcher, hooks}} objects, not {kind(groups)}")
+            raise bad(key, f"must be a list of {{matcher, hooks}} objects, not {json_kind(groups)}")
         parsed: list[HookGroup] = []
         for index, group in enumerate(groups):
             parsed.append(_group(group, f"{key}[{index}]", bad, warnings, where))
@@ -111,13 +112,13 @@ def parse_hooks(value: Any, *, where: str = "") -> tuple[HookTable, list[str]]:
 
 def _group(group: Any, key: str, bad: Any, warnings: list[str], where: str) -> HookGroup:
     if not isinstance(group, dict):
-        raise bad(key, f"must be an object with a hooks list, not {kind(group)}")
+        raise bad(key, f"must be an object with a hooks list, not {json_kind(group)}")
     for member in group:
         if member not in KNOWN_GROUP_KEYS:
             warnings.append(f'{where}key "{key}.{member}": unknown, ignored')
     matcher = group.get("matcher", "")
     if not isinstance(matcher, str):
-        raise bad(f"{key}.matcher", f"must be a string (tool names, or a regular expression), not {kind(matcher)}")
+        raise bad(f"{key}.matcher", f"must be a string (tool names, or a regular expression), not {json_kind(matcher)}")
     if matcher not in ("", "*") and not _NAMES.fullmatch(matcher):
         try:
             re.compile(matcher)
@@ -125,7 +126,7 @@ def _group(group: Any, key: str, bad: Any, warnings: list[str], where: str) -> H
             raise bad(f"{key}.matcher", f"not a valid regular expression: {error}") from None
     commands = group.get("hooks")
     if not isinstance(commands, list) or not commands:
-        raise bad(f"{key}.hooks", f"must be a non-empty list of commands, not {kind(commands)}")
+        raise bad(f"{key}.hooks", f"must be a non-empty list of commands, not {json_kind(commands)}")
     out = []
     for index, entry in enumerate(commands):
         out.append(_command(entry, f"{key}.hooks[{index}]", bad, warnings, where))
@@ -134,29 +135,18 @@ def _group(group: Any, key: str, bad: Any, warnings: list[str], where: str) -> H
 
 def _command(entry: Any, key: str, bad: Any, warnings: list[str], where: str) -> HookCommand:
     if not isinstance(entry, dict):
-        raise bad(key, f'must be an object like {{"type": "command", "command": "..."}}, not {kind(entry)}')
+        raise bad(key, f'must be an object like {{"type": "command", "command": "..."}}, not {json_kind(entry)}')
     for member in entry:
         if member not in KNOWN_COMMAND_KEYS:
             warnings.append(f'{where}key "{key}.{member}": unknown, ignored')
     if entry.get("type") != "command":
-        raise bad(f"{key}.type", f'must be "command" (the only kind sagent runs), not {kind(entry.get("type"))}')
+        raise bad(f"{key}.type", f'must be "command" (the only kind sagent runs), not {json_kind(entry.get("type"))}')
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip() or "\0" in command:
-        raise bad(f"{key}.command", f"must be a non-empty command line, not {kind(command)}")
+        raise bad(f"{key}.command", f"must be a non-empty command line, not {json_kind(command)}")
     timeout = entry.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout):
-        raise bad(f"{key}.timeout", f"must be a number of seconds, not {kind(timeout)}")
+        raise bad(f"{key}.timeout", f"must be a number of seconds, not {json_kind(timeout)}")
     if timeout <= 0:
-        raise bad(f"{key}.timeout", f"must be more than 0 seconds, not {kind(timeout)}")
+        raise bad(f"{key}.timeout", f"must be more than 0 seconds, not {json_kind(timeout)}")
     return HookCommand(command, float(timeout))
-
-
-def kind(value: Any) -> str:
-    """A short description of a JSON value, for messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float, str)):
-        return json.dumps(value)[:60]
-    return "a list" if isinstance(value, list) else "an object"

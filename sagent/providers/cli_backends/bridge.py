@@ -17,7 +17,8 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagent.types import ImagePart, TextPart, ToolResult, ToolSpec
+from sagent.mcp.content import mcp_content
+from sagent.types import TextPart, ToolResult, ToolSpec
 
 SERVER_NAME = "sagent"
 """The bridge's name in the CLI's MCP configuration: its tools reach the model as `mcp__sagent__<tool>`."""
@@ -118,18 +119,6 @@ class Bridge:
         self._server = self._task = None
 
 
-def _content(result: ToolResult) -> list[Any]:
-    from mcp.types import ImageContent, TextContent
-
-    blocks: list[Any] = []
-    for part in result.content:
-        if isinstance(part, TextPart):
-            blocks.append(TextContent(text=part.text))
-        elif isinstance(part, ImagePart):
-            blocks.append(ImageContent(data=part.data, mime_type=part.media_type))
-    return blocks or [TextContent(text="")]
-
-
 def _lowlevel(bridge: Bridge) -> Any:
     """The SDK's low-level server answering tools/list from `bridge.tools` and tools/call through it."""
     from mcp.server.lowlevel import Server
@@ -142,6 +131,6 @@ def _lowlevel(bridge: Bridge) -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> CallToolResult:
         result = await bridge.handle(params.name, dict(params.arguments or {}))
-        return CallToolResult(content=_content(result), is_error=result.is_error)
+        return CallToolResult(content=mcp_content(result), is_error=result.is_error)
 
     return Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)
