@@ -34,7 +34,7 @@ from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json
 from sagent.evidence.gitref import start_point
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
-from sagent.providers.registry import DEFAULT_MODELS, Choice, build_model, choose, key_variable
+from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
@@ -55,6 +55,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         session_path = _session_to_continue(args, cwd)
         choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+        tools = _tools_for(choice, tools, args)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
     if choice.notice:
@@ -94,6 +95,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                 return 0
         choice = _choice(args, session_path)
         model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+        tools = _tools_for(choice, tools, args)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
     if choice.notice:
@@ -381,6 +383,18 @@ def read_stdin_text() -> str:
     """Standard input as text, read as bytes and decoded tolerantly: bytes that are not UTF-8 (Latin-1,
     binary) become U+FFFD, and the user is told once how many were replaced."""
     return InputNotice(sys.stderr, "standard input").decode(sys.stdin.buffer.read())
+
+
+LOCAL_MODEL_TOOLS = ("List", "Read", "Glob", "Grep")
+"""The tools the local model gets unless --tools names others: a CPU reads every tool's schema in every
+request, and a small model chooses better among a few."""
+
+
+def _tools_for(choice: Choice, tools: list[Tool], args: argparse.Namespace) -> list[Tool]:
+    """`tools`, or the reading tools of LOCAL_MODEL_TOOLS for the local model when --tools named none."""
+    if choice.provider != LOCAL or args.tools is not None:
+        return tools
+    return [t for t in tools if t.name in LOCAL_MODEL_TOOLS]
 
 
 def tools_from_flags(args: argparse.Namespace) -> list[Tool]:

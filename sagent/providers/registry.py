@@ -100,7 +100,8 @@ def choose(provider: str | None, model: str | None) -> Choice:
         LOCAL,
         None,
         f"sagent: no API key found ({_first_variables()}); running offline on the embedded local model "
-        "SmolLM2-135M-Instruct. Set a key to use a real provider.",
+        "SmolLM2-135M-Instruct, with the tools List, Read, Glob and Grep (--tools names others). Set a key "
+        "to use a real provider.",
     )
 
 

@@ -166,13 +166,15 @@ def test_the_quick_start_with_no_key_makes_a_tool_call(tmp_path) -> None:
             "stream-json",
             "--max-tool-rounds",
             "1",
-            "--tools",
-            "List,Read,Glob",
         ],
         {**env, "XDG_DATA_HOME": str(tmp_path / "data")},
         cwd=tmp_path,
     )
     records = [json.loads(line) for line in out.stdout.splitlines()]
+    # The README's command names no tools: the local model gets the four reading tools, and says so.
+    init = next(r for r in records if r["type"] == "system" and r["subtype"] == "init")
+    assert sorted(init["tools"]) == ["Glob", "Grep", "List", "Read"]
+    assert "with the tools List, Read, Glob and Grep" in out.stderr
     uses = [c for r in records if r["type"] == "assistant" for c in r["message"]["content"] if c["type"] == "tool_use"]
     assert uses, out.stdout
     assert any(r["type"] == "user" for r in records)  # the call ran and its result went back
