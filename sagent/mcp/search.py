@@ -163,6 +163,8 @@ class McpHook(Hook):
         if self._requests:
             self.servers.start()
         self._requests += 1
+        if not any(isinstance(t, McpToolSearch) and t.catalog is self.catalog for t in agent.settings.tools):
+            return request  # a sub-agent given a list of tools without the MCP search: only those tools
         wanted = {t.name: t for t in self.catalog.offered()}
         changed = False
         for name in [n for n, t in agent.tools.items() if isinstance(t, McpTool) and n not in wanted]:

@@ -17,7 +17,7 @@ from sagent.agent.hooks import ALLOW, Deny, Hook, ToolDecision
 from sagent.events import ToolFinished
 from sagent.mcp.config import ServerConfig
 from sagent.mcp.setup import McpRun, mcp_run, prompt_text, status_lines
-from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
+from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
 from sagent.tools import builtin_tools
 from sagent.tools.base import MAX_OUTPUT, ImagePart, ToolContext
 from sagent.types import ToolCall
@@ -271,3 +271,24 @@ async def test_http_and_legacy_sse_servers(
     finally:
         await run.servers.aclose()
     assert result[0].text == f"echo: over {transport}"  # type: ignore[index,union-attr]
+
+
+async def test_a_sub_agent_given_a_list_of_tools_gets_no_mcp_tools_beside_them(tmp_path: Path) -> None:
+    run = run_with([stdio("basic", "basic")], tmp_path)
+    parent_script = ScriptedModel([text_turn("ready")])
+    kid_script = ScriptedModel([text_turn("read it")])
+    model = RoutedModel({"main": parent_script, "kid": kid_script})
+    read = [t for t in builtin_tools() if t.name == "Read"]
+    agent = Agent(model, tools=[*read, *run.tools], hooks=(run.hook,), cwd=tmp_path)
+    try:
+        await agent.run("warm up")  # the servers start once the first request is out
+        for _ in range(600):
+            if run.servers.connections["basic"].state == "connected":
+                break
+            await asyncio.sleep(0.1)
+        child = agent.spawn("read the notes", label="kid", tools=["Read"])
+        await child.wait()
+        await agent.aclose()
+    finally:
+        await run.servers.aclose()
+    assert [spec.name for spec in kid_script.requests[0].tools] == ["Read"]
