@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import dataclasses
 import importlib.util
+import json
 import os
 import socket
 import subprocess
@@ -29,7 +31,7 @@ from sagent.events import ModelEvent
 from sagent.providers.base import BadRequestError, Model, ProviderConnectionError
 from sagent.providers.llamacpp_tools import NativeToolsModel, refuses_tools, tool_mode_from_env
 from sagent.providers.text_tools import TextToolModel
-from sagent.types import ModelRequest
+from sagent.types import AssistantMessage, ModelRequest, UserMessage
 
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_VARIABLES = ("LLAMA_CPP_SERVER", "SAGENT_LLAMA_SERVER")
@@ -214,6 +216,7 @@ class LlamaCppModel(Model):
             return self._inner
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        request = answer_when_stuck(request)
         inner = await self._ensure_server()
         try:
             async for event in inner.stream(request):
@@ -233,3 +236,25 @@ class LlamaCppModel(Model):
         if self._server is not None:
             await asyncio.to_thread(self._server.stop)
             self._server = None
+
+
+LOCAL_ROUNDS = 4
+"""Tool rounds a local model may take for one prompt before it is asked to answer with what it has."""
+
+
+def answer_when_stuck(request: ModelRequest) -> ModelRequest:
+    """`request` without its tools when a small local model is going round in circles: it repeated its last
+    tool calls word for word, or took LOCAL_ROUNDS rounds since the last prompt. It then answers in text
+    from the results it has, instead of calling the same tool until the context is full."""
+    if not request.tools:
+        return request
+    rounds: list[tuple[tuple[str, str], ...]] = []
+    for message in reversed(request.messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            rounds.append(tuple((c.name, json.dumps(c.arguments, sort_keys=True)) for c in message.tool_calls))
+    repeated = len(rounds) >= 2 and rounds[0] == rounds[1]
+    if repeated or len(rounds) >= LOCAL_ROUNDS:
+        return dataclasses.replace(request, tools=())
+    return request
