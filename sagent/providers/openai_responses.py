@@ -9,7 +9,7 @@ is the session id, which keeps one session's requests on the same prompt cache.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
@@ -146,11 +146,19 @@ class OpenAIModel(Model):
         return params
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        async for event in self.send(self.build_params(request)):
+            yield event
+
+    async def send(
+        self, params: dict[str, Any], watch: Callable[[Any], None] | None = None
+    ) -> AsyncIterator[ModelEvent]:
+        """Send one request of body `params` (as `build_params` makes it) and stream its events, with the
+        SDK's errors mapped; `watch`, when given, sees each of the SDK's raw events first."""
         client = self._sdk()
         try:
-            events = await client.responses.create(**as_sent(self.build_params(request)))
+            events = await client.responses.create(**as_sent(params))
             try:
-                async for event in _Assembler(self._name).feed(events):
+                async for event in _Assembler(self._name).feed(events if watch is None else _watched(events, watch)):
                     yield event
             finally:
                 await events.close()
@@ -331,3 +339,9 @@ def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
         else:
             items.append({"role": "user", "content": _user_content(message.content)})
     return items
+
+
+async def _watched(events: Any, watch: Callable[[Any], None]) -> AsyncIterator[Any]:
+    async for event in events:
+        watch(event)
+        yield event

@@ -23,9 +23,7 @@ from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete
 from sagent.providers.base import ProviderError
-from sagent.providers.faults import endpoint_of
-from sagent.providers.openai_compat import map_openai_error
-from sagent.providers.openai_responses import PROVIDER, OpenAIModel, _Assembler, convert_history
+from sagent.providers.openai_responses import OpenAIModel, convert_history
 from sagent.types import Message, ModelRequest
 
 
@@ -69,33 +67,20 @@ class ResumingOpenAIModel(OpenAIModel):
                 yield event
 
     async def _send(self, request: ModelRequest, params: dict[str, Any]) -> AsyncIterator[ModelEvent]:
-        client = self._sdk()
         if "previous_response_id" in params:
             self.resumed += 1
         else:
             self.full += 1
         seen: dict[str, str] = {}
-        try:
-            events = await client.responses.create(**params)
-            try:
-                async for event in _Assembler(self._name).feed(_noting_id(events, seen)):
-                    if isinstance(event, ResponseComplete):
-                        self._response_id = seen.get("id")
-                        self._covered = (*request.messages, event.message)
-                    yield event
-            finally:
-                await events.close()
-        except ProviderError:
-            raise
-        except Exception as error:
-            raise map_openai_error(error, PROVIDER, endpoint_of(client), self._idle_timeout) from error
+        async for event in self.send(params, lambda raw: _note_id(raw, seen)):
+            if isinstance(event, ResponseComplete):
+                self._response_id = seen.get("id")
+                self._covered = (*request.messages, event.message)
+            yield event
 
 
-async def _noting_id(events: Any, seen: dict[str, str]) -> AsyncIterator[Any]:
-    """The SDK's events, passed on, with the response id noted from the first event that carries it."""
-    async for event in events:
-        response = getattr(event, "response", None)
-        identifier = getattr(response, "id", None)
-        if isinstance(identifier, str) and "id" not in seen:
-            seen["id"] = identifier
-        yield event
+def _note_id(event: Any, seen: dict[str, str]) -> None:
+    """Note the response id from the first of the SDK's events that carries it."""
+    identifier = getattr(getattr(event, "response", None), "id", None)
+    if isinstance(identifier, str) and "id" not in seen:
+        seen["id"] = identifier
