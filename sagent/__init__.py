@@ -60,6 +60,8 @@ _TYPES = (
     "ImagePart",
     "ThinkingPart",
     "ToolCall",
+    "ServerToolPart",
+    "ServerAdvisor",
     "Usage",
     "Cost",
     "UserMessage",
@@ -87,6 +89,7 @@ _EVENTS = (
     "TurnFinished",
     "ErrorEvent",
     "HookNotice",
+    "AdvisorConsulted",
     "Result",
 )
 _EXPORTS.update({name: "sagent.types" for name in _TYPES})

@@ -231,6 +231,31 @@ class HookNotice:
         return f"{self.hook}{where}: {self.message}"
 
 
+@dataclass(frozen=True, slots=True)
+class AdvisorConsulted:
+    """The agent's advisor was consulted: why (`trigger`: one of `sagent.advisor.TRIGGERS`), which model,
+    whether the provider ran the consultation on its own side (`native`, Anthropic's advisor tool) or
+    sagent did, and what it used and cost (counted under `advisor/<model>`). `agent` is the label of the
+    agent it advised."""
+
+    trigger: str
+    model: str
+    usage: Usage
+    cost: Cost
+    native: bool = False
+    agent: str = ""
+    type: Literal["advisor_consulted"] = "advisor_consulted"
+
+    def line(self) -> str:
+        """The consultation in one line for people."""
+        u = self.usage
+        how = ", on the provider's side" if self.native else ""
+        return (
+            f"consulted {self.model} (trigger: {self.trigger}{how}): {u.input_tokens:,} input / "
+            f"{u.output_tokens:,} output tokens, ${self.cost.total:.6f}"
+        )
+
+
 ResultSubtype = Literal[
     "success",
     "error_max_turns",
@@ -276,5 +301,6 @@ Event = (
     | TurnFinished
     | ErrorEvent
     | HookNotice
+    | AdvisorConsulted
     | Result
 )

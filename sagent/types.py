@@ -61,9 +61,34 @@ class ToolCall:
     type: Literal["tool_call"] = "tool_call"
 
 
+@dataclass(frozen=True, slots=True)
+class ServerToolPart:
+    """A tool the provider ran on its own side within one response (Anthropic's server-side advisor).
+
+    `blocks` is the provider's own JSON for the call and its result, sent back unchanged to `provider`
+    (the result may be encrypted); `text` is what the tool produced, where it is readable, for people and
+    for other providers. `model` and `usage` are what the tool's own model used, billed apart from the
+    response's `usage`.
+    """
+
+    name: str
+    provider: str
+    blocks: str
+    text: str = ""
+    model: str = ""
+    usage: Usage | None = None
+    type: Literal["server_tool"] = "server_tool"
+
+    @property
+    def note(self) -> str:
+        """What the tool said, marked, as plain text for a provider that cannot take the blocks back
+        (empty when it is not readable)."""
+        return f"[{self.name} note]\n{self.text}" if self.text else ""
+
+
 UserContent = TextPart | ImagePart
-AssistantContent = TextPart | ThinkingPart | ToolCall
-ContentPart = TextPart | ImagePart | ThinkingPart | ToolCall
+AssistantContent = TextPart | ThinkingPart | ToolCall | ServerToolPart
+ContentPart = TextPart | ImagePart | ThinkingPart | ToolCall | ServerToolPart
 
 # --------------------------------------------------------------------------------------- usage and cost
 
@@ -244,6 +269,20 @@ class ModelRequest:
     temperature: float | None = None
     # A stable key for the conversation, for providers with server-side prompt caching keyed on it.
     cache_key: str | None = None
+    # A model the provider may consult on its side, in place of the client-side tool it names; providers
+    # without a server-side advisor ignore it and keep that tool.
+    server_advisor: ServerAdvisor | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerAdvisor:
+    """An advisor a provider runs itself (Anthropic's advisor tool) instead of the client-side `replaces`
+    tool: `model` is consulted at most `max_uses` times in the response, writing at most `max_tokens`."""
+
+    model: str
+    max_uses: int
+    max_tokens: int
+    replaces: str = "Advisor"
 
 
 # -------------------------------------------------------------------------------------- serialization
@@ -253,6 +292,7 @@ _PART_TYPES: dict[str, type[ContentPart]] = {
     "image": ImagePart,
     "thinking": ThinkingPart,
     "tool_call": ToolCall,
+    "server_tool": ServerToolPart,
 }
 _MESSAGE_TYPES: dict[str, type[Message]] = {
     "user": UserMessage,
@@ -277,6 +317,8 @@ def to_dict(obj: Any) -> Any:
 
 def part_from_dict(data: dict[str, Any]) -> ContentPart:
     cls = _PART_TYPES[data["type"]]
+    if isinstance(data.get("usage"), dict):
+        data = {**data, "usage": Usage(**data["usage"])}
     return cls(**data)
 
 

@@ -1,5 +1,6 @@
 """One consultation: what the advisor is shown (the task, the executor's context cut to fit its window, why
-it is asked), the call to the advisor's model, and its cost counted apart under `advisor/<model>`."""
+it is asked), the call to the advisor's model, and its cost counted apart under `advisor/<model>`; each is
+reported as an `AdvisorConsulted` event (logged, and a record in stream-json)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sagent.events import HookNotice, ResponseComplete
+from sagent.events import AdvisorConsulted, HookNotice, ResponseComplete
 from sagent.providers.base import Model, ProviderError, stream_with_retry
 from sagent.providers.catalog import cost_of, request_cost
 from sagent.types import AssistantMessage, Cost, Message, ModelRequest, ToolResult, Usage, UserMessage
@@ -41,7 +42,7 @@ class Consultation:
     cost: Cost
 
     def line(self) -> str:
-        """One line for the session log and stream-json (a `hook_notice` from `Advisor`)."""
+        """The consultation in one line for people."""
         u = self.usage
         return (
             f"consulted {self.model} (trigger: {self.trigger}): {u.input_tokens:,} input / {u.output_tokens:,} "
@@ -112,5 +113,5 @@ async def consult(agent: Agent, model: Model, trigger: str, reason: str, max_tok
     cost = cost_of(model.name, message.usage)
     agent.cost.add(ROLE_PREFIX + model.name, message.usage, cost)
     done = Consultation(trigger, reason, message.text.strip(), model.name, message.usage, cost)
-    agent.notify(HookNotice("Advisor", done.line()))
+    agent.notify(AdvisorConsulted(trigger, model.name, message.usage, cost))
     return done

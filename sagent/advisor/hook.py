@@ -8,6 +8,10 @@ trigger fires and the gates allow.
   of that round, or, when the response is the final answer, keeps the run going (`on_stop`);
 - review: once per run, before the final answer (`on_stop`); the executor then answers, so every word the
   user reads is the executor's.
+
+When executor and advisor are both Anthropic's, each request offers the advisor as a `server_advisor`
+(`before_request`): Anthropic consults it within the response, in place of the `Advisor` tool, and the
+consultations are counted from the response (`after_response`) under the same gates.
 """
 
 from __future__ import annotations
@@ -22,14 +26,25 @@ from typing import TYPE_CHECKING
 from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, consult
 from sagent.advisor.policy import AdvisorPolicy
 from sagent.agent.hooks import Hook
-from sagent.events import HookNotice
+from sagent.events import AdvisorConsulted, HookNotice
 from sagent.providers.base import Model
-from sagent.types import AssistantMessage, TextPart, ToolCall, ToolResult
+from sagent.providers.catalog import cost_of
+from sagent.types import (
+    AssistantMessage,
+    ModelRequest,
+    ServerAdvisor,
+    ServerToolPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
 
 TOOL_NAME = "Advisor"
+NATIVE_PROVIDER = "anthropic"  # the provider whose API can run the advisor on its side
 _CONFIDENCE = re.compile(r"confidence\s*[:=]\s*(\d+(?:\.\d+)?)\s*(%?)", re.IGNORECASE)
 
 
@@ -104,10 +119,42 @@ class AdvisorHook(Hook):
         self.consultations.append(done)
         return f"{NOTE_HEADER} ({done.model}, asked because: {trigger})\n{done.guidance}"
 
+    def native(self, agent: Agent) -> ServerAdvisor | None:
+        """The server-side advisor the next request may offer: when the executor and the advisor are both
+        Anthropic's, the policy allows it and the gates are open; None otherwise."""
+        p = self.policy
+        if not (p.tool and p.native) or {self.model.provider, agent.model.provider} != {NATIVE_PROVIDER}:
+            return None
+        state = self._state(agent)
+        if self.blocked(agent, state, "tool") is not None:
+            return None
+        return ServerAdvisor(self.model.name, p.max_consultations - state.consultations, p.max_tokens, TOOL_NAME)
+
+    def record_native(self, agent: Agent, part: ServerToolPart) -> None:
+        """Count one consultation Anthropic ran within a response: its cost under `advisor/<model>` and
+        its event, as for one sagent ran."""
+        state = self._state(agent)
+        state.consultations += 1
+        state.last_turn = state.turn
+        model = part.model or self.model.name
+        usage = part.usage or Usage()
+        cost = cost_of(model, usage)
+        agent.cost.add(ROLE_PREFIX + model, usage, cost)
+        reason = "The executor asked (on the provider's side)."
+        self.consultations.append(Consultation("tool", reason, part.text, model, usage, cost))
+        agent.notify(AdvisorConsulted("tool", model, usage, cost, native=True))
+
     # ------------------------------------------------------------------------------------ the hook points
+
+    async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
+        advisor = self.native(agent)
+        return replace(request, server_advisor=advisor) if advisor is not None else request
 
     async def after_response(self, agent: Agent, message: AssistantMessage) -> None:
         state = self._state(agent)
+        for part in message.content:
+            if isinstance(part, ServerToolPart) and part.name == "advisor" and part.provider == NATIVE_PROVIDER:
+                self.record_native(agent, part)
         state.turn += 1
         p = self.policy
         text = message.text

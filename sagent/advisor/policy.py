@@ -33,6 +33,10 @@ class AdvisorPolicy:
     """Stop consulting once the advisor has cost this many dollars; the agent's budget applies as well."""
     max_tokens: int = 1024
     """The longest piece of guidance the advisor may write."""
+    native: bool = True
+    """When the executor's provider can run the advisor itself (Anthropic's advisor tool, both models
+    Anthropic's), the consultations the executor asks for run there, within its response; False: always
+    sagent's own loop."""
 
     def __post_init__(self) -> None:
         if self.max_consultations < 0 or self.cooldown < 0:

@@ -44,6 +44,7 @@ from sagent.agent.state import take_snapshot
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import (
+    AdvisorConsulted,
     Compacted,
     Event,
     HookNotice,
@@ -121,7 +122,7 @@ class Agent:
         self._closed = False
         self._retired: list[Model] = []  # models switched away from, closed with the agent
         self._sinks: list[EventSink] = []  # this agent's own sinks beside the log (not inherited)
-        self._notices: list[HookNotice] = []  # hooks' notices for the next event of this agent's stream
+        self._notices: list[HookNotice | AdvisorConsulted] = []  # hooks' notices for this agent's next event
         self.fleet.join(self)
 
     # ------------------------------------------------------------------- settings, read where they live
@@ -546,10 +547,10 @@ class Agent:
 
     # ------------------------------------------------------------------ what the loop asks of the agent
 
-    def notify(self, notice: HookNotice) -> None:
-        """Tell the user what a hook has to say (it failed, it blocked a prompt, it sent a message): the
-        notice is logged at once with this agent's label, and shown in the stream of the main agent's run
-        (now, or the next one), before its next event: headless stderr, the REPL, stream-json."""
+    def notify(self, notice: HookNotice | AdvisorConsulted) -> None:
+        """Tell the user what a hook has to say (it failed, it blocked a prompt, it sent a message, the
+        advisor was consulted): logged at once with this agent's label, and shown in the stream of the main
+        agent's run (now, or the next one), before its next event: headless stderr, the REPL, stream-json."""
         notice = replace(notice, agent=self.label)
         self.emit(notice)
         root = self

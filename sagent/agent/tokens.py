@@ -21,6 +21,7 @@ from sagent.types import (
     Message,
     ModelRequest,
     PeerMessage,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCall,
@@ -49,6 +50,8 @@ def estimate_message(message: Message) -> int:
             total += IMAGE_TOKENS
         elif isinstance(part, ThinkingPart):
             total += estimate_text(part.text)
+        elif isinstance(part, ServerToolPart):
+            total += estimate_text(part.blocks)
         elif isinstance(part, ToolCall):
             total += estimate_text(part.name) + estimate_text(json.dumps(part.arguments, ensure_ascii=False))
     return total

@@ -16,6 +16,7 @@ from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
 from sagent.events import (
+    AdvisorConsulted,
     Compacted,
     ContextPruned,
     ErrorEvent,
@@ -77,6 +78,10 @@ class Output:
         if isinstance(event, HookNotice):
             # In every format, progress or not: a hook that failed is never passed over in silence.
             self.stderr.write(f"sagent: hook {event.line()}\n")
+            self.stderr.flush()
+        elif isinstance(event, AdvisorConsulted):  # a consultation spends money: it is always said
+            where = f" ({event.agent})" if event.agent and event.agent != "main" else ""
+            self.stderr.write(f"sagent: advisor{where}: {event.line()}\n")
             self.stderr.flush()
         if self.fmt == "stream-json":
             record = event_record(event, agent.session_id, partial=self.partial)

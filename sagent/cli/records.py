@@ -15,6 +15,7 @@ from typing import Any, assert_never
 from sagent.agent.cost import CostTracker
 from sagent.cli.decoding import InputNotice
 from sagent.events import (
+    AdvisorConsulted,
     Compacted,
     ContextPruned,
     ErrorEvent,
@@ -37,6 +38,7 @@ from sagent.events import (
 from sagent.types import (
     AssistantMessage,
     ImagePart,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCall,
@@ -65,6 +67,8 @@ def _assistant_content(message: AssistantMessage) -> list[dict[str, Any]]:
             blocks.append({"type": "thinking", "thinking": part.text})
         elif isinstance(part, ToolCall):
             blocks.append({"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments})
+        elif isinstance(part, ServerToolPart):
+            blocks.extend(json.loads(part.blocks))  # the provider's own blocks, as its API returned them
     return blocks
 
 
@@ -167,6 +171,10 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
             }
         case ErrorEvent():
             return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
+        case AdvisorConsulted():
+            consulted = {"trigger": event.trigger, "model": event.model, "native": event.native, "agent": event.agent}
+            usage = {"usage": usage_record(event.usage), "cost_usd": event.cost.total}
+            return {"type": "system", "subtype": "advisor_consulted", **consulted, **usage, **base}
         case HookNotice():
             notice = {"hook": event.hook, "level": event.level, "message": event.message, "agent": event.agent}
             return {"type": "system", "subtype": "hook_notice", **notice, **base}

@@ -4,6 +4,12 @@ Streaming, tool use, extended thinking with signatures kept for the next turn, u
 and prompt caching: `cache_control` breakpoints on the system prompt, the last tool and the last two user
 turns, so a long session re-reads its whole prefix from cache. Retries are sagent's (`stream_with_retry`),
 so the SDK's own are off.
+
+A request with a `server_advisor` uses Anthropic's advisor tool (beta): the client-side tool it replaces
+is left out, the advisor model is consulted on Anthropic's side within the response, and the call and its
+result come back as a `ServerToolPart` with the advisor's own usage. An endpoint that refuses the tool
+(an invalid executor/advisor pair, a proxy that does not know it) gets the request again without it, and
+this model keeps the client-side tool from then on.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from sagent.types import (
     Message,
     ModelRequest,
     PeerMessage,
+    ServerAdvisor,
+    ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
@@ -44,6 +52,9 @@ from sagent.types import (
 
 PROVIDER = "anthropic"
 CACHE = {"type": "ephemeral"}
+ADVISOR_TOOL = "advisor_20260301"
+ADVISOR_BETA = "advisor-tool-2026-03-01"
+ADVISOR_MIN_TOKENS = 1024  # the smallest `max_tokens` the advisor tool takes
 _VALID_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -83,6 +94,8 @@ class AnthropicModel(Model):
         self._timeout = timeout
         self._idle_timeout = idle_timeout
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self.advisor_refused: str | None = None
+        """Why the endpoint refused the server-side advisor (the client-side tool is used since), or None."""
 
     @property
     def provider(self) -> str:
@@ -120,16 +133,33 @@ class AnthropicModel(Model):
         if client is not None:
             await client.close()
 
+    def server_advisor(self, request: ModelRequest) -> ServerAdvisor | None:
+        """The server-side advisor this request will use: the one it offers, unless the endpoint refused it."""
+        return request.server_advisor if self.advisor_refused is None else None
+
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API request body for a provider-neutral request."""
         max_tokens = request.max_tokens or self._max_tokens or 16_000
-        params: dict[str, Any] = {"model": self._name, "messages": convert_history(request.messages)}
+        advisor = self.server_advisor(request)
+        messages = convert_history(request.messages, server_tools=advisor is not None)
+        params: dict[str, Any] = {"model": self._name, "messages": messages}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
-        if request.tools:
-            tools = [
-                {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
-            ]
+        specs = [t for t in request.tools if advisor is None or t.name != advisor.replaces]
+        tools: list[dict[str, Any]] = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in specs
+        ]
+        if advisor is not None:
+            tools.append(
+                {
+                    "type": ADVISOR_TOOL,
+                    "name": "advisor",
+                    "model": advisor.model,
+                    "max_uses": advisor.max_uses,
+                    "max_tokens": max(ADVISOR_MIN_TOKENS, advisor.max_tokens),
+                }
+            )
+        if tools:
             tools[-1]["cache_control"] = CACHE
             params["tools"] = tools
         if request.thinking_budget:
@@ -143,7 +173,16 @@ class AnthropicModel(Model):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._sdk()
         try:
-            stream = await _post_stream(client, {**self.build_params(request), "stream": True})
+            advisor = self.server_advisor(request) is not None
+            try:
+                stream = await _post_stream(client, {**self.build_params(request), "stream": True}, beta=advisor)
+            except Exception as error:
+                refusal = _advisor_refusal(error) if advisor else None
+                if refusal is None:
+                    raise
+                self.advisor_refused = refusal
+                advisor = False
+                stream = await _post_stream(client, {**self.build_params(request), "stream": True})
             async for event in _Assembler(self._name).feed(stream):
                 yield event
         except ProviderError:
@@ -155,22 +194,42 @@ class AnthropicModel(Model):
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-async def _post_stream(client: Any, body: dict[str, Any]) -> Any:
-    """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here.
+async def _post_stream(client: Any, body: dict[str, Any], *, beta: bool = False) -> Any:
+    """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here; with
+    `beta`, as `client.beta.messages.create` with the advisor tool's beta.
 
     `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
     request; the SDK's `post` takes the encoded body as it is and does the rest as `create` would (the same
     headers, response and stream types, errors)."""
     from anthropic import AsyncStream
-    from anthropic.types import Message, RawMessageStreamEvent
 
+    cast_to: Any
+    stream_cls: Any
+    if beta:  # the beta types, which know the advisor's blocks, are imported only when it is used
+        from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
+
+        cast_to, stream_cls = BetaMessage, AsyncStream[BetaRawMessageStreamEvent]
+    else:
+        from anthropic.types import Message, RawMessageStreamEvent
+
+        cast_to, stream_cls = Message, AsyncStream[RawMessageStreamEvent]
     return await client.post(
         "/v1/messages",
         content=_ENCODER.encode(body).encode("utf-8"),
-        cast_to=Message,
+        cast_to=cast_to,
+        options={"headers": {"anthropic-beta": ADVISOR_BETA}} if beta else {},
         stream=True,
-        stream_cls=AsyncStream[RawMessageStreamEvent],
+        stream_cls=stream_cls,
     )
+
+
+def _advisor_refusal(error: Exception) -> str | None:
+    """What the endpoint said when it refused the advisor tool (a 400 that names it), or None."""
+    import anthropic
+
+    if isinstance(error, anthropic.BadRequestError) and "advisor" in str(error).lower():
+        return str(error)
+    return None
 
 
 class _Assembler:
@@ -182,6 +241,7 @@ class _Assembler:
         self.usage: dict[str, int] = {}
         self.stop = "end_turn"
         self.response_id: str | None = None
+        self.advisor_usage: list[tuple[str, Usage]] = []  # (model, usage) of each advisor consultation
 
     async def feed(self, stream: Any) -> AsyncIterator[ModelEvent]:
         done = False
@@ -191,7 +251,7 @@ class _Assembler:
                 self.response_id = event.message.id
                 self._usage(event.message.usage)
             elif kind == "content_block_start":
-                block = event.content_block.model_dump()
+                block = event.content_block.model_dump(exclude_none=True)
                 self.blocks[event.index] = {**block, "text": block.get("text", ""), "json": ""}
                 if block["type"] == "tool_use":
                     yield ToolCallDelta(event.index, block["id"], block["name"])
@@ -207,7 +267,8 @@ class _Assembler:
                     block["signature"] = block.get("signature", "") + delta.signature
                 elif delta.type == "input_json_delta":
                     block["json"] += delta.partial_json
-                    yield ToolCallDelta(event.index, arguments_delta=delta.partial_json)
+                    if block["type"] == "tool_use":  # a server tool's input is not a call for sagent to run
+                        yield ToolCallDelta(event.index, arguments_delta=delta.partial_json)
             elif kind == "message_delta":
                 self.stop = event.delta.stop_reason or self.stop
                 self._usage(event.usage)
@@ -218,6 +279,11 @@ class _Assembler:
         yield ResponseComplete(self._message())
 
     def _usage(self, usage: Any) -> None:
+        iterations = getattr(usage, "iterations", None)
+        if iterations:
+            self.advisor_usage = [
+                (it.model, _iteration_usage(it)) for it in iterations if getattr(it, "type", "") == "advisor_message"
+            ]
         for key in (
             "input_tokens",
             "output_tokens",
@@ -230,8 +296,15 @@ class _Assembler:
 
     def _message(self) -> AssistantMessage:
         parts: list[Any] = []
-        for _, block in sorted(self.blocks.items()):
-            if block["type"] == "text":
+        blocks = [block for _, block in sorted(self.blocks.items())]
+        results = {b.get("tool_use_id"): b for b in blocks if b["type"] == "advisor_tool_result"}
+        consultations = iter(self.advisor_usage)
+        for block in blocks:
+            if block["type"] == "server_tool_use":
+                result = results.get(block["id"])
+                if result is not None:
+                    parts.append(_advisor_part(block, result, next(consultations, None)))
+            elif block["type"] == "text":
                 parts.append(TextPart(block["text"]))
             elif block["type"] == "thinking":
                 parts.append(ThinkingPart(block.get("thinking", ""), block.get("signature"), PROVIDER))
@@ -249,6 +322,32 @@ class _Assembler:
         return AssistantMessage(
             tuple(parts), PROVIDER, self.model, usage, _STOP.get(self.stop, "end_turn"), self.response_id
         )
+
+
+def _iteration_usage(iteration: Any) -> Usage:
+    return Usage(
+        iteration.input_tokens,
+        iteration.output_tokens,
+        iteration.cache_read_input_tokens or 0,
+        iteration.cache_creation_input_tokens or 0,
+    )
+
+
+def _advisor_part(use: dict[str, Any], result: dict[str, Any], used: tuple[str, Usage] | None) -> ServerToolPart:
+    """One server-side consultation: its two blocks as Anthropic must get them back, and its advice."""
+    raw = use["json"].strip()
+    call = {"type": "server_tool_use", "id": use["id"], "name": use["name"], "input": json.loads(raw) if raw else {}}
+    content = result.get("content") or {}
+    answer = {"type": "advisor_tool_result", "tool_use_id": result["tool_use_id"], "content": content}
+    kind = content.get("type")
+    if kind == "advisor_result":
+        text = content.get("text", "")
+    elif kind == "advisor_tool_result_error":
+        text = f"(the advisor could not answer: {content.get('error_code', 'error')})"
+    else:
+        text = ""  # redacted: only Anthropic can read it
+    model, usage = used if used is not None else ("", None)
+    return ServerToolPart(use["name"], PROVIDER, json.dumps([call, answer]), text, model, usage)
 
 
 def _tool_call(block: dict[str, Any]) -> ToolCall:
@@ -292,10 +391,17 @@ def _content_block(part: TextPart | ImagePart) -> dict[str, Any]:
     return {"type": "text", "text": part.text or " "}
 
 
-def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
+def _assistant_blocks(message: AssistantMessage, server_tools: bool) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in message.content:
-        if isinstance(part, ThinkingPart):
+        if isinstance(part, ServerToolPart):
+            # Anthropic's own blocks go back as they came while the request offers the tool; otherwise
+            # (or from another provider) what the tool said is plain text.
+            if server_tools and part.provider == PROVIDER:
+                blocks.extend(json.loads(part.blocks))
+            elif part.note:
+                blocks.append({"type": "text", "text": part.note})
+        elif isinstance(part, ThinkingPart):
             if part.provider == PROVIDER and part.redacted:
                 blocks.append({"type": "redacted_thinking", "data": part.signature})
             elif part.provider == PROVIDER and part.signature:
@@ -310,13 +416,17 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     return blocks or [{"type": "text", "text": "(no content)"}]
 
 
-def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+def convert_history(history: tuple[Message, ...], *, server_tools: bool = False) -> list[dict[str, Any]]:
     """Messages API turns: consecutive user-side messages (tool results, user and peer text) merge into one
-    user turn, as the API requires alternation. The last two user turns get cache breakpoints."""
+    user turn, as the API requires alternation. The last two user turns get cache breakpoints. With
+    `server_tools` (the request offers the advisor tool), earlier consultations go back as their blocks."""
     turns: list[dict[str, Any]] = []
     for message in history:
         role = "assistant" if isinstance(message, AssistantMessage) else "user"
-        blocks = _assistant_blocks(message) if isinstance(message, AssistantMessage) else _user_blocks(message)
+        if isinstance(message, AssistantMessage):
+            blocks = _assistant_blocks(message, server_tools)
+        else:
+            blocks = _user_blocks(message)
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"].extend(blocks)
         else:

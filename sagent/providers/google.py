@@ -38,6 +38,7 @@ from sagent.types import (
     Message,
     ModelRequest,
     PeerMessage,
+    ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
@@ -363,6 +364,10 @@ def _parts_of_assistant(message: AssistantMessage) -> list[dict[str, Any]]:
                 out.append(_signed({"text": part.text, "thought": True}, signature))
             elif part.text:  # another provider's reasoning: Gemini cannot use it, so it becomes text
                 out.append({"text": f"<thinking>{part.text}</thinking>"})
+            continue
+        if isinstance(part, ServerToolPart):  # another provider's server-side tool: what it said, as text
+            if part.note:
+                out.append({"text": part.note})
             continue
         if isinstance(part, TextPart):
             if not part.text:

@@ -31,6 +31,7 @@ from sagent.types import (
     Message,
     ModelRequest,
     PeerMessage,
+    ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
@@ -304,7 +305,9 @@ def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": _user_content(tuple(images))})
             images = []
         if isinstance(message, AssistantMessage):
-            entry: dict[str, Any] = {"role": "assistant", "content": message.text}  # "" not null: llama.cpp needs it
+            notes = [p.note for p in message.content if isinstance(p, ServerToolPart) and p.note]
+            text = "\n\n".join([*notes, message.text]) if notes else message.text
+            entry: dict[str, Any] = {"role": "assistant", "content": text}  # "" not null: llama.cpp needs it
             if message.tool_calls:
                 entry["tool_calls"] = [
                     {

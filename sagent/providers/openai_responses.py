@@ -32,6 +32,7 @@ from sagent.types import (
     Message,
     ModelRequest,
     PeerMessage,
+    ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
@@ -302,6 +303,9 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
         elif isinstance(part, TextPart):
             if part.text:
                 items.append(_output_text(part.text))
+        elif isinstance(part, ServerToolPart):  # another provider's server-side tool: what it said, as text
+            if part.note:
+                items.append(_output_text(part.note))
         elif isinstance(part, ToolCall):
             arguments = part.invalid_arguments if part.invalid_arguments is not None else json.dumps(part.arguments)
             items.append(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
 from sagent.events import (
+    AdvisorConsulted,
     Compacted,
     ContextPruned,
     ErrorEvent,
@@ -129,6 +130,10 @@ class Renderer:
             case ErrorEvent():
                 out += self._flush_thinking() + self._flush_text()
                 out.append(self.c("red", f"error: {event.message}"))
+            case AdvisorConsulted():
+                out += self._flush_thinking() + self._flush_text()
+                where = f" ({event.agent})" if event.agent and event.agent != "main" else ""
+                out.append(self.c("dim", f"advisor{where}: {event.line()}"))
             case HookNotice():
                 out += self._flush_thinking() + self._flush_text()
                 color = {"error": "red", "warning": "yellow"}.get(event.level, "dim")

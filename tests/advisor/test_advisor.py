@@ -10,7 +10,7 @@ from sagent.advisor import NOTE_HEADER, Advisor, AdvisorPolicy, reported_confide
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import Fleet
 from sagent.agent.settings import AgentSettings
-from sagent.events import HookNotice
+from sagent.events import AdvisorConsulted
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools.base import ToolError, tool
 from sagent.tools.runtime import SpawnRequest
@@ -73,8 +73,11 @@ async def test_consecutive_failures_bring_a_note_on_the_failing_result(tmp_path:
     await agent.run("go")
     assert len(notes(agent)) == 1 and "Use an even number." in notes(agent)[0] and "attempt 3 failed" in notes(agent)[0]
     assert "2 tool calls failed in a row" in strong.requests[0].messages[0].text
-    logged = [e for e in events if isinstance(e, HookNotice) and e.hook == "Advisor"]
-    assert logged and "trigger: failures" in logged[0].message and "1,000 input" in logged[0].message
+    logged = [e for e in events if isinstance(e, AdvisorConsulted)]
+    assert [(e.trigger, e.model, e.usage, e.native) for e in logged] == [
+        ("failures", "claude-opus-4-7", Usage(1000, 100), False)
+    ]
+    assert "trigger: failures" in logged[0].line() and "1,000 input" in logged[0].line()
     await agent.aclose()
 
 

@@ -21,7 +21,8 @@ def test_advisor_flag_splits_cost_by_role_and_records_the_consultation(tmp_path:
         text_response("Read main.py first.", input_tokens=2000, output_tokens=300),
         text_response("Start with main.py."),
     ]
-    with FakeAnthropic(steps) as fake:
+    # An endpoint without Anthropic's server-side advisor: sagent consults the advisor itself.
+    with FakeAnthropic(steps, advisor_pairs=set()) as fake:
         out = run_sagent(
             [
                 "-p",
@@ -36,13 +37,14 @@ def test_advisor_flag_splits_cost_by_role_and_records_the_consultation(tmp_path:
             ],
             env_for(fake, tmp_path),
         )
-        bodies = fake.bodies()
+        bodies = fake.bodies()[1:]  # the first offered the server-side advisor and was refused
     assert out.returncode == 0, out.stderr
     assert [b["model"] for b in bodies] == ["claude-haiku-4-5", "claude-opus-4-7", "claude-haiku-4-5"]
     assert "Advisor" in [t["name"] for t in bodies[0]["tools"]] and "tools" not in bodies[1]
     lines = records(out.stdout)
-    notice = next(r for r in lines if r.get("subtype") == "hook_notice" and r["hook"] == "Advisor")
-    assert "trigger: tool" in notice["message"] and "2,000 input" in notice["message"]
+    consulted = next(r for r in lines if r.get("subtype") == "advisor_consulted")
+    assert consulted["trigger"] == "tool" and consulted["native"] is False
+    assert consulted["usage"]["input_tokens"] == 2000 and consulted["cost_usd"] > 0
     result = lines[-1]
     usage = result["modelUsage"]
     assert set(usage) == {"claude-haiku-4-5", "advisor/claude-opus-4-7"}
@@ -55,10 +57,10 @@ def test_advisor_from_a_settings_file_and_a_bad_advisor_in_one_line(tmp_path: Pa
     (tmp_path / ".sagent").mkdir()
     (tmp_path / ".sagent" / "settings.json").write_text(json.dumps({"advisor": "anthropic:claude-opus-4-7"}))
     steps = [tool_use_response([("Advisor", {"question": "?"})]), text_response("hint"), text_response("done")]
-    with FakeAnthropic(steps) as fake:
+    with FakeAnthropic(steps, advisor_pairs=set()) as fake:
         out = run_sagent(["-p", "go", *RUN, "--output-format", "json"], env_for(fake, tmp_path), cwd=tmp_path)
         assert out.returncode == 0, out.stderr
-        assert fake.bodies()[1]["model"] == "claude-opus-4-7"
+        assert fake.bodies()[2]["model"] == "claude-opus-4-7"
     env = {k: v for k, v in env_for(fake, tmp_path).items() if k != "OPENAI_API_KEY"}
     bad = run_sagent(["-p", "go", *RUN, "--advisor", "gpt-5.4"], env, cwd=tmp_path)
     assert bad.returncode != 0 and "--advisor gpt-5.4" in bad.stderr and "Traceback" not in bad.stderr

@@ -63,6 +63,20 @@ def raw_tool_json_response(name: str, raw_json: str) -> Reply:
     return Reply([{"type": "tool_use", "id": "toolu_bad01", "name": name, "raw": raw_json}], "tool_use")
 
 
+def advisor_block(
+    advice: str, *, model: str = "claude-opus-4-7", redacted: bool = False, **usage: int
+) -> dict[str, Any]:
+    """A consultation of Anthropic's server-side advisor within a reply: a `server_tool_use` block, its
+    `advisor_tool_result` and an `advisor_message` usage iteration."""
+    content = (
+        {"type": "advisor_redacted_result", "encrypted_content": "ENC:" + advice}
+        if redacted
+        else {"type": "advisor_result", "text": advice, "stop_reason": "end_turn"}
+    )
+    spent = {"input_tokens": 900, "output_tokens": 300, **usage}
+    return {"type": "advisor", "content": content, "model": model, "usage": spent}
+
+
 def fault_429(retry_after: float = 0) -> Fault:
     return Fault(429, "rate_limit_error", "rate limited", {"retry-after": str(retry_after)})
 
@@ -94,8 +108,25 @@ def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
         ),
         ("ping", {"type": "ping"}),
     ]
-    for index, block in enumerate(reply.blocks):
+    iterations: list[dict[str, Any]] = []
+    index = 0
+    for block in reply.blocks:
         kind = block["type"]
+        if kind == "advisor":  # two blocks: the server's call, then the advisor's result
+            use_id = f"srvtoolu_{index:02d}advisor"
+            use = {"type": "server_tool_use", "id": use_id, "name": "advisor", "input": {}}
+            result = {"type": "advisor_tool_result", "tool_use_id": use_id, "content": block["content"]}
+            for content_block in (use, result):
+                start_event = {"type": "content_block_start", "index": index, "content_block": content_block}
+                events.append(("content_block_start", start_event))
+                events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+                index += 1
+            spent = block["usage"]
+            iterations.append(
+                {"type": "advisor_message", "model": block["model"], "cache_read_input_tokens": 0, **spent}
+                | {"cache_creation_input_tokens": 0}
+            )
+            continue
         if kind == "text":
             start: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": c} for c in pieces(block["text"], 7)]
@@ -110,13 +141,19 @@ def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
         events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    delta_usage: dict[str, Any] = {"output_tokens": usage.get("output_tokens", 0)}
+    if iterations:  # the executor's own sampling, then each consultation, as the API reports them
+        executor = {"type": "message", "input_tokens": usage.get("input_tokens", 0), **delta_usage}
+        delta_usage["iterations"] = [executor | {"cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}]
+        delta_usage["iterations"] += iterations
     events.append(
         (
             "message_delta",
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": usage.get("output_tokens", 0)},
+                "usage": delta_usage,
             },
         )
     )
@@ -132,16 +169,26 @@ class FakeAnthropic(FakeServer):
         scripts: dict[str, list[Step]] | None = None,
         route: Callable[[dict[str, Any]], str] | None = None,
         cache: PromptCache | None = None,
+        advisor_pairs: set[tuple[str, str]] | None = None,
     ) -> None:
         """With `cache`, each reply's input usage is what Anthropic's prompt cache would report for the
-        request (see `anthropic_cache`), instead of the scripted numbers."""
+        request (see `anthropic_cache`), instead of the scripted numbers. The advisor tool is checked as the
+        API checks it (its beta header, its blocks only with the tool offered); with `advisor_pairs`, only
+        those (executor, advisor) pairs are accepted, and an empty set refuses the tool as an endpoint that
+        does not know it would."""
         empty = JSONReply(500, _error_body("api_error", "fake: no scripted response left"))
         self.cache = cache
+        self.advisor_pairs = advisor_pairs
         super().__init__(steps, self._render, empty, scripts=scripts, route=route)
 
     def _render(self, step: Step | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
         if isinstance(step, JSONReply | Stream):  # raw wire events, sent as given
             return step
+        refusal = _advisor_refusal(request, self.advisor_pairs)
+        if refusal is not None:  # answered as the API does; the scripted step answers the next request
+            with self._lock:
+                self.steps.insert(0, step)
+            return JSONReply(400, _error_body("invalid_request_error", refusal))
         if isinstance(step, Fault):
             return JSONReply(step.status, _error_body(step.error_type, step.message), step.headers)
         if self.cache is not None:
@@ -149,6 +196,30 @@ class FakeAnthropic(FakeServer):
             step = replace(step, usage=usage)
             request["usage"] = usage
         return Stream(sse_events(step, request["body"].get("model", "claude")), step.cut_after, step.delay)
+
+
+def _advisor_refusal(request: dict[str, Any], pairs: set[tuple[str, str]] | None) -> str | None:
+    """Why the real API would refuse this request's use of the advisor tool, or None."""
+    body = request["body"]
+    tools = [t for t in body.get("tools", []) if t.get("type") == "advisor_20260301"]
+    blocks = [
+        b
+        for m in body.get("messages", [])
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") in ("server_tool_use", "advisor_tool_result")
+    ]
+    if blocks and not tools:
+        return "messages: advisor blocks are only allowed when the advisor tool is in tools"
+    if not tools:
+        return None
+    beta = {k.lower(): v for k, v in request["headers"].items()}.get("anthropic-beta", "")
+    if "advisor-tool-2026-03-01" not in beta:
+        return "tools.0: the advisor tool needs the beta header advisor-tool-2026-03-01"
+    pair = (body.get("model", ""), tools[0].get("model", ""))
+    if pairs is not None and pair not in pairs:
+        return f"the advisor tool does not support executor {pair[0]} with advisor {pair[1]}"
+    return None
 
 
 def _error_body(error_type: str, message: str) -> dict[str, Any]:
