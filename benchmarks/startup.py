@@ -118,6 +118,7 @@ class Run:
 def one_run(p: Provider, cwd: Path, rounds: int) -> Run:
     steps = [p.read(n, "small.txt") for n in range(rounds)] + [p.text("done")]
     with p.server(steps) as fake:
+        fake.keep_alive = True  # the APIs keep the connection: a round must not pay for a new one
         command = [*_sagent(), "-p", "go", "--provider", p.name, "--base-url", fake.url, "--output-format", "json"]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, env=_env(p, cwd / "data"), capture_output=True, text=True)

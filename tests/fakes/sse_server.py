@@ -86,6 +86,9 @@ class FakeServer:
         self.scripts = {key: list(value) for key, value in (scripts or {}).items()}
         self.route = route
         self.requests: list[dict[str, Any]] = []
+        # Keep connections open between streamed answers (chunked bodies), as the real APIs do; off by
+        # default, so every stream ends with the connection (the transport-fault tests rely on that).
+        self.keep_alive = False
         self._lock = threading.Lock()
         fake = self
 
@@ -100,6 +103,7 @@ class FakeServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 arrived = time.perf_counter()
                 request = {"path": self.path, "headers": dict(self.headers), "body": body, "arrived": arrived}
+                request["peer"] = self.client_address[1]  # the client's port: one per connection
                 with fake._lock:
                     fake.requests.append(request)
                     queue = fake.scripts.get(fake.route(request), []) if fake.route else fake.steps
@@ -137,14 +141,19 @@ class FakeServer:
                 self.close_connection = True
 
             def _send_stream(self, stream: Stream) -> None:
+                faulty = stream.cut_after is not None or stream.reset_after is not None or stream.garble is not None
+                keep = fake.keep_alive and not faulty
+                if keep:  # as the real APIs: a chunked body, and the connection kept for the next request
+                    stream = replace(stream, chunked=True)
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
+                if not keep:
+                    self.send_header("connection", "close")
                 if stream.chunked:
                     self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
-                self.close_connection = True
+                self.close_connection = not keep
                 for n, (name, data) in enumerate(stream.events):
                     if stream.cut_after is not None and n >= stream.cut_after:
                         return  # a chunked body stays without its closing chunk

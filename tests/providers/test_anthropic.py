@@ -64,6 +64,22 @@ async def test_streamed_text_and_usage_with_cache_tokens() -> None:
     assert message.response_id == "msg_fake01" and message.stop_reason == "end_turn"
 
 
+async def test_a_model_keeps_its_connection_between_requests_when_the_server_does() -> None:
+    # The per-round gap the start-up benchmark measures must not include a new connection each round.
+    with FakeAnthropic([text_response(word) for word in ("one", "two", "three", "four")]) as fake:
+        fake.keep_alive = True
+        model = model_for(fake)
+        for _ in range(2):
+            events, _ = await collect(model)
+            assert isinstance(events[-1], ResponseComplete)
+        fake.keep_alive = False
+        await collect(model)
+        await collect(model_for(fake))  # another client: a connection of its own
+        await model.aclose()
+    first, second, third, other = (r["peer"] for r in fake.requests)
+    assert first == second == third and other != first
+
+
 async def test_tool_use_with_partial_json_and_cache_breakpoints() -> None:
     with FakeAnthropic([tool_use_response([("Read", {"path": "src/app.py", "offset": 3})])]) as fake:
         events, _ = await collect(model_for(fake))
