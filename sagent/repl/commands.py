@@ -127,6 +127,7 @@ KEYS = (
     ("Ctrl+X Ctrl+E", "edit the input in $EDITOR"),
     ("Esc", "stop: interrupt, keep what was done, put queued messages back in the input"),
     ("Ctrl+B", "move the running tool calls to the background"),
+    ("Shift+Tab", "the next permission mode: default → acceptEdits → plan"),
     ("Ctrl+C", "clear the input; else stop the work; twice within a few seconds quits"),
     ("Ctrl+D", "quit (on an empty input)"),
 )
@@ -140,7 +141,7 @@ def columns(rows: list[tuple[str, str]], describe: Callable[[str], str] = str) -
     """`rows` as two aligned columns: the first as wide as its widest entry (at most HELP_COLUMN), an
     entry wider than that on a line of its own with its description under it, aligned with the others.
     `describe` styles the second column."""
-    width = min(max((len(first) for first, _ in rows), default=0), HELP_COLUMN)
+    width = max((len(first) for first, _ in rows if len(first) <= HELP_COLUMN), default=0)
     lines = []
     for first, second in rows:
         if len(first) > width:
