@@ -31,7 +31,7 @@ def _budget(repl: ReplHost, arg: str) -> list[str]:
         raise CommandError(f"${amount:.4f} is not more than the ${spent:.4f} already spent; give a larger amount")
     tracker.max_budget_usd = amount
     agent.configure(max_budget_usd=amount)
-    return [f"budget: ${spent:.4f} spent of ${amount:.4f}; send your message again to go on"]
+    return [f"budget: ${spent:.4f} spent of ${amount:.4f}; the next message goes on"]
 
 
 def parse_usd(text: str) -> float:
@@ -54,8 +54,8 @@ def raise_hint(agent: Agent) -> str:
     spent = snapshot.budget_spent_usd or 0.0
     suggestion = _round_up(max(limit * 2, spent * 1.5))
     return (
-        f"the budget of ${limit:.2f} is reached (${spent:.4f} spent): /budget {suggestion} raises it, "
-        "then send your message again (/budget off removes the limit)"
+        f"the budget of ${limit:.2f} is reached (${spent:.4f} spent); your message is kept, unanswered: "
+        f"/budget {suggestion} raises the limit (/budget off removes it), then say go on"
     )
 
 

@@ -216,18 +216,20 @@ def test_a_message_refused_at_the_budget_says_how_to_go_on(project: Path, tmp_pa
             term.wait_for("Expensive answer.")
             term.type("and more")
             term.press("Enter")
-            screen = term.wait_for("raises it")
-            assert re.search(r"the budget of \$0\.05 is reached \(\$0\.06\d+ spent\): /budget 0\.\d+ raises it", screen)
+            screen = term.wait_for("raises the limit")
+            assert re.search(r"the budget of \$0\.05 is reached \(\$0\.06\d+ spent\).*: /budget 0\.\d+ raises", screen)
             term.type("/budget")
             term.press("Enter")
             term.wait_for("spent of $0.0500")
             term.type("/budget 1")
             term.press("Enter")
-            term.wait_for("send your message again to go on")
-            term.type("and more")
+            term.wait_for("the next message goes on")
+            term.type("go on")
             term.press("Enter")
             term.wait_for("Going on.")
         assert len(fake.requests) == 2
+        asked = " ".join(user_texts(fake.requests[1]["body"]))
+        assert asked.count("and more") == 1 and asked.endswith("go on")  # the refused message was kept
 
 
 def test_the_completion_menu_keeps_its_rows_when_the_screen_is_full(project: Path, tmp_path: Path) -> None:
