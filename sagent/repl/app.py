@@ -77,6 +77,7 @@ class Repl:
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
         agent.add_sink(self)  # the screen is one of the agent's sinks, beside its session log
         approval.install(self)  # the REPL answers the permission hook's questions
 
@@ -140,7 +141,8 @@ class Repl:
         self.state.clock.start(spent)
         self.renderer.turn_start_usd = spent
         self.task = asyncio.ensure_future(self._work(prompt, command))
-        self.background(tick(self))  # the spinner turns while the task runs
+        if self._ticker is None or self._ticker.done():  # one ticker, also when a run follows a run
+            self._ticker = asyncio.ensure_future(tick(self))  # the spinner turns while the task runs
 
     def watch(self) -> None:
         """While the agent is idle, wait for input that does not come from the keyboard (a sub-agent's
