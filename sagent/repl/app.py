@@ -137,7 +137,7 @@ class Repl:
     def _start(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
         self._unwatch()  # the run reads the inbox now
         stopping.disarm(self)
-        spent = self.agent.cost.total_usd
+        spent = self.agent.snapshot(measure=False).total_usd
         self.state.clock.start(spent)
         self.renderer.turn_start_usd = spent
         self.task = asyncio.ensure_future(self._work(prompt, command))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from sagent.agent.spending import set_budget
 from sagent.repl.commands import CommandError, command
 
 if TYPE_CHECKING:
@@ -16,21 +17,19 @@ if TYPE_CHECKING:
 @command("budget", "show or change the spending limit (--max-budget-usd)", "/budget [USD|off]")
 def _budget(repl: ReplHost, arg: str) -> list[str]:
     agent = repl.agent
-    tracker = agent.cost
-    spent = tracker.total_usd
+    now = agent.snapshot(measure=False)
+    spent = now.total_usd
     if not arg:
-        if tracker.max_budget_usd is None:
+        if now.budget_usd is None:
             return [f"no budget: ${spent:.4f} spent so far; /budget USD sets one"]
-        return [f"budget: ${spent:.4f} spent of ${tracker.max_budget_usd:.4f}; /budget USD changes it, /budget off"]
+        return [f"budget: ${spent:.4f} spent of ${now.budget_usd:.4f}; /budget USD changes it, /budget off"]
     if arg.lower() in ("off", "none"):
-        tracker.max_budget_usd = None
-        agent.configure(max_budget_usd=None)
+        set_budget(agent, None)
         return [f"no budget now (${spent:.4f} spent so far)"]
     amount = parse_usd(arg)
     if amount <= spent:
         raise CommandError(f"${amount:.4f} is not more than the ${spent:.4f} already spent; give a larger amount")
-    tracker.max_budget_usd = amount
-    agent.configure(max_budget_usd=amount)
+    set_budget(agent, amount)
     return [f"budget: ${spent:.4f} spent of ${amount:.4f}; the next message goes on"]
 
 

@@ -153,10 +153,10 @@ def test_budget_shows_raises_and_removes_the_limit(repl: Repl) -> None:
     budget = COMMANDS["budget"].handler
     assert budget(repl, "") == ["budget: $0.0000 spent of $0.0500; /budget USD changes it, /budget off"]
     assert budget(repl, "$0.20")[0].startswith("budget: $0.0000 spent of $0.2000")
-    assert repl.agent.cost.max_budget_usd == 0.2 and repl.agent.settings.max_budget_usd == 0.2
-    assert repl.agent.snapshot(measure=False).budget_usd == 0.2
+    assert repl.agent.snapshot(measure=False).budget_usd == 0.2 and repl.agent.settings.max_budget_usd == 0.2
     assert budget(repl, "off") == ["no budget now ($0.0000 spent so far)"]
-    assert repl.agent.cost.max_budget_usd is None
+    assert repl.agent.snapshot(measure=False).budget_usd is None and repl.agent.settings.max_budget_usd is None
+    assert budget(repl, "") == ["no budget: $0.0000 spent so far; /budget USD sets one"]
     for bad in ("lots", "-1", "nan", "inf", "0"):
         with pytest.raises(CommandError):
             parse_usd(bad)
