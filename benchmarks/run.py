@@ -117,6 +117,12 @@ def main() -> int:
         typing, streaming = repl_costs()
         results.append(report(f"REPL keystroke, {HISTORY:,}-message session", typing, "ms", 16))
         results.append(report(f"REPL redraw per streamed chunk, {HISTORY:,} messages", streaming, "ms", 16))
+        from benchmarks.repl import busy_repl_costs
+
+        typing, streaming, spinning = busy_repl_costs()
+        results.append(report(f"REPL keystroke, spinner running, {HISTORY:,} messages", typing, "ms", 16))
+        results.append(report(f"REPL redraw per streamed chunk, spinner running, {HISTORY:,}", streaming, "ms", 16))
+        results.append(report(f"REPL spinner frame redraw, {HISTORY:,} messages", spinning, "ms", 16))
         from benchmarks.read_memory import TARGET_MIB, read_memory_figures
 
         for what, mib, _ in read_memory_figures():

@@ -265,6 +265,17 @@ def _permission_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_task_argument(parser: argparse.ArgumentParser) -> None:
+    """`sagent "fix the test"`: the REPL's first message, as a positional argument (only the plain `sagent`
+    command takes one; `serve`, `config` and the Slack bridge keep refusing a stray word)."""
+    parser.add_argument(
+        "task",
+        nargs="?",
+        metavar="TASK",
+        help="open the REPL with TASK as its first message (on a terminal; -p TASK runs it headless)",
+    )
+
+
 def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | None:
     """The arguments, with the settings files' values as defaults (see docs/settings.md); None after
     saying why a settings file cannot be used."""

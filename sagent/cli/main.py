@@ -74,9 +74,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve_command(argv[1:]) if argv[0] == "serve" else fleet_command(argv[1:])
     named = _prefetch_named(argv)
-    from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings
+    from sagent.cli.flags import EXIT_USAGE, add_task_argument, build_parser, checked, parse_with_settings
 
     parser = build_parser()
+    add_task_argument(parser)
     args = parse_with_settings(parser, argv)
     if args is None:
         return EXIT_USAGE
@@ -90,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     if not named:
         _prefetch_sdk(args)
     piped = not sys.stdin.isatty()
+    if args.task is not None and (args.prompt is not None or piped or args.output_format != "text"):
+        sys.stderr.write(
+            "sagent: error: a task given as an argument opens the REPL on a terminal; "
+            "for a headless run give it with -p TASK\n"
+        )
+        return EXIT_USAGE
     if args.prompt is None and not piped:
         if not sys.stdout.isatty():
             sys.stderr.write("sagent: the REPL needs a terminal; give a task with -p TASK or on standard input\n")
@@ -158,7 +165,7 @@ def _clean_text_flags(args: argparse.Namespace) -> None:
     from sagent.encoding import scrub
 
     notice = InputNotice(sys.stderr, "the command line")
-    for name in ("prompt", "system", "append_system"):
+    for name in ("prompt", "task", "system", "append_system"):
         value = getattr(args, name)
         if isinstance(value, str):
             value, replaced = scrub(value)

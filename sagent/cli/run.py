@@ -125,6 +125,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         settings=terminal_settings(width),
         history_file=None if args.ephemeral else _input_history(),
         switch=switch,
+        first_prompt=getattr(args, "task", None),
     )
     try:
         return asyncio.run(_closing_mcp(args, repl.run()))

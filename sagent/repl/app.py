@@ -32,8 +32,9 @@ from sagent.events import (
     TurnFinished,
 )
 from sagent.providers.base import ProviderError
-from sagent.repl import approval
+from sagent.repl import approval, budget, stopping
 from sagent.repl.host import Queued, ReplState
+from sagent.repl.liveness import tick
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
 
@@ -56,9 +57,12 @@ class Repl:
         settings: Settings | None = None,
         history_file: Path | None = None,
         switch: Callable[[Agent, str | None, str | None], str] | None = None,
+        first_prompt: str | None = None,
     ) -> None:
         """`new_agent(session_path=None)` builds an agent on the current model (for /clear and /resume);
-        `switch(agent, provider, model)` moves the agent to another model and returns a line to show."""
+        `switch(agent, provider, model)` moves the agent to another model and returns a line to show;
+        `first_prompt` is sent as soon as the REPL is up (`sagent "fix the test"`)."""
+        self.first_prompt = first_prompt
         self.agent = agent
         self.new_agent = new_agent
         self.switch = switch
@@ -73,6 +77,7 @@ class Repl:
         self._flushing = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
         agent.add_sink(self)  # the screen is one of the agent's sinks, beside its session log
         approval.install(self)  # the REPL answers the permission hook's questions
 
@@ -131,7 +136,13 @@ class Repl:
 
     def _start(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
         self._unwatch()  # the run reads the inbox now
+        stopping.disarm(self)
+        spent = self.agent.snapshot(measure=False).total_usd
+        self.state.clock.start(spent)
+        self.renderer.turn_start_usd = spent
         self.task = asyncio.ensure_future(self._work(prompt, command))
+        if self._ticker is None or self._ticker.done():  # one ticker, also when a run follows a run
+            self._ticker = asyncio.ensure_future(tick(self))  # the spinner turns while the task runs
 
     def watch(self) -> None:
         """While the agent is idle, wait for input that does not come from the keyboard (a sub-agent's
@@ -156,7 +167,13 @@ class Repl:
         old.remove_sink(self)
         agent.add_sink(self)
         self.background(old.aclose(keep_model=True))
+        self.measure_context()
         self.watch()
+
+    def measure_context(self) -> None:
+        """Set the context gauge from the agent's own estimate of its next request: right after a resume
+        it shows the resumed conversation's size, not zero or the previous session's."""
+        self.state.last_input_tokens = self.agent.context_tokens if self.agent.history else 0
 
     async def _work(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
         undo = None
@@ -191,6 +208,9 @@ class Repl:
         if agent is not self.agent or not agent.running:
             return  # an agent /clear or /resume replaced; or a command's own change (/compact prints its own)
         self.commit(self.renderer.feed(event))
+        self.state.clock.feed(event)
+        if isinstance(event, Result) and event.subtype == "error_max_budget_usd":
+            self.commit([self.renderer.c("yellow", budget.raise_hint(self.agent))])
         if isinstance(event, MessageAdded):
             self.state.queued = [q for q in self.state.queued if q.message is not event.message]
         elif isinstance(event, TurnFinished):
@@ -257,8 +277,6 @@ class Repl:
             parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
         if running:
             parts.append("running " + ", ".join(running))
-        elif self.busy:
-            parts.append("working")
         mode = approval.mode_text(self.agent)  # last: it matters least of these when the line is cut
         if mode:
             parts.append(mode)
@@ -297,7 +315,10 @@ class Repl:
         self.app, self.input = build_application(self)
         threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
         self.commit(self.banner())
+        self.measure_context()
         self.watch()
+        if self.first_prompt:
+            self.submit(self.first_prompt)
         hangup = _on_hangup(self.quit)
         try:
             await self.app.run_async()

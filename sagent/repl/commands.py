@@ -119,34 +119,56 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
 # ------------------------------------------------------------------------------------------ commands
 
 
+KEYS = (
+    ("Enter", "send; while working, deliver after the current tool round"),
+    ("Tab", "while working, hold the message until the agent is idle"),
+    ("Up (empty input)", "take the last queued message back to edit"),
+    ("Alt+Enter", "new line"),
+    ("Ctrl+X Ctrl+E", "edit the input in $EDITOR"),
+    ("Esc", "stop: interrupt, keep what was done, put queued messages back in the input"),
+    ("Ctrl+B", "move the running tool calls to the background"),
+    ("Shift+Tab", "the next permission mode: default → acceptEdits → plan"),
+    ("Ctrl+C", "clear the input; else stop the work; twice within a few seconds quits"),
+    ("Ctrl+D", "quit (on an empty input)"),
+)
+"""The keys /help lists, with what each does."""
+
+HELP_COLUMN = 30
+"""The widest first column /help aligns to; a longer entry puts its description on the next line."""
+
+
+def columns(rows: list[tuple[str, str]], describe: Callable[[str], str] = str) -> list[str]:
+    """`rows` as two aligned columns: the first as wide as its widest entry (at most HELP_COLUMN), an
+    entry wider than that on a line of its own with its description under it, aligned with the others.
+    `describe` styles the second column."""
+    width = max((len(first) for first, _ in rows if len(first) <= HELP_COLUMN), default=0)
+    lines = []
+    for first, second in rows:
+        if len(first) > width:
+            lines += [f"  {first}", f"  {'':<{width}}  {describe(second)}"]
+        else:
+            lines.append(f"  {first:<{width}}  {describe(second)}")
+    return lines
+
+
 @command("help", "the commands and keys")
 def _help(repl: ReplHost, arg: str) -> list[str]:
     c = repl.renderer.c
     lines = [c("bold", "commands")]
-    for cmd in COMMANDS.values():
-        lines.append(f"  {cmd.usage:<24} {c('dim', cmd.summary)}")
+    lines += columns([(cmd.usage, cmd.summary) for cmd in COMMANDS.values()], lambda text: c("dim", text))
     custom, broken = custom_commands(repl)
     if custom or broken:
         lines.append(
             c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's commands)")
         )
+    rows = []
     for name, found in custom.items():
         hidden = name in COMMANDS
-        note = f"hidden: the built-in /{name} wins" if hidden else found.summary()
-        lines.append(f"  {found.usage():<24} {c('yellow' if hidden else 'dim', note)}")
-    for name, problem in broken.items():
-        lines.append(f"  /{name:<23} {c('yellow', problem)}")
-    lines += [
-        c("bold", "keys"),
-        "  Enter                    send; while working, deliver after the current tool round",
-        "  Tab                      while working, hold the message until the agent is idle",
-        "  Up (empty input)         take the last queued message back to edit",
-        "  Alt+Enter                new line          Ctrl+X Ctrl+E  edit in $EDITOR",
-        "  Esc                      interrupt; everything so far is kept",
-        "  Ctrl+B                   move the running tool calls to the background",
-        "  Ctrl+C twice, Ctrl+D     quit",
-    ]
-    return lines
+        note = c("yellow", f"hidden: the built-in /{name} wins") if hidden else c("dim", found.summary())
+        rows.append((found.usage(), note))
+    rows += [(f"/{name}", c("yellow", problem)) for name, problem in broken.items()]
+    lines += columns(rows)
+    return [*lines, c("bold", "keys"), *columns(list(KEYS))]
 
 
 @command("model", "show or switch the model (any provider)", "/model [name]")
@@ -464,6 +486,9 @@ def _fg(repl: ReplHost, arg: str) -> list[str]:
 def _quit(repl: ReplHost, arg: str) -> list[str]:
     repl.quit()
     return []
+
+
+command("exit", "leave sagent (as /quit)")(_quit)
 
 
 # -------------------------------------------------------------------------------------------- helpers

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sagent.repl.liveness import WorkClock
+
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
 
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from sagent.repl.render import Renderer, Settings
     from sagent.types import UserMessage
 
-QUIT_WINDOW_S = 2.0
+QUIT_WINDOW_S = 3.0
 """A second Ctrl+C within this many seconds quits."""
 
 
@@ -39,6 +41,7 @@ class ReplState:
     queued: list[Queued] = field(default_factory=list)
     ctrl_c_at: float = 0.0
     note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
+    clock: WorkClock = field(default_factory=WorkClock)  # the turn being worked on: time, tokens, spend
 
 
 class ReplHost(Protocol):

@@ -76,6 +76,7 @@ class Renderer:
     thinking: str = ""
     running: dict[str, _Running] = field(default_factory=dict)
     status: str = ""  # a transient note (retrying...) shown in the live region
+    turn_start_usd: float = 0.0  # the session's spend when the current turn began (for the turn's footer)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
     _console: Any = None
 
@@ -282,9 +283,14 @@ class Renderer:
         return "\n".join(out)
 
     def result_line(self, result: Result) -> str:
+        """The footer of a turn: this turn's tokens, cost and time, labelled as such, and the session's
+        total beside them (`turn_start_usd` is what had been spent when the turn began)."""
         tokens = result.usage.total_input_tokens + result.usage.output_tokens
         seconds = result.duration_ms / 1000
-        facts = f"{result.num_turns} turns · {_k(tokens)} tokens · ${result.total_cost_usd:.4f} · {seconds:.1f}s"
+        turn_usd = max(result.total_cost_usd - self.turn_start_usd, 0.0)
+        facts = (
+            f"this turn: {_k(tokens)} tokens · ${turn_usd:.4f} · {seconds:.1f}s │ session: ${result.total_cost_usd:.4f}"
+        )
         if result.subtype == "success":
             return self.c("dim", f"─ {facts}")
         label = {

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -22,9 +21,9 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval
+from sagent.repl import approval, stopping
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
-from sagent.repl.host import QUIT_WINDOW_S
+from sagent.repl.liveness import spinner_line
 
 if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
@@ -37,6 +36,7 @@ STYLE = Style.from_dict(
         "note": "fg:ansiyellow",
         "queued": "fg:ansicyan",
         "agents": "fg:ansimagenta",
+        "spinner": "fg:ansicyan",
     }
 )
 
@@ -102,21 +102,11 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
 
     @keys.add("escape", filter=busy)
     def _interrupt(event: KeyPressEvent) -> None:
-        repl.interrupt()
-        repl.state.note = "interrupted"
+        stopping.stop_work(repl, buffer)
 
     @keys.add("c-c")
     def _ctrl_c(event: KeyPressEvent) -> None:
-        if buffer.text:
-            buffer.reset()
-            return
-        now = time.monotonic()
-        if now - repl.state.ctrl_c_at < QUIT_WINDOW_S:
-            repl.quit()
-            return
-        repl.state.ctrl_c_at = now
-        repl.interrupt()
-        repl.state.note = "press Ctrl+C again to quit"
+        stopping.ctrl_c(repl, buffer)
 
     @keys.add("c-d", filter=empty)
     def _eof(event: KeyPressEvent) -> None:
@@ -166,10 +156,14 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 filter=Condition(lambda: bool(repl.state.queued)),
             ),
             approval.question_window(repl),
+            ConditionalContainer(
+                Window(FormattedTextControl(lambda: [("class:spinner", spinner_line(repl))]), height=1),
+                filter=busy,
+            ),
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),
-                height=Dimension(min=1, max=12),
+                height=lambda: _input_height(buffer),
                 dont_extend_height=True,
                 wrap_lines=True,
                 get_line_prefix=prompt_prefix,
@@ -180,7 +174,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
             Window(FormattedTextControl(lambda: [("class:status", " " + repl.status_text() + " ")]), height=1),
         ]
     )
-    root = FloatContainer(body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))])
+    menu = CompletionsMenu(max_height=MENU_ROWS)
+    root = FloatContainer(body, floats=[Float(xcursor=True, ycursor=True, content=menu)])
     app: Application[None] = Application(
         layout=Layout(root, focused_element=buffer),
         key_bindings=keys,
@@ -202,6 +197,22 @@ def _submit(repl: ReplHost, buffer: Buffer, defer: bool) -> None:
     buffer.reset()
     repl.state.note = ""
     repl.submit(text, defer=defer)
+
+
+MENU_ROWS = 8
+"""The completion menu's height; the input box reserves that room under the cursor while the menu is open."""
+
+
+def _input_height(buffer: Buffer) -> Dimension:
+    """The input box's height: its lines (up to 12), and while completions are offered, room under the
+    cursor for the menu, so it keeps its rows when the screen is full instead of shrinking to fit the
+    lines left below the input."""
+    state = buffer.complete_state
+    if state is None or not state.completions:
+        return Dimension(min=1, max=12)
+    row = buffer.document.cursor_position_row
+    room = row + 1 + min(len(state.completions), MENU_ROWS)
+    return Dimension(min=min(room, 12 + MENU_ROWS), max=max(12, room))
 
 
 def _clear_note(repl: ReplHost) -> None:

@@ -10,7 +10,7 @@ from sagent.events import Event, Result, Retrying, TextDelta, ThinkingDelta, Too
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.repl.render import Renderer, Settings
 from sagent.tools import builtin_tools
-from sagent.types import ToolCall, ToolResult
+from sagent.types import ToolCall, ToolResult, Usage
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -41,7 +41,7 @@ async def test_paragraphs_commit_as_they_close_and_code_fences_stay_whole(tmp_pa
     assert commits[1][0] < len(events) - 3 and commits[1][0] > first_delta  # while still streaming
     code = next(t for t in texts if "def f():" in t)
     assert "return 1" in code  # the blank line inside the fence did not split the block
-    assert "Last line." in texts[-2] and texts[-1].startswith("─ 1 turns")
+    assert "Last line." in texts[-2] and texts[-1].startswith("─ this turn: ")
     assert renderer.live() == ""
 
 
@@ -104,8 +104,15 @@ async def test_an_interrupted_result_says_what_was_kept(tmp_path: Path) -> None:
     assert isinstance(result, Result)
     interrupted = Result("interrupted", "partial", 1, result.usage, 0.01, 1500, 900, result.session_id)
     _, out = play([interrupted], color=False)
-    assert out[0].startswith("─ interrupted: what was produced so far is kept · 1 turns")
-    assert "$0.0100" in out[0] and "1.5s" in out[0]
+    assert out[0].startswith("─ interrupted: what was produced so far is kept · this turn: ")
+    assert "$0.0100" in out[0] and "1.5s" in out[0] and "turns" not in out[0]
+
+
+def test_the_footer_labels_the_turns_figures_and_puts_the_session_total_beside_them() -> None:
+    renderer = Renderer(Settings(width=80, color=False), turn_start_usd=0.25)
+    result = Result("success", "done", 3, Usage(input_tokens=1000, output_tokens=200), 0.3, 2500, 2000, "s1")
+    line = renderer.result_line(result)
+    assert line == "─ this turn: 1.2k tokens · $0.0500 · 2.5s │ session: $0.3000"
 
 
 async def test_a_restored_history_looks_like_the_live_session(tmp_path: Path) -> None:
