@@ -144,6 +144,7 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
         "  Alt+Enter                new line          Ctrl+X Ctrl+E  edit in $EDITOR",
         "  Esc                      interrupt; everything so far is kept",
         "  Ctrl+B                   move the running tool calls to the background",
+        "  Ctrl+O                   show hidden tool output in full (again: collapse)",
         "  Ctrl+C twice, Ctrl+D     quit",
     ]
     return lines

@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval
+from sagent.repl import approval, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.host import QUIT_WINDOW_S
 
@@ -140,6 +140,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
         buffer.open_in_editor(validate_and_handle=False)
 
     approval.add_keys(keys, repl, buffer)
+    tool_output.add_keys(keys, repl)
 
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
