@@ -97,7 +97,7 @@ class CommandError(Exception):
 
 def argument_choices(repl: ReplHost, name: str) -> list[str]:
     if name == "model":
-        return [m.id for m in CATALOG]
+        return [m.id for m in CATALOG] + ["--force"]
     if name == "provider":
         from sagent.providers.specs import provider_names
 
@@ -150,12 +150,11 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     return lines
 
 
-@command("model", "show or switch the model (any provider)", "/model [name]")
+@command("model", "pick a model from a list, or switch to one", "/model [NAME | PROVIDER:NAME | --force NAME]")
 def _model(repl: ReplHost, arg: str) -> list[str]:
-    if not arg:
-        model = repl.agent.model
-        return [f"model: {model.provider}/{model.name}  (switch with /model NAME; /help lists keys)"]
-    return [_switch(repl, None, arg)]
+    from sagent.repl.model_picker import model_command
+
+    return model_command(repl, arg)
 
 
 @command("provider", "switch provider, on its default model", "/provider [name]")

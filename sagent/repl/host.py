@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.application import Application
 
     from sagent.agent.agent import Agent
+    from sagent.repl.picker import Picker
     from sagent.repl.render import Renderer, Settings
     from sagent.types import UserMessage
 
@@ -39,6 +40,7 @@ class ReplState:
     queued: list[Queued] = field(default_factory=list)
     ctrl_c_at: float = 0.0
     note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
+    picker: Picker | None = None  # an open searchable list (/model): the input box is its search field
 
 
 class ReplHost(Protocol):

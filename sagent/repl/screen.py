@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval, tool_output
+from sagent.repl import approval, picker, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.host import QUIT_WINDOW_S
 
@@ -141,6 +141,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
 
     approval.add_keys(keys, repl, buffer)
     tool_output.add_keys(keys, repl)
+    picker.add_keys(keys, repl, buffer)  # last: its keys win while a list is open
 
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
@@ -167,6 +168,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 filter=Condition(lambda: bool(repl.state.queued)),
             ),
             approval.question_window(repl),
+            picker.picker_window(repl, lambda: repl.settings.width),
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),
