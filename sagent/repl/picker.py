@@ -73,9 +73,9 @@ class Picker:
         room = max(width - 1, 12)
         lines = [clip(self.title + (f" · search: {self.query}" if self.query else " · type to search"), room)]
         if self.header:
-            lines.append("  " + clip(self.header, room - 2))
+            lines.append("  " + clip(self.header, room - 2, squeeze=False))
         for n, item in enumerate(found[self._top : self._top + rows], self._top):
-            lines.append(("› " if n == self.index else "  ") + clip(item.label, room - 2))
+            lines.append(("› " if n == self.index else "  ") + clip(item.label, room - 2, squeeze=False))
         if not found:
             lines.append(f"  nothing matches {self.query!r}")
         shown = f"{len(found)} of {len(self.items)}" if self.query else f"{len(self.items)}"

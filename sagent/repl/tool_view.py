@@ -36,9 +36,10 @@ def _cell(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
-def clip(text: str, room: int) -> str:
-    """`text` on one line (runs of whitespace made one space), cut to `room` cells with an ellipsis."""
-    text = " ".join(text.split())
+def clip(text: str, room: int, squeeze: bool = True) -> str:
+    """`text` cut to `room` cells with an ellipsis; on one line, runs of whitespace made one space, unless
+    `squeeze` is False (a row laid out in columns)."""
+    text = " ".join(text.split()) if squeeze else text.replace("\n", " ")
     if cells(text) <= room:
         return text
     if room <= 0:
@@ -78,7 +79,7 @@ class ToolLine:
 def fit_tool_line(name: str, key: str, took: str, summary: str, label: str, width: int) -> ToolLine:
     """Fit `✓ name(key) took · summary · label` into `width - 1` cells (the last column is left free: a
     line that fills it makes some terminals wrap). The label is kept whole while it fits; the key and the
-    summary share what is left, the key first but leaving the summary a third of the room."""
+    summary share what is left, the key first but leaving the summary half of the room."""
     room = max(width - 1, 12)
     name = clip(name, max(room - 2, 1))
     fixed = 2 + cells(name) + (1 + cells(took) if took else 0)
@@ -94,7 +95,9 @@ def fit_tool_line(name: str, key: str, took: str, summary: str, label: str, widt
     key_cost = cells(key) + 2 if key else 0
     summary_cost = len(SEPARATOR) + cells(summary) if summary else 0
     if key_cost + summary_cost > avail:
-        keep_for_summary = min(summary_cost, avail // 3)
+        keep_for_summary = min(summary_cost, avail // 2)
+        if keep_for_summary < len(SEPARATOR) + 6:  # too little for a useful summary: the key takes it all
+            keep_for_summary = 0
         key_room = min(key_cost, avail - keep_for_summary)
         key = clip(key, key_room - 2) if key_room >= 5 else ""
         left = avail - (cells(key) + 2 if key else 0) - len(SEPARATOR)
