@@ -5,6 +5,7 @@ it to the REPL's screen, the way approval.py wires its question.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -109,7 +110,8 @@ def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
 
         return handler
 
-    for key, delta in (("up", -1), ("down", 1), ("pageup", -ROWS), ("pagedown", ROWS), ("c-p", -1), ("c-n", 1)):
+    moves = (("up", -1), ("down", 1), ("pageup", -ROWS), ("pagedown", ROWS), ("c-p", -1), ("c-n", 1), ("tab", 1))
+    for key, delta in moves:  # Tab too: it must not hold the search text as a message for later
         keys.add(key, filter=is_open)(moving(delta))
 
     @keys.add("enter", filter=is_open)
@@ -146,7 +148,13 @@ def picker_window(repl: ReplHost, width: Callable[[], int]) -> Container:
 
     def text() -> ANSI:
         picker = repl.state.picker
-        return ANSI(picker.text(width()) if picker is not None else "")
+        if picker is None:
+            return ANSI("")
+        rows = ROWS
+        if repl.app is not None:  # a short terminal keeps room for the input and the status line
+            with contextlib.suppress(Exception):  # no terminal to ask (a closed pty)
+                rows = min(ROWS, max(repl.app.output.get_size().rows - 10, 3))
+        return ANSI(picker.text(width(), rows))
 
     return ConditionalContainer(
         Window(FormattedTextControl(text), dont_extend_height=True, style="class:picker"),

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import pytest
 
+from sagent.agent.agent import Agent
+from sagent.providers.scripted import ScriptedModel
+from sagent.providers.specs import SPECS
+from sagent.repl.app import Repl
+from sagent.repl.commands import run_command
 from sagent.repl.model_choice import ModelRequest, model_options, parse_request, refusal, target_provider
 from sagent.repl.picker import Picker, PickItem
+from sagent.repl.render import Settings
 
 
 def test_the_list_holds_the_providers_with_keys_and_the_model_in_use_marked() -> None:
@@ -92,3 +101,36 @@ def test_the_picker_searches_moves_and_scrolls() -> None:
 def test_picker_rows_are_cut_to_the_width() -> None:
     picker = Picker("Pick", [PickItem("x" * 200, "x", 1)], lambda value: None)
     assert all(len(line) <= 59 for line in picker.text(60).splitlines())
+
+
+def test_model_command_opens_the_list_refuses_unknown_names_and_switches_known_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for spec in SPECS:
+        for variable in spec.key_variables:
+            monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    switches: list[tuple[str | None, str | None]] = []
+
+    def switch(agent: Agent, provider: str | None, model: str | None) -> str:
+        switches.append((provider, model))
+        return f"switched to {provider}/{model}"
+
+    agent = Agent(ScriptedModel([]), cwd=tmp_path)
+    repl = Repl(agent, new_agent=lambda path=None: agent, settings=Settings(color=False), switch=switch)
+    try:
+        asyncio.run(run_command(repl, "/model"))
+        picker = repl.state.picker
+        assert picker is not None and picker.chosen() is not None
+        assert picker.chosen().value.id == "scripted"  # the model in use, first
+        picker.search("haiku 4")
+        picker.on_choose(picker.chosen().value)
+        assert switches == [("anthropic", "claude-haiku-4-5")]
+        asyncio.run(run_command(repl, "/model claude-hiaku-4-5"))
+        assert "/model: no provider knows the model 'claude-hiaku-4-5'" in capsys.readouterr().out
+        assert len(switches) == 1
+        asyncio.run(run_command(repl, "/model --force claude-opus-9"))
+        asyncio.run(run_command(repl, "/model ollama:qwen3:8b"))
+        assert switches[1:] == [("anthropic", "claude-opus-9"), ("ollama", "qwen3:8b")]
+    finally:
+        asyncio.run(agent.aclose())

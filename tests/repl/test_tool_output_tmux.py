@@ -3,6 +3,7 @@ columns, hidden output is labelled and Ctrl+O shows it, an edit's diff shows the
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,22 @@ def test_an_edit_shows_its_diff_with_the_lines_around_it(project: Path, tmp_path
             "  12  line 12",
         ]
     assert (project / "notes.txt").read_text().count("line ten") == 1
+
+
+@pytest.mark.skipif(shutil.which("less") is None, reason="less is not installed")
+def test_output_pages_a_calls_whole_output(project: Path, tmp_path: Path) -> None:
+    steps = [tool_use_response([("Bash", {"command": COMMAND})]), text_response("Built.")]
+    with FakeAnthropic(steps) as fake, Tmux([], {**env_for(fake, tmp_path), "PAGER": "less"}, project) as term:
+        term.wait_for("Esc interrupts")
+        term.type("build it")
+        term.press("Enter")
+        term.wait_for("Built.")
+        term.type("/output")
+        term.press("Enter")
+        screen = term.wait_for("(END)")  # less shows the whole output
+        assert "every optional feature enabled" in screen and "hidden-line-11" in screen
+        term.press("q")
+        screen = term.wait_for("anthropic/claude-sonnet-4-6 │")  # back in the REPL
+        term.type("/output 9")
+        term.press("Enter")
+        term.wait_for("/output: no tool call '9': give 1 to 1")
