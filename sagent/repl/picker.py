@@ -43,6 +43,7 @@ class Picker:
     query: str = ""
     index: int = 0
     _top: int = field(default=0, repr=False)
+    _drawn: tuple[tuple[object, ...], list[tuple[str, bool]]] | None = field(default=None, repr=False)
 
     def matches(self) -> list[PickItem]:
         """The items whose search text holds every word of the query (any case), in their order."""
@@ -65,6 +66,16 @@ class Picker:
 
     def text(self, width: int, rows: int = ROWS) -> str:
         """The title, the visible rows (the chosen one marked) and a footer, each cut to `width`."""
+        return "\n".join(line for line, _ in self.lines(width, rows))
+
+    def lines(self, width: int, rows: int = ROWS) -> list[tuple[str, bool]]:
+        """The lines of `text`, each with whether it is the chosen row (the screen highlights it)."""
+        key = (self.query, self.index, width, rows, self._top)
+        if self._drawn is None or self._drawn[0] != key:  # one redraw asks several times
+            self._drawn = (key, self._lines(width, rows))
+        return self._drawn[1]
+
+    def _lines(self, width: int, rows: int) -> list[tuple[str, bool]]:
         found = self.matches()
         rows = max(rows, 1)
         if self.index < self._top:
@@ -72,16 +83,18 @@ class Picker:
         elif self.index >= self._top + rows:
             self._top = self.index - rows + 1
         room = max(width - 1, 12)
-        lines = [clip(self.title + (f" · search: {self.query}" if self.query else " · type to search"), room)]
+        title = self.title + (f" · search: {self.query}" if self.query else " · type to search")
+        lines = [(clip(title, room), False)]
         if self.header:
-            lines.append("  " + clip(self.header, room - 2, squeeze=False))
+            lines.append(("  " + clip(self.header, room - 2, squeeze=False), False))
         for n, item in enumerate(found[self._top : self._top + rows], self._top):
-            lines.append(("› " if n == self.index else "  ") + clip(item.label, room - 2, squeeze=False))
+            mark = "› " if n == self.index else "  "
+            lines.append((mark + clip(item.label, room - 2, squeeze=False), n == self.index))
         if not found:
-            lines.append(f"  nothing matches {self.query!r}")
+            lines.append((clip(f"  nothing matches {self.query!r}", room), False))
         shown = f"{len(found)} of {len(self.items)}" if self.query else f"{len(self.items)}"
-        lines.append(clip(f"  {shown} · ↑↓ move · Enter chooses · Esc closes", room))
-        return "\n".join(lines)
+        lines.append((clip(f"  {shown} · ↑↓ move · Enter chooses · Esc closes", room), False))
+        return lines
 
 
 def open_picker(repl: ReplHost, picker: Picker) -> None:
@@ -140,23 +153,28 @@ def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
 
 
 def picker_window(repl: ReplHost, width: Callable[[], int]) -> Container:
-    """The open picker, above the input box."""
+    """The open picker, above the input box, the chosen row highlighted. Plain styled text, not ANSI: the
+    window is redrawn on every keystroke while the user searches, and parsing escape codes costs."""
     from prompt_toolkit.filters import Condition
-    from prompt_toolkit.formatted_text import ANSI
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
     from prompt_toolkit.layout import ConditionalContainer, Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
-    def text() -> ANSI:
+    def text() -> StyleAndTextTuples:
         picker = repl.state.picker
         if picker is None:
-            return ANSI("")
+            return []
         rows = ROWS
         if repl.app is not None:  # a short terminal keeps room for the input and the status line
             with contextlib.suppress(Exception):  # no terminal to ask (a closed pty)
                 rows = min(ROWS, max(repl.app.output.get_size().rows - 10, 3))
-        return ANSI(picker.text(width(), rows))
+        out: StyleAndTextTuples = []
+        for n, (line, chosen) in enumerate(picker.lines(width(), rows)):
+            style = "class:picker.chosen" if chosen else "class:picker.title" if n == 0 else "class:picker"
+            out += [(style, line), ("", "\n")]
+        return out[:-1]
 
     return ConditionalContainer(
-        Window(FormattedTextControl(text), dont_extend_height=True, style="class:picker"),
+        Window(FormattedTextControl(text), dont_extend_height=True),
         filter=Condition(lambda: repl.state.picker is not None),
     )

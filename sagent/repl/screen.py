@@ -37,6 +37,8 @@ STYLE = Style.from_dict(
         "note": "fg:ansiyellow",
         "queued": "fg:ansicyan",
         "agents": "fg:ansimagenta",
+        "picker.title": "bold",
+        "picker.chosen": "reverse",
     }
 )
 

@@ -27,6 +27,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 def cells(text: str) -> int:
     """How many terminal columns `text` takes (wide characters two, combining marks none)."""
+    if text.isascii():  # the common case, without a table lookup per character
+        return len(text)
     return sum(_cell(ch) for ch in text)
 
 
@@ -44,6 +46,8 @@ def clip(text: str, room: int, squeeze: bool = True) -> str:
         return text
     if room <= 0:
         return ""
+    if text.isascii():
+        return text[: room - 1].rstrip() + ELLIPSIS
     out, used = [], 0
     for ch in text:
         width = _cell(ch)
