@@ -281,10 +281,10 @@ class Renderer:
         )
         return self._diff_block(rows, limit)
 
-    def diff(self, old: str, new: str, limit: int = tool_view.DIFF_LINES) -> str:
+    def diff(self, old: str, new: str, limit: int = tool_view.DIFF_LINES, numbered: bool = False) -> str:
         """A unified diff of `old` to `new`, red for removed lines and green for added ones, with two lines
-        of context, at most `limit` lines."""
-        return self._diff_block(tool_view.snippet_rows(old, new), limit)
+        of context, at most `limit` lines; `numbered` (for whole files) puts the lines' numbers before them."""
+        return self._diff_block(tool_view.snippet_rows(old, new, numbered=numbered), limit)
 
     def _diff_block(self, rows: list[tool_view.DiffRow], limit: int) -> str:
         digits = max((len(str(r.number)) for r in rows if r.number is not None), default=0)
@@ -292,7 +292,7 @@ class Renderer:
         width = self.settings.width
         out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in rows[:limit]]
         if len(rows) > limit:
-            out.append(self.c("dim", f"  … {len(rows) - limit} more diff lines (ctrl+o)"))
+            out.append(self.c("dim", f"  … {len(rows) - limit} more diff lines"))
         return "\n".join(out)
 
     def result_line(self, result: Result) -> str:

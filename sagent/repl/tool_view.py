@@ -157,12 +157,12 @@ def diff_rows(result_text: str) -> list[DiffRow]:
     return rows
 
 
-def snippet_rows(old: str, new: str, context: int = 2) -> list[DiffRow]:
-    """Diff rows from two texts (an edit's own strings, when its result holds no diff), unnumbered: the
-    numbers would count from the snippet, not the file."""
+def snippet_rows(old: str, new: str, context: int = 2, numbered: bool = False) -> list[DiffRow]:
+    """Diff rows from two texts: numbered when they are whole files, unnumbered for an edit's own strings
+    (when its result holds no diff), whose numbers would count from the snippet, not the file."""
     lines = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=context)
     rows = diff_rows("\n".join(lines))
-    return [DiffRow(r.kind, None, r.text) for r in rows]
+    return rows if numbered else [DiffRow(r.kind, None, r.text) for r in rows]
 
 
 def diff_text(row: DiffRow, digits: int, width: int) -> str:

@@ -119,3 +119,18 @@ def test_a_diff_of_two_snippets_has_context_but_no_line_numbers() -> None:
     old = "a\nb\nc\nd\ne\nf\n"
     new = "a\nb\nc\nD\ne\nf\n"
     assert renderer.diff(old, new).splitlines() == ["   b", "   c", "  -d", "  +D", "   e", "   f"]
+
+
+def test_an_edit_asking_for_approval_previews_the_files_lines_with_their_numbers(tmp_path: Path) -> None:
+    from sagent.repl.approval import describe
+
+    (tmp_path / "f.txt").write_text("".join(f"line {n}\n" for n in range(1, 21)))
+    renderer = Renderer(Settings(width=80, color=False))
+    edit = ToolCall("c1", "Edit", {"path": "f.txt", "old_string": "line 10\n", "new_string": "line ten\n"})
+    head, *diff = describe(edit, str(tmp_path), renderer.diff).splitlines()
+    assert head.endswith("f.txt") and diff[2:4] == ["  10 -line 10", "  10 +line ten"]
+    assert diff[0] == "   8  line 8" and diff[-1] == "  12  line 12"
+    missing = ToolCall("c2", "Edit", {"path": "f.txt", "old_string": "no such line", "new_string": "x"})
+    assert describe(missing, str(tmp_path), renderer.diff).splitlines()[1:] == ["  -no such line", "  +x"]
+    write = ToolCall("c3", "Write", {"path": "new.txt", "content": "a\nb\n"})
+    assert describe(write, str(tmp_path), renderer.diff).splitlines()[1:] == ["  1 +a", "  2 +b"]
