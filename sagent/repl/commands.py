@@ -154,7 +154,10 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
 def _model(repl: ReplHost, arg: str) -> list[str]:
     from sagent.repl.model_picker import model_command
 
-    return model_command(repl, arg)
+    try:
+        return model_command(repl, arg)
+    except ValueError as error:  # a name refused, or the wrong form
+        raise CommandError(str(error)) from None
 
 
 @command("provider", "switch provider, on its default model", "/provider [name]")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from sagent.repl.commands import CommandError
 from sagent.repl.model_choice import ModelOption, header, model_options, parse_request, refusal, target_provider
 from sagent.repl.picker import Picker, PickItem, open_picker
 
@@ -18,20 +17,18 @@ ID_WIDTH = 30
 
 
 def model_command(repl: ReplHost, arg: str) -> list[str]:
-    """The body of `/model [NAME | PROVIDER:NAME | --force NAME]`."""
+    """The body of `/model [NAME | PROVIDER:NAME | --force NAME]`: the lines to show; ValueError saying
+    why a name is refused (the command shows it as its error)."""
     if repl.switch is None:
-        raise CommandError("switching is not available here")
+        raise ValueError("switching is not available here")
     model = repl.agent.model
     if not arg:
         open_picker(repl, model_picker(repl))
         return []
-    try:
-        request = parse_request(arg)
-    except ValueError as error:
-        raise CommandError(str(error)) from None
+    request = parse_request(arg)
     why = refusal(request, model.provider, model.name)
     if why is not None:
-        raise CommandError(why)
+        raise ValueError(why)
     return [repl.switch(repl.agent, target_provider(request, model.provider), request.model)]
 
 
