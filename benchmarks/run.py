@@ -123,6 +123,10 @@ def main() -> int:
         results.append(report(f"REPL keystroke, spinner running, {HISTORY:,} messages", typing, "ms", 16))
         results.append(report(f"REPL redraw per streamed chunk, spinner running, {HISTORY:,}", streaming, "ms", 16))
         results.append(report(f"REPL spinner frame redraw, {HISTORY:,} messages", spinning, "ms", 16))
+        from benchmarks.repl_lists import picker_keystroke_ms, tool_line_ms
+
+        results.append(report("REPL keystroke searching the /model list", picker_keystroke_ms(), "ms", 16))
+        results.append(report("REPL tool line fitted to the width", tool_line_ms(), "ms", 1))
         from benchmarks.read_memory import TARGET_MIB, read_memory_figures
 
         for what, mib, _ in read_memory_figures():

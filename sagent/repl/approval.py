@@ -217,15 +217,17 @@ def describe(call: ToolCall, cwd: str, diff: object) -> str:
         return "\n".join(_cut(("$ " + str(args.get("command", ""))).splitlines()))
     if call.name in ("Edit", "Write"):
         path = os.path.normpath(os.path.join(cwd, os.path.expanduser(str(args.get("path", "")))))
+        whole = call.name == "Write"
         if call.name == "Edit":
             old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+            old, new, whole = _edited_file(path, old, new, bool(args.get("replace_all")))
         else:
             try:
                 old = Path(path).read_text(errors="replace")[:200_000]
             except OSError:
                 old = ""
             new = str(args.get("content", ""))
-        shown = render(old, new) if render is not None else ""
+        shown = render(old, new, numbered=whole) if render is not None else ""
         return (
             f"  {path}" + (" (new file)" if call.name == "Write" and not old else "") + (f"\n{shown}" if shown else "")
         )
@@ -235,6 +237,18 @@ def describe(call: ToolCall, cwd: str, diff: object) -> str:
         return "  " + ", ".join(f"{k}={v}" for k, v in args.items())
     text = json.dumps(args, ensure_ascii=False)
     return "  " + (text if len(text) <= 600 else text[:600] + " …")
+
+
+def _edited_file(path: str, old: str, new: str, every: bool) -> tuple[str, str, bool]:
+    """The file before and after an edit, so its preview shows the lines around the change with their
+    numbers; the edit's own strings (and False) when the file cannot be read or does not hold `old`."""
+    try:
+        text = Path(path).read_text(errors="replace")[:200_000]
+    except OSError:
+        return old, new, False
+    if not old or old not in text:
+        return old, new, False
+    return text, text.replace(old, new) if every else text.replace(old, new, 1), True
 
 
 def suggest_rules(agent: Agent, call: ToolCall) -> list[str]:

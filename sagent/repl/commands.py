@@ -97,7 +97,7 @@ class CommandError(Exception):
 
 def argument_choices(repl: ReplHost, name: str) -> list[str]:
     if name == "model":
-        return [m.id for m in CATALOG]
+        return [m.id for m in CATALOG] + ["--force"]
     if name == "provider":
         from sagent.providers.specs import provider_names
 
@@ -127,6 +127,7 @@ KEYS = (
     ("Ctrl+X Ctrl+E", "edit the input in $EDITOR"),
     ("Esc", "stop: interrupt, keep what was done, put queued messages back in the input"),
     ("Ctrl+B", "move the running tool calls to the background"),
+    ("Ctrl+O", "show hidden tool output in full (again: collapse)"),
     ("Shift+Tab", "the next permission mode: default → acceptEdits → plan"),
     ("Ctrl+C", "clear the input; else stop the work; twice within a few seconds quits"),
     ("Ctrl+D", "quit (on an empty input)"),
@@ -171,12 +172,14 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     return [*lines, c("bold", "keys"), *columns(list(KEYS))]
 
 
-@command("model", "show or switch the model (any provider)", "/model [name]")
+@command("model", "pick a model from a list, or switch to one", "/model [NAME | PROVIDER:NAME | --force NAME]")
 def _model(repl: ReplHost, arg: str) -> list[str]:
-    if not arg:
-        model = repl.agent.model
-        return [f"model: {model.provider}/{model.name}  (switch with /model NAME; /help lists keys)"]
-    return [_switch(repl, None, arg)]
+    from sagent.repl.model_picker import model_command
+
+    try:
+        return model_command(repl, arg)
+    except ValueError as error:  # a name refused, or the wrong form
+        raise CommandError(str(error)) from None
 
 
 @command("provider", "switch provider, on its default model", "/provider [name]")

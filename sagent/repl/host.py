@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.application import Application
 
     from sagent.agent.agent import Agent
+    from sagent.repl.picker import Picker
     from sagent.repl.render import Renderer, Settings
     from sagent.types import UserMessage
 
@@ -42,6 +43,7 @@ class ReplState:
     ctrl_c_at: float = 0.0
     note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
     clock: WorkClock = field(default_factory=WorkClock)  # the turn being worked on: time, tokens, spend
+    picker: Picker | None = None  # an open searchable list (/model): the input box is its search field
 
 
 class ReplHost(Protocol):

@@ -9,7 +9,6 @@ then committed with their status, duration and a summary of the result; edits co
 
 from __future__ import annotations
 
-import difflib
 import io
 import re
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
+from sagent.repl import tool_view
 from sagent.types import AssistantMessage, Message, PeerMessage, ThinkingPart, ToolCall, ToolResult, UserMessage
 
 ThinkingDisplay = Literal["show", "collapse"]
@@ -61,6 +61,7 @@ class Settings:
     color: bool = True
     thinking: ThinkingDisplay = "show"
     markdown: bool = True
+    expand_tools: bool = False  # Ctrl+O: each tool call's whole output is printed under its line
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Renderer:
     status: str = ""  # a transient note (retrying...) shown in the live region
     turn_start_usd: float = 0.0  # the session's spend when the current turn began (for the turn's footer)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
+    outputs: tool_view.ToolOutputs = field(default_factory=tool_view.ToolOutputs)  # what Ctrl+O expands
     _console: Any = None
 
     # ------------------------------------------------------------------------------------ styling
@@ -159,7 +161,7 @@ class Renderer:
         if self.text:
             parts.append(self.text.rstrip("\n"))
         for running in self.running.values():
-            parts.append(running.line + self.c("dim", " running…"))
+            parts.append(self._tool_head(running.call, after=len(" running…")) + self.c("dim", " running…"))
         if self.status:
             parts.append(self.status)
         return "\n".join(parts)
@@ -236,48 +238,65 @@ class Renderer:
             return self.c("cyan", f"✉ {message.sender}: ") + message.text
         return self.c("bold", "› ") + self.c("bold", message.text)
 
-    def _tool_head(self, call: ToolCall | None, name: str = "") -> str:
+    def _tool_head(self, call: ToolCall | None, name: str = "", after: int = 0) -> str:
         if call is None:
             return self.c("bold", name or "tool")
-        key = next((call.arguments[k] for k in _KEY_ARGS if isinstance(call.arguments.get(k), str)), None)
-        if key is None:
-            key = next((v for v in call.arguments.values() if isinstance(v, str)), "")
-        room = max(self.settings.width - len(call.name) - 30, 10)
-        return self.c("bold", call.name) + (
-            self.c("dim", "(") + self._clip(key, room) + self.c("dim", ")") if key else ""
-        )
+        key = tool_view.fit_head(call.name, _key_argument(call), self.settings.width, after)
+        return self.c("bold", call.name) + (self.c("dim", "(") + key + self.c("dim", ")") if key else "")
 
     def tool_line(self, call: ToolCall | None, result: ToolResult, duration_ms: float) -> str:
-        mark = self.c("red", "✗") if result.is_error else self.c("green", "✓")
+        """A finished call on one line that fits the terminal: status, `name(key)`, time, the output's first
+        line and how many lines are hidden; an edit's diff under it; the whole output with Ctrl+O on."""
         took = f"{duration_ms / 1000:.1f}s" if duration_ms >= 1000 else f"{duration_ms:.0f}ms"
-        head = f"{mark} {self._tool_head(call, result.name)} {self.c('dim', took)}"
-        summary = self._summary(result)
-        line = f"{head}{self.c('dim', ' · ')}{summary}" if summary else head
-        if call is not None and call.name == "Edit" and not result.is_error:
-            diff = self.diff(str(call.arguments.get("old_string", "")), str(call.arguments.get("new_string", "")))
+        took = took if duration_ms > 0 else ""  # a call replayed from the log has no duration
+        text = result.text.strip()
+        lines = text.splitlines()
+        edit = call is not None and call.name == "Edit" and not result.is_error
+        hidden = len(lines) - 1 if len(lines) > 1 and not edit and not self.settings.expand_tools else 0
+        fitted = tool_view.fit_tool_line(
+            call.name if call is not None else (result.name or "tool"),
+            _key_argument(call) if call is not None else "",
+            took,
+            lines[0] if lines else "no output",
+            tool_view.hidden_label(hidden) if hidden else "",
+            self.settings.width,
+        )
+        mark = self.c("red", "✗") if result.is_error else self.c("green", "✓")
+        head = self.c("bold", fitted.name)
+        if fitted.key:
+            head += self.c("dim", "(") + fitted.key + self.c("dim", ")")
+        line = f"{mark} {head}" + (" " + self.c("dim", fitted.took) if fitted.took else "")
+        if fitted.summary:
+            summary = fitted.summary if lines else self.c("dim", fitted.summary)
+            line += self.c("dim", tool_view.SEPARATOR) + (self.c("red", summary) if result.is_error else summary)
+        if fitted.label:
+            line += self.c("dim", tool_view.SEPARATOR + fitted.label)
+        self.outputs.add(tool_view.ToolOutput(ANSI_CODES.sub("", f"{mark} {head}"), result.text, result.is_error))
+        if edit:
+            assert call is not None
+            diff = self.edit_diff(call, result)
             return f"{line}\n{diff}" if diff else line
+        if self.settings.expand_tools and len(lines) > 1:
+            return "\n".join([line, *tool_view.output_lines(self.outputs.recent[-1])])
         return line
 
-    def _summary(self, result: ToolResult) -> str:
-        text = result.text.strip()
-        if not text:
-            return self.c("dim", "no output")
-        lines = text.splitlines()
-        first = self._clip(lines[0], max(self.settings.width - 40, 20))
-        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-        return (self.c("red", first) if result.is_error else first) + self.c("dim", more)
+    def edit_diff(self, call: ToolCall, result: ToolResult, limit: int = tool_view.DIFF_LINES) -> str:
+        """An edit's diff, coloured, with the file's lines around each change and their numbers."""
+        rows = tool_view.diff_rows(result.text) or tool_view.snippet_rows(
+            str(call.arguments.get("old_string", "")), str(call.arguments.get("new_string", ""))
+        )
+        return self._diff_block(rows, limit)
 
-    def diff(self, old: str, new: str, limit: int = 40) -> str:
-        """A unified diff of an edit, red for removed lines and green for added ones, at most `limit` lines."""
-        rows = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))[2:]
-        out = []
-        for row in rows[:limit]:
-            if row.startswith("-"):
-                out.append(self.c("red", "  " + row))
-            elif row.startswith("+"):
-                out.append(self.c("green", "  " + row))
-            elif not row.startswith("@@"):
-                out.append(self.c("dim", "  " + row))
+    def diff(self, old: str, new: str, limit: int = tool_view.DIFF_LINES, numbered: bool = False) -> str:
+        """A unified diff of `old` to `new`, red for removed lines and green for added ones, with two lines
+        of context, at most `limit` lines; `numbered` (for whole files) puts the lines' numbers before them."""
+        return self._diff_block(tool_view.snippet_rows(old, new, numbered=numbered), limit)
+
+    def _diff_block(self, rows: list[tool_view.DiffRow], limit: int) -> str:
+        digits = max((len(str(r.number)) for r in rows if r.number is not None), default=0)
+        colour = {"+": "green", "-": "red"}
+        width = self.settings.width
+        out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in rows[:limit]]
         if len(rows) > limit:
             out.append(self.c("dim", f"  … {len(rows) - limit} more diff lines"))
         return "\n".join(out)
@@ -318,8 +337,19 @@ class Renderer:
                     out.append(self.markdown(message.text))
                 calls.update({c.id: c for c in message.tool_calls})
             elif isinstance(message, ToolResult):
-                out.append(self.tool_line(calls.get(message.call_id), message, 0).replace(" 0ms", "", 1))
+                out.append(self.tool_line(calls.get(message.call_id), message, 0))
         return out
+
+
+ANSI_CODES = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _key_argument(call: ToolCall) -> str:
+    """The argument that says what a call is about (its path, command, URL...), else its first string."""
+    key = next((call.arguments[k] for k in _KEY_ARGS if isinstance(call.arguments.get(k), str)), None)
+    if key is None:
+        key = next((v for v in call.arguments.values() if isinstance(v, str)), "")
+    return str(key)
 
 
 def _k(n: int) -> str:

@@ -21,7 +21,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval, stopping
+from sagent.repl import approval, picker, stopping, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
 
@@ -37,6 +37,8 @@ STYLE = Style.from_dict(
         "queued": "fg:ansicyan",
         "agents": "fg:ansimagenta",
         "spinner": "fg:ansicyan",
+        "picker.title": "bold",
+        "picker.chosen": "reverse",
     }
 )
 
@@ -130,6 +132,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
         buffer.open_in_editor(validate_and_handle=False)
 
     approval.add_keys(keys, repl, buffer)
+    tool_output.add_keys(keys, repl)
+    picker.add_keys(keys, repl, buffer)  # last: its keys win while a list is open
 
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
@@ -160,6 +164,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 Window(FormattedTextControl(lambda: [("class:spinner", spinner_line(repl))]), height=1),
                 filter=busy,
             ),
+            picker.picker_window(repl, lambda: repl.settings.width),
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),

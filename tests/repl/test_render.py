@@ -61,7 +61,7 @@ async def test_tool_lines_show_the_key_argument_status_and_a_summary(tmp_path: P
             live_while_running = renderer.live()
     assert "running…" in live_while_running
     read = next(line for line in out if line.startswith("✓ Read(notes.txt)"))
-    assert "one" in read and "(+2 lines)" in read
+    assert "one" in read and "+2 lines hidden" in read
     bash = next(line for line in out if "Bash(exit 3)" in line)
     assert "exit code 3" in bash  # the summary says how the command ended
 
