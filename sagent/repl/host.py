@@ -7,6 +7,7 @@ members.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
     from sagent.agent.agent import Agent
     from sagent.repl.render import Renderer, Settings
-    from sagent.types import UserMessage
+    from sagent.types import UserContent, UserMessage
 
 QUIT_WINDOW_S = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -39,6 +40,8 @@ class ReplState:
     queued: list[Queued] = field(default_factory=list)
     ctrl_c_at: float = 0.0
     note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
+    context: list[UserContent] = field(default_factory=list)  # `!command` outputs for the next message
+    shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
 
 
 class ReplHost(Protocol):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions
@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval
+from sagent.repl import approval, mentions, shell_mode
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.host import QUIT_WINDOW_S
 
@@ -71,7 +71,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
     buffer = Buffer(
         multiline=True,
         history=history,
-        completer=SlashCompleter(repl),
+        completer=merge_completers([SlashCompleter(repl), mentions.mention_completer(repl)]),
         complete_while_typing=True,
         enable_history_search=False,
     )
@@ -140,6 +140,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
         buffer.open_in_editor(validate_and_handle=False)
 
     approval.add_keys(keys, repl, buffer)
+    mentions.add_keys(keys, repl, buffer)  # a pasted path becomes an @mention
+    shell_mode.add_keys(keys, repl)  # Esc cancels a running !command
 
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
@@ -166,6 +168,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 filter=Condition(lambda: bool(repl.state.queued)),
             ),
             approval.question_window(repl),
+            shell_mode.status_window(repl),
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),
