@@ -114,37 +114,46 @@ def fuzzy_score(query: str, path: str) -> float | None:
     q, p = query.lower(), path.lower()
     name_start = p.rstrip("/").rfind("/") + 1
     best: float | None = None
-    if "/" not in q:  # first try the file name alone: `appy` should find src/app.py before a/p/p/y
-        best = _subsequence(q, p, name_start)
-        if best is not None:
-            best += 50
+    if "/" not in q:  # the file name alone first: `appy` should find src/app.py before a/p/p/y
+        in_name = _subsequence(q, p, name_start)
+        if in_name is not None:
+            score, first = in_name
+            # Only a match that starts a word of the name earns the bonus: `sapp` means s(rc)/app, not te(s)t_app.
+            best = score + (20 if _at_boundary(p, first) else 0)
     whole = _subsequence(q, p, 0)
-    if whole is not None and (best is None or whole > best):
-        best = whole
+    if whole is not None and (best is None or whole[0] > best):
+        best = whole[0]
     if best is None:
         return None
     if q in p[name_start:]:
-        best += 40 + (20 if p[name_start:].startswith(q) else 0)
+        best += 20 + (20 if p[name_start:].startswith(q) else 0)
     return best - len(path) / 100
 
 
-def _subsequence(q: str, p: str, start: int) -> float | None:
+def _at_boundary(p: str, i: int) -> bool:
+    return i == 0 or p[i - 1] in _BOUNDARY
+
+
+def _subsequence(q: str, p: str, start: int) -> tuple[float, int] | None:
+    """The score of the leftmost match of `q` in `p` from `start`, and where it begins; None if none."""
     score = 0.0
     at = start
-    previous = -2
+    previous = first = -2
     for char in q:
         found = p.find(char, at)
         if found < 0:
             return None
         if found == previous + 1:
             score += 8
-        if found == 0 or p[found - 1] in _BOUNDARY:
-            score += 6
+        if _at_boundary(p, found):
+            score += 12 if previous < 0 else 6  # the first character counts double at a word start
         if previous >= 0:
             score -= min(found - previous - 1, 10) * 0.5
+        else:
+            first = found
         score += 1
         previous, at = found, found + 1
-    return score
+    return score, first
 
 
 def fuzzy_rank(query: str, paths: list[str], limit: int = 50) -> list[str]:

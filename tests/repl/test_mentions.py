@@ -63,6 +63,8 @@ def test_fuzzy_ranking_prefers_file_names_runs_and_short_paths() -> None:
     paths = ["docs/readme-old/x.txt", "README.md", "src/app.py", "a/p/p/y.txt", "tests/test_app.py", "src/"]
     assert fuzzy_rank("rdme", paths)[0] == "README.md"
     assert fuzzy_rank("appy", paths)[:2] == ["src/app.py", "tests/test_app.py"]
+    assert fuzzy_rank("sapp", paths)[0] == "src/app.py"  # s(rc)/app, not te(s)t_app
+    assert fuzzy_rank("tapp", paths)[0] == "tests/test_app.py"
     assert fuzzy_rank("zzz", paths) == []
     assert fuzzy_rank("src/", paths)[0] == "src/"
     assert len(fuzzy_rank("", paths, limit=3)) == 3
