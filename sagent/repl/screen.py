@@ -41,6 +41,9 @@ STYLE = Style.from_dict(
 )
 
 
+_MENU_ROWS = 9  # the line being typed and 8 rows of completions
+
+
 class SlashCompleter(Completer):
     """Completes command names after `/`, and the arguments of the commands that take known names."""
 
@@ -172,7 +175,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),
-                height=Dimension(min=1, max=12),
+                # While completions show, the box keeps room below the cursor for their menu (up to 8 rows).
+                height=lambda: Dimension(min=_MENU_ROWS if buffer.complete_state else 1, max=12),
                 dont_extend_height=True,
                 wrap_lines=True,
                 get_line_prefix=prompt_prefix,

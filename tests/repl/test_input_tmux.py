@@ -24,6 +24,8 @@ def project(tmp_path: Path) -> Path:
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("def main():\n    return 'forty-two'\n")
     (root / "README.md").write_text("# Demo\n")
+    (root / "src" / "happy.py").write_text("")
+    (root / "src" / "map.py").write_text("")
     return root
 
 
@@ -42,7 +44,8 @@ def test_at_completion_offers_a_fuzzy_match_and_the_file_reaches_the_model(proje
     with FakeAnthropic([answer]) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
         term.wait_for("Esc interrupts")
         term.type("what does @apy")
-        term.wait_for("src/app.py")  # the completion menu, from a fuzzy match on the file name
+        screen = term.wait_for("src/app.py")  # the completion menu, from a fuzzy match on the file name
+        assert "src/happy.py" in screen and "src/map.py" in screen  # the menu has room for several rows
         term.press("Tab")  # the first match, into the input
         term.press("Enter")  # taken
         term.type("return? and @nobody")
@@ -92,7 +95,9 @@ def test_a_bang_command_shows_its_output_and_it_goes_with_the_next_message(proje
     assert "hello-from-42\napp.py" in blocks[1]["text"]
 
 
-def test_esc_cancels_a_running_bang_command(project: Path, tmp_path: Path) -> None:
+def test_esc_cancels_a_running_bang_command_and_a_full_screen_leaves_room_for_completions(
+    project: Path, tmp_path: Path
+) -> None:
     with FakeAnthropic([]) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
         term.wait_for("Esc interrupts")
         term.type("!sleep 60; echo never")
@@ -101,6 +106,13 @@ def test_esc_cancels_a_running_bang_command(project: Path, tmp_path: Path) -> No
         term.press("Escape")
         screen = term.wait_for("cancelled; nothing goes to the model")
         assert "never" not in screen.split("cancelled")[-1]
+        term.type("!seq 1 30")  # the screen fills: the input box is on the last rows of the terminal now
+        term.press("Enter")
+        term.wait_for("│ 30")
+        term.type("@apy")
+        screen = term.wait_for("src/app.py")
+        assert "src/happy.py" in screen and "src/map.py" in screen  # the menu still has room for its rows
+        term.press("C-u")
         term.type("/quit")
         term.press("Enter")
         term.wait_for("[sagent exited 0]")
