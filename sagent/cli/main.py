@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings
 
     parser = build_parser()
+    parser.add_argument(
+        "task", nargs="*", help="on a terminal, open the REPL with this as the first message; else the same as -p"
+    )
     args = parse_with_settings(parser, argv)
     if args is None:
         return EXIT_USAGE
@@ -90,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     if not named:
         _prefetch_sdk(args)
     piped = not sys.stdin.isatty()
+    task = " ".join(args.task).strip()
+    if task and args.prompt is not None:
+        sys.stderr.write("sagent: error: give the task once: as -p TASK or as the words after the flags\n")
+        return EXIT_USAGE
+    if task and (piped or not sys.stdout.isatty()):
+        args.prompt = task  # no terminal to open the REPL on: run it as a task
     if args.prompt is None and not piped:
         if not sys.stdout.isatty():
             sys.stderr.write("sagent: the REPL needs a terminal; give a task with -p TASK or on standard input\n")

@@ -127,7 +127,8 @@ def run_interactive(args: argparse.Namespace) -> int:
         switch=switch,
     )
     try:
-        return asyncio.run(_closing_mcp(args, repl.run()))
+        first = " ".join(getattr(args, "task", None) or []).strip() or None  # `sagent "fix the test"`
+        return asyncio.run(_closing_mcp(args, repl.run(first)))
     except (EOFError, KeyboardInterrupt):
         return 0
 

@@ -299,13 +299,16 @@ class Repl:
 
     # --------------------------------------------------------------------------------------- run
 
-    async def run(self) -> int:
+    async def run(self, first: str | None = None) -> int:
+        """Run until the user quits; `first` is sent as the first message, as if typed."""
         from sagent.repl.screen import build_application
 
         self.app, self.input = build_application(self)
         threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
         self.commit(self.banner())
         self.watch()
+        if first:
+            self.submit(first)
         hangup = _on_hangup(self.quit)
         try:
             await self.app.run_async()

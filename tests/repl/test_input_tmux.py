@@ -117,3 +117,48 @@ def test_esc_cancels_a_running_bang_command_and_a_full_screen_leaves_room_for_co
         term.press("Enter")
         term.wait_for("[sagent exited 0]")
         assert fake.requests == []
+
+
+def test_a_task_on_the_command_line_opens_the_repl_with_it_as_the_first_message(project: Path, tmp_path: Path) -> None:
+    with (
+        FakeAnthropic([text_response("Fixed it.")]) as fake,
+        Tmux(["fix", "the test in @src/app.py"], env_for(fake, tmp_path), project) as term,
+    ):
+        screen = term.wait_for("Fixed it.")
+        assert "› fix the test in @src/app.py" in screen and "↳ @src/app.py" in screen
+        term.type("/quit")
+        term.press("Enter")
+        term.wait_for("[sagent exited 0]")  # a REPL, not a one-shot task: it waited for /quit
+        blocks = last_user_blocks(fake.requests[0]["body"])
+    assert blocks[0]["text"] == "fix the test in @src/app.py" and "return 'forty-two'" in blocks[1]["text"]
+
+
+def test_a_task_on_the_command_line_without_a_terminal_runs_as_with_p(project: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    with FakeAnthropic([text_response("Done headless.")]) as fake:
+        run = subprocess.run(
+            [sys.executable, "-m", "sagent.cli.main", "say", "hi"],
+            env=env_for(fake, tmp_path),
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0 and run.stdout.strip() == "Done headless."
+        assert last_user_blocks(fake.requests[0]["body"])[0]["text"] == "say hi"
+        both = subprocess.run(
+            [sys.executable, "-m", "sagent.cli.main", "-p", "one", "two"],
+            env=env_for(fake, tmp_path),
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert (
+        both.returncode == 2
+        and both.stderr == "sagent: error: give the task once: as -p TASK or as the words after the flags\n"
+    )
