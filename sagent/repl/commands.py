@@ -145,6 +145,9 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
         "  Esc                      interrupt; everything so far is kept",
         "  Ctrl+B                   move the running tool calls to the background",
         "  Ctrl+C twice, Ctrl+D     quit",
+        c("bold", "in a message"),
+        "  @path                    attach a file, image or folder (Tab completes; a pasted path works too)",
+        "  !command                 run a shell command; its output goes with your next message",
     ]
     return lines
 

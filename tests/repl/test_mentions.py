@@ -257,3 +257,40 @@ def test_the_local_model_reads_a_note_in_place_of_an_image() -> None:
     assert "cannot see images" in stripped.messages[0].content[1].text  # type: ignore[union-attr]
     plain = ModelRequest("s", (UserMessage.of("hi"),))
     assert without_images(plain) is plain
+
+
+# ----------------------------------------------------------------------------------- the REPL's flow
+
+
+async def test_a_bang_command_goes_with_the_next_message_once_and_help_lists_both(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sagent.agent.agent import Agent
+    from sagent.providers.scripted import ScriptedModel, text_turn
+    from sagent.repl.app import Repl
+    from sagent.repl.commands import run_command
+
+    model = ScriptedModel([text_turn("seen"), text_turn("again")])
+    agent = Agent(model, cwd=project)
+    repl = Repl(agent, new_agent=lambda path=None: agent, settings=Settings(width=100, color=False))
+    repl.submit("!printf 'one\\ntwo\\n'; exit 3")
+    assert repl.state.shell is not None
+    await repl.state.shell
+    shown = capsys.readouterr().out
+    assert "! printf 'one\\ntwo\\n'; exit 3\n  │ one\n  │ two\n  │ exit code 3\n" in shown
+    repl.submit("and @README.md?")
+    assert repl.task is not None
+    await repl.task
+    sent = model.requests[0].messages[-1]
+    assert isinstance(sent, UserMessage) and [attachment_label(p) for p in sent.content] == [
+        None,
+        "$ printf 'one\\ntwo\\n'; exit 3",
+        "@README.md",
+    ]
+    assert "one\ntwo\nexit code 3" in sent.content[1].text  # type: ignore[union-attr]
+    repl.submit("once more")
+    await repl.task
+    assert len(model.requests[1].messages[-1].content) == 1  # the output went with one message only
+    await run_command(repl, "/help")
+    assert "!command                 run a shell command" in capsys.readouterr().out
+    await agent.aclose()
