@@ -117,6 +117,12 @@ def main() -> int:
         typing, streaming = repl_costs()
         results.append(report(f"REPL keystroke, {HISTORY:,}-message session", typing, "ms", 16))
         results.append(report(f"REPL redraw per streamed chunk, {HISTORY:,} messages", streaming, "ms", 16))
+        from benchmarks.mentions import TARGET_MS as MENTION_TARGET_MS
+        from benchmarks.mentions import mention_rank_ms
+
+        results.append(
+            report("REPL @ completion: rank 20,000 paths per keystroke", mention_rank_ms(), "ms", MENTION_TARGET_MS)
+        )
         from benchmarks.read_memory import TARGET_MIB, read_memory_figures
 
         for what, mib, _ in read_memory_figures():
