@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 """Suffixes of the paths attached as images without an `@`."""
+MAX_PASTED_PATHS_CHARS = 8192
+"""A paste longer than this is never read as dragged paths."""
+MAX_SHELL_WORDS_CHARS = 20_000
+"""A message longer than this is split at spaces, not as shell words, to find image paths in it."""
 _TRAILING = ".,;:!?)]}'\""
 # The mention being typed at the cursor: `@`, then a quoted path still open, or a path without spaces.
 _AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?:"([^"]*)|([^\s"]*))\Z')
@@ -94,7 +98,7 @@ def pasted_paths(data: str, root: Path) -> list[str] | None:
     pastes a dragged file: absolute, `~/`, or a `file://` URL; quoted or with escaped spaces), else None.
     Paths inside `root` are given relative to it."""
     data = data.strip()
-    if not data or "\n" in data:
+    if not data or "\n" in data or len(data) > MAX_PASTED_PATHS_CHARS:  # a pasted log is text, and fast to insert
         return None
     try:
         tokens = shlex.split(data)
@@ -173,6 +177,8 @@ def _attach_mention(path: str, root: Path) -> Attachment | str:
 
 
 def _words(text: str) -> list[str]:
+    if len(text) > MAX_SHELL_WORDS_CHARS:  # shlex is slow Python: a pasted log is split at spaces
+        return text.split()
     try:
         return shlex.split(text)
     except ValueError:  # an apostrophe in prose

@@ -294,3 +294,10 @@ async def test_a_bang_command_goes_with_the_next_message_once_and_help_lists_bot
     await run_command(repl, "/help")
     assert "!command                 run a shell command" in capsys.readouterr().out
     await agent.aclose()
+
+
+def test_a_huge_message_or_paste_is_handled_at_c_speed(project: Path) -> None:
+    log = "error: it broke 'badly\n" * 50_000 + f"see {project / 'shot.png'}"  # 1.2 MB with an open quote
+    composed = compose(log, project)
+    assert [type(p).__name__ for p in composed.message.content] == ["TextPart", "TextPart", "ImagePart"]
+    assert pasted_paths("/" + "x" * 100_000, project) is None
