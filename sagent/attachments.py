@@ -153,8 +153,18 @@ def is_shell_context(part: UserContent) -> bool:
 
 
 def typed_text(message: UserMessage) -> str:
-    """The text the user typed, without the blocks of the files and commands attached to it."""
-    return "".join(p.text for p in message.content if isinstance(p, TextPart) and attachment_label(p) is None)
+    """The text the user typed, without the blocks of the files and commands attached to it. The first part
+    is always typed text, even when it looks like a block."""
+    return "".join(
+        p.text
+        for i, p in enumerate(message.content)
+        if isinstance(p, TextPart) and (i == 0 or attachment_label(p) is None)
+    )
+
+
+def attachment_labels(message: UserMessage) -> list[str]:
+    """The names of what is attached to `message`, in order (`@src/app.py`, `$ make test`)."""
+    return [label for p in message.content[1:] if (label := attachment_label(p))]
 
 
 # ------------------------------------------------------------------------------------------ builders

@@ -241,6 +241,12 @@ def test_the_screen_shows_the_typed_text_and_names_the_attachments_not_their_con
     assert "return 42" not in block
 
 
+def test_text_typed_to_look_like_a_block_is_still_shown_as_typed(project: Path) -> None:
+    message = compose('<file path="x">', project).message
+    assert typed_text(message) == '<file path="x">'
+    assert Renderer(Settings(color=False)).user_block(message) == '› <file path="x">'
+
+
 def test_shell_context_names_the_command_and_carries_its_output() -> None:
     part = shell_context('grep "x" <a>', "a\nb\n")
     assert is_shell_context(part) and attachment_label(part) == '$ grep "x" <a>'
