@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from sagent.attachments import Attachment, AttachmentError, attach
-from sagent.types import TextPart, UserContent, UserMessage
+from sagent.types import ImagePart, TextPart, UserContent, UserMessage
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -35,6 +35,7 @@ MAX_PASTED_PATHS_CHARS = 8192
 """A paste longer than this is never read as dragged paths."""
 MAX_SHELL_WORDS_CHARS = 20_000
 """A message longer than this is split at spaces, not as shell words, to find image paths in it."""
+_IMAGE_NOTE = TextPart("[an image was attached here, but the current model cannot read images]")
 _TRAILING = ".,;:!?)]}'\""
 # The mention being typed at the cursor: `@`, then a quoted path still open, or a path without spaces.
 _AT_CURSOR = re.compile(r'(?:^|(?<=\s))@(?:"([^"]*)|([^\s"]*))\Z')
@@ -188,11 +189,20 @@ def _words(text: str) -> list[str]:
 def compose_for(host: ReplHost, text: str) -> UserMessage:
     """The message the REPL sends for `text`: attachments built, notes shown, and the outputs of the
     `!commands` run since the last message taken along."""
+    from sagent.agent.runtime import accepts_images
+
     composed = compose(text, host.agent.context.cwd, host.state.context)
     host.state.context = []
-    if composed.notes:
-        host.commit([host.renderer.c("yellow", note) for note in composed.notes])
-    return composed.message
+    notes = list(composed.notes)
+    message = composed.message
+    model = host.agent.model
+    if any(isinstance(p, ImagePart) for p in message.content) and not accepts_images(model):
+        # An image a model cannot read fails the request, and every later one that carries the history.
+        notes.append(f"{model.provider}/{model.name} does not read images: they are sent as a note; /model switches")
+        message = UserMessage(tuple(_IMAGE_NOTE if isinstance(p, ImagePart) else p for p in message.content))
+    if notes:
+        host.commit([host.renderer.c("yellow", note) for note in notes])
+    return message
 
 
 # --------------------------------------------------------------------------------- completion, keys

@@ -307,3 +307,23 @@ def test_a_huge_message_or_paste_is_handled_at_c_speed(project: Path) -> None:
     composed = compose(log, project)
     assert [type(p).__name__ for p in composed.message.content] == ["TextPart", "TextPart", "ImagePart"]
     assert pasted_paths("/" + "x" * 100_000, project) is None
+
+
+async def test_an_image_for_a_model_that_cannot_read_images_goes_as_a_note(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sagent.agent.agent import Agent
+    from sagent.providers.scripted import ScriptedModel, text_turn
+    from sagent.repl.app import Repl
+
+    model = ScriptedModel([text_turn("no eyes")], accepts_images=False)
+    agent = Agent(model, cwd=project)
+    repl = Repl(agent, new_agent=lambda path=None: agent, settings=Settings(width=100, color=False))
+    repl.submit("what is @shot.png")
+    assert repl.task is not None
+    await repl.task
+    sent = model.requests[0].messages[-1]
+    assert not any(isinstance(p, ImagePart) for p in sent.content)  # type: ignore[union-attr]
+    assert "cannot read images" in sent.content[-1].text  # type: ignore[union-attr]
+    assert "does not read images: they are sent as a note; /model switches" in capsys.readouterr().out
+    await agent.aclose()
