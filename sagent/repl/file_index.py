@@ -8,6 +8,7 @@ seconds, so a mention typed in a home directory never hangs the input box. It is
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -169,9 +170,9 @@ Entry = tuple[str, str, str]
 
 
 def prepare(paths: list[str]) -> list[Entry]:
-    """The entries `rank` matches against, made once per listing."""
+    """The entries `rank` matches against, made once per listing, shortest path first."""
     out = []
-    for path in paths:
+    for path in sorted(paths, key=lambda p: (len(p), p)):
         low = path.lower()
         out.append((path, low, low[low.rstrip("/").rfind("/") + 1 :]))
     return out
@@ -183,18 +184,15 @@ def fuzzy_rank(query: str, paths: list[str], limit: int = 50) -> list[str]:
 
 
 def rank(query: str, entries: list[Entry], limit: int = 50) -> list[str]:
-    """`fuzzy_rank` over prepared entries. A regular expression finds the matches at C speed; when there are
-    many (a short query in a large tree), those whose file name holds the query's characters, then the
-    shortest, are the ones scored, so a keystroke stays cheap over `MAX_FILES` paths."""
+    """`fuzzy_rank` over prepared entries. A regular expression finds the matches at C speed, and only the
+    `FULLY_SCORED` most promising are scored: those whose file name holds the query's characters, then
+    those whose path does, shortest first. So a keystroke stays cheap over `MAX_FILES` paths."""
     # `[^a]*a[^b]*b...`: each class stops at the next character sought, so matching never backtracks.
     pattern = re.compile("".join(f"[^{re.escape(c)}]*{re.escape(c)}" for c in query.lower()))
-    matching = [e for e in entries if pattern.match(e[1])]
-    if len(matching) > FULLY_SCORED:
-        in_name = [e for e in matching if pattern.match(e[2])]
-        others = [e for e in matching if not pattern.match(e[2])] if len(in_name) < FULLY_SCORED else []
-        in_name.sort(key=lambda e: len(e[0]))
-        others.sort(key=lambda e: len(e[0]))
-        matching = (in_name + others)[:FULLY_SCORED]
-    scored = [(score, e[0]) for e in matching if (score := fuzzy_score(query, e[0])) is not None]
+    chosen = list(itertools.islice((e for e in entries if pattern.match(e[2])), FULLY_SCORED))
+    if len(chosen) < FULLY_SCORED:  # then the name matches were all found: add path matches
+        more = (e for e in entries if pattern.match(e[1]) and not pattern.match(e[2]))
+        chosen += itertools.islice(more, FULLY_SCORED - len(chosen))
+    scored = [(score, e[0]) for e in chosen if (score := fuzzy_score(query, e[0])) is not None]
     scored.sort(key=lambda item: (-item[0], len(item[1]), item[1]))
     return [path for _, path in scored[:limit]]
