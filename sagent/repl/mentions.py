@@ -129,15 +129,24 @@ def _as_path(token: str) -> Path | None:
         return None
 
 
-def compose(text: str, root: Path, context: Sequence[UserContent] = ()) -> Composed:
+def compose(
+    text: str,
+    root: Path,
+    context: Sequence[UserContent] = (),
+    refuse: Callable[[Path], str | None] = lambda path: None,
+) -> Composed:
     """The message for `text` typed in `root`: the text as typed, then `context` (outputs of `!commands`),
-    then each mentioned file once; an absolute path to an image in the text is attached as well."""
+    then each mentioned file once; an absolute path to an image in the text is attached as well.
+    `refuse(path)` gives the reason a path may not be attached (a permission deny rule), or None."""
     attachments: list[Attachment] = []
     notes: list[str] = []
     seen: set[Path] = set()
 
     def add(found: Attachment) -> None:
-        if found.path not in seen:
+        reason = refuse(found.path)
+        if reason is not None:
+            notes.append(f"{found.label}: {reason}; not attached")
+        elif found.path not in seen:
             seen.add(found.path)
             attachments.append(found)
             if found.note:
@@ -191,7 +200,15 @@ def compose_for(host: ReplHost, text: str) -> UserMessage:
     `!commands` run since the last message taken along."""
     from sagent.agent.runtime import accepts_images
 
-    composed = compose(text, host.agent.context.cwd, host.state.context)
+    def refuse(path: Path) -> str | None:  # the permission rules that keep Read off a file keep @ off it
+        from sagent.agent.hooks import Deny
+        from sagent.permissions.policy import decide
+        from sagent.types import ToolCall
+
+        verdict = decide(host.agent, ToolCall("mention", "Read", {"path": str(path)}))
+        return verdict.reason if isinstance(verdict, Deny) else None
+
+    composed = compose(text, host.agent.context.cwd, host.state.context, refuse)
     host.state.context = []
     notes = list(composed.notes)
     message = composed.message

@@ -16,6 +16,7 @@ from sagent.attachments import (
     AttachmentError,
     attach,
     attachment_label,
+    attachment_labels,
     is_shell_context,
     shell_context,
     typed_text,
@@ -326,4 +327,27 @@ async def test_an_image_for_a_model_that_cannot_read_images_goes_as_a_note(
     assert not any(isinstance(p, ImagePart) for p in sent.content)  # type: ignore[union-attr]
     assert "cannot read images" in sent.content[-1].text  # type: ignore[union-attr]
     assert "does not read images: they are sent as a note; /model switches" in capsys.readouterr().out
+    await agent.aclose()
+
+
+async def test_a_file_a_deny_rule_keeps_from_read_is_not_attached(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sagent.agent.agent import Agent
+    from sagent.permissions.policy import Permissions
+    from sagent.providers.scripted import ScriptedModel, text_turn
+    from sagent.repl.app import Repl
+
+    (project / ".env").write_text("API_KEY=secret\n")
+    model = ScriptedModel([text_turn("ok")])
+    policy = Permissions.build(deny=["Read(./.env)"], cwd=project)
+    agent = Agent(model, cwd=project, permissions=policy)
+    repl = Repl(agent, new_agent=lambda path=None: agent, settings=Settings(width=100, color=False))
+    repl.submit("check @.env and @README.md")
+    assert repl.task is not None
+    await repl.task
+    sent = model.requests[0].messages[-1]
+    assert "secret" not in "".join(p.text for p in sent.content if isinstance(p, TextPart))  # type: ignore[union-attr]
+    assert attachment_labels(sent) == ["@README.md"]  # type: ignore[arg-type]
+    assert ".env (1 line): a deny rule forbids it: Read(./.env)" in capsys.readouterr().out
     await agent.aclose()
