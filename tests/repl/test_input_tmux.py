@@ -67,6 +67,7 @@ def test_a_pasted_image_path_with_escaped_spaces_attaches_the_image(project: Pat
     with FakeAnthropic([text_response("A tiny PNG.")]) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
         term.wait_for("Esc interrupts")
         term.type("what is this ")
+        term.wait_for("› what is this")  # the input box is drawn: the REPL has asked for bracketed paste
         paste(term, str(shot).replace(" ", "\\ "))
         term.wait_for(f'@"{shot}"')  # the dragged path became a mention
         term.press("Enter")

@@ -208,6 +208,10 @@ def test_an_absolute_image_path_is_attached_without_an_at(project: Path) -> None
     composed = compose(f"what is in {str(image)!r} and /no/such.png", project)
     assert [type(p).__name__ for p in composed.message.content] == ["TextPart", "TextPart", "ImagePart"]
     assert not composed.notes
+    spaced = project / "Screen Shot 1.png"
+    spaced.write_bytes(PNG)
+    typed = "what is " + str(spaced).replace(" ", "\\ ")  # a terminal without bracketed paste types it so
+    assert isinstance(compose(typed, project).message.content[-1], ImagePart)
 
 
 def test_a_mention_of_something_unattachable_says_why(project: Path) -> None:
