@@ -270,9 +270,9 @@ def add_task_argument(parser: argparse.ArgumentParser) -> None:
     command takes one; `serve`, `config` and the Slack bridge keep refusing a stray word)."""
     parser.add_argument(
         "task",
-        nargs="?",
+        nargs="*",
         metavar="TASK",
-        help="open the REPL with TASK as its first message (on a terminal; -p TASK runs it headless)",
+        help="on a terminal, open the REPL with TASK as its first message; without one, the same as -p TASK",
     )
 
 

@@ -91,12 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     if not named:
         _prefetch_sdk(args)
     piped = not sys.stdin.isatty()
-    if args.task is not None and (args.prompt is not None or piped or args.output_format != "text"):
-        sys.stderr.write(
-            "sagent: error: a task given as an argument opens the REPL on a terminal; "
-            "for a headless run give it with -p TASK\n"
-        )
+    task = " ".join(args.task or []).strip()
+    if task and args.prompt is not None:
+        sys.stderr.write("sagent: error: give the task once: as -p TASK or as the words after the flags\n")
         return EXIT_USAGE
+    if task and (piped or not sys.stdout.isatty() or args.output_format != "text"):
+        args.prompt = task  # no terminal to open the REPL on, or an output for programs: run it as a task
     if args.prompt is None and not piped:
         if not sys.stdout.isatty():
             sys.stderr.write("sagent: the REPL needs a terminal; give a task with -p TASK or on standard input\n")

@@ -125,7 +125,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         settings=terminal_settings(width),
         history_file=None if args.ephemeral else _input_history(),
         switch=switch,
-        first_prompt=getattr(args, "task", None),
+        first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
     )
     try:
         return asyncio.run(_closing_mcp(args, repl.run()))

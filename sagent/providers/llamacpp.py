@@ -31,7 +31,16 @@ from sagent.events import ModelEvent
 from sagent.providers.base import BadRequestError, Model, ProviderConnectionError
 from sagent.providers.llamacpp_tools import NativeToolsModel, refuses_tools, tool_mode_from_env
 from sagent.providers.text_tools import TextToolModel
-from sagent.types import AssistantMessage, ModelRequest, UserMessage
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelRequest,
+    TextPart,
+    ToolResult,
+    UserContent,
+    UserMessage,
+)
 
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_VARIABLES = ("LLAMA_CPP_SERVER", "SAGENT_LLAMA_SERVER")
@@ -216,7 +225,7 @@ class LlamaCppModel(Model):
             return self._inner
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        request = answer_when_stuck(request)
+        request = answer_when_stuck(without_images(request))
         inner = await self._ensure_server()
         try:
             async for event in inner.stream(request):
@@ -236,6 +245,30 @@ class LlamaCppModel(Model):
         if self._server is not None:
             await asyncio.to_thread(self._server.stop)
             self._server = None
+
+
+IMAGE_NOTE = "[an image ({media_type}) was attached here, but this local model cannot see images]"
+"""What the local model reads in place of an image."""
+
+
+def without_images(request: ModelRequest) -> ModelRequest:
+    """`request` with each image in a user message or tool result replaced by a note (`IMAGE_NOTE`): the
+    local model reads text only, and can then tell the user it did not see the picture."""
+
+    def text_only(content: tuple[UserContent, ...]) -> tuple[UserContent, ...]:
+        return tuple(
+            TextPart(IMAGE_NOTE.format(media_type=p.media_type)) if isinstance(p, ImagePart) else p for p in content
+        )
+
+    def strip(message: Message) -> Message:
+        if isinstance(message, UserMessage | ToolResult) and any(isinstance(p, ImagePart) for p in message.content):
+            return dataclasses.replace(message, content=text_only(message.content))
+        return message
+
+    messages = tuple(strip(m) for m in request.messages)
+    if all(a is b for a, b in zip(messages, request.messages, strict=True)):
+        return request
+    return dataclasses.replace(request, messages=messages)
 
 
 LOCAL_ROUNDS = 4

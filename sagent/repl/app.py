@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
+from sagent.attachments import is_shell_context, typed_text
 from sagent.events import (
     Compacted,
     ContextPruned,
@@ -35,6 +36,7 @@ from sagent.providers.base import ProviderError
 from sagent.repl import approval, budget, stopping
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.liveness import tick
+from sagent.repl.mentions import compose_for
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage
 
@@ -95,6 +97,11 @@ class Repl:
             return
         if not text.strip():
             return
+        if text.startswith("!"):  # the user runs a shell command themselves
+            from sagent.repl import shell_mode
+
+            shell_mode.start(self, text[1:])
+            return
         expansion = None
         if text.startswith("/"):
             from sagent.repl.commands import expand_custom, run_command
@@ -110,7 +117,7 @@ class Repl:
                 return
             self.commit([self.renderer.c("dim", f"/{command.name} → {command.path}")])
             text = expansion.prompt
-        message = UserMessage.of(text)
+        message = compose_for(self, text)  # @mentions attached, !command outputs taken along
         if not self.busy:
             self._start(message, expansion)
         elif defer:
@@ -131,7 +138,8 @@ class Repl:
         while self.state.queued:
             item = self.state.queued.pop()
             if item.deferred or self.agent.retract(item.message):
-                return item.message.text
+                self.state.context[:0] = [p for p in item.message.content if is_shell_context(p)]  # kept for the next
+                return typed_text(item.message)
         return None
 
     def _start(self, prompt: UserMessage | None, command: Expansion | None = None) -> None:
@@ -295,7 +303,7 @@ class Repl:
         lines = []
         for item in self.state.queued:
             label = "after this task" if item.deferred else "queued"
-            lines.append(f"  ⏳ {label}: {' '.join(item.message.text.split())[: self.settings.width - 24]}")
+            lines.append(f"  ⏳ {label}: {' '.join(typed_text(item.message).split())[: self.settings.width - 24]}")
         if lines:
             lines.append("  (Up takes the last one back to edit)")
         return "\n".join(lines)
@@ -310,6 +318,7 @@ class Repl:
     # --------------------------------------------------------------------------------------- run
 
     async def run(self) -> int:
+        """Run until the user quits; the first prompt, if any, is sent as soon as the REPL is up."""
         from sagent.repl.screen import build_application
 
         self.app, self.input = build_application(self)

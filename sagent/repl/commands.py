@@ -134,6 +134,12 @@ KEYS = (
 )
 """The keys /help lists, with what each does."""
 
+IN_A_MESSAGE = (
+    ("@path", "attach a file, image or folder (Tab completes; a pasted path works too)"),
+    ("!command", "run a shell command; its output goes with your next message"),
+)
+"""What /help lists as written inside a message."""
+
 HELP_COLUMN = 30
 """The widest first column /help aligns to; a longer entry puts its description on the next line."""
 
@@ -169,7 +175,7 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
         rows.append((found.usage(), note))
     rows += [(f"/{name}", c("yellow", problem)) for name, problem in broken.items()]
     lines += columns(rows)
-    return [*lines, c("bold", "keys"), *columns(list(KEYS))]
+    return [*lines, c("bold", "keys"), *columns(list(KEYS)), c("bold", "in a message"), *columns(list(IN_A_MESSAGE))]
 
 
 @command("model", "pick a model from a list, or switch to one", "/model [NAME | PROVIDER:NAME | --force NAME]")

@@ -7,6 +7,7 @@ members.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
     from sagent.repl.picker import Picker
     from sagent.repl.render import Renderer, Settings
-    from sagent.types import UserMessage
+    from sagent.types import UserContent, UserMessage
 
 QUIT_WINDOW_S = 3.0
 """A second Ctrl+C within this many seconds quits."""
@@ -44,6 +45,8 @@ class ReplState:
     note: str = ""  # a one-line hint under the input (press Ctrl+C again to quit...)
     clock: WorkClock = field(default_factory=WorkClock)  # the turn being worked on: time, tokens, spend
     picker: Picker | None = None  # an open searchable list (/model): the input box is its search field
+    context: list[UserContent] = field(default_factory=list)  # `!command` outputs for the next message
+    shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
 
 
 class ReplHost(Protocol):

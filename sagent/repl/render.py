@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
+from sagent.attachments import attachment_labels, typed_text
 from sagent.events import (
     AdvisorConsulted,
     Compacted,
@@ -236,7 +237,8 @@ class Renderer:
     def user_block(self, message: UserMessage | PeerMessage) -> str:
         if isinstance(message, PeerMessage):
             return self.c("cyan", f"✉ {message.sender}: ") + message.text
-        return self.c("bold", "› ") + self.c("bold", message.text)
+        labels = [self.c("dim", f"  ↳ {label}") for label in attachment_labels(message)]
+        return "\n".join([self.c("bold", "› ") + self.c("bold", typed_text(message)), *labels])
 
     def _tool_head(self, call: ToolCall | None, name: str = "", after: int = 0) -> str:
         if call is None:

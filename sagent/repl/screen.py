@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions
@@ -21,7 +21,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval, picker, stopping, tool_output
+from sagent.repl import approval, mentions, picker, shell_mode, stopping, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
 
@@ -73,7 +73,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
     buffer = Buffer(
         multiline=True,
         history=history,
-        completer=SlashCompleter(repl),
+        completer=merge_completers([SlashCompleter(repl), mentions.mention_completer(repl)]),
         complete_while_typing=True,
         enable_history_search=False,
     )
@@ -133,6 +133,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
 
     approval.add_keys(keys, repl, buffer)
     tool_output.add_keys(keys, repl)
+    mentions.add_keys(keys, repl, buffer)  # a pasted path becomes an @mention
+    shell_mode.add_keys(keys, repl)  # Esc cancels a running !command
     picker.add_keys(keys, repl, buffer)  # last: its keys win while a list is open
 
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
@@ -164,6 +166,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 Window(FormattedTextControl(lambda: [("class:spinner", spinner_line(repl))]), height=1),
                 filter=busy,
             ),
+            shell_mode.status_window(repl),
             picker.picker_window(repl, lambda: repl.settings.width),
             Window(height=1, char="─", style="class:rule"),
             Window(

@@ -13,27 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+# One rule for which images are sent and how large, shared with the files a user attaches to a message.
+from sagent.attachments import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
+from sagent.attachments import image_media_type
 from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput, off_loop
 from sagent.types import ImagePart, TextPart
 
 MAX_LINE = 2000
 DEFAULT_LIMIT = 2000
 MAX_DIFF_LINES = 80
-# Base64 grows data by a third; 3.75 MB of image stays under the strictest provider limit (5 MB encoded).
-MAX_IMAGE_BYTES = 3_750_000
-_IMAGE_TYPES = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-
-def image_type(data: bytes) -> str | None:
-    """The media type of an image the providers accept (PNG, JPEG, GIF, WebP), from its first bytes."""
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return next((media for magic, media in _IMAGE_TYPES if data.startswith(magic)), None)
 
 
 def _stamp(st: os.stat_result) -> FileStamp:
@@ -184,7 +172,7 @@ def _read(path: Path, offset: int, limit: int, pages: str | None, images: bool) 
     f, st = open_regular(path, "Read")
     with f:
         head = f.read(SNIFF)
-        is_pdf, media = head.startswith(b"%PDF-"), image_type(head)
+        is_pdf, media = head.startswith(b"%PDF-"), image_media_type(head)
         if not is_pdf and media is None and b"\0" in head:
             raise ToolError(f"{path} is a binary file ({st.st_size:,} bytes); Read shows text, PDFs and images")
         f.seek(0)
