@@ -63,6 +63,10 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
     loop = asyncio.get_running_loop()
     if agent.background_after is not None and pending:
         timer = loop.call_later(agent.background_after, inbox.put, ToBackground(epoch))
+    if pending and inbox.waits_urgently():
+        # A peer's message came while the model answered, before these calls started: it waits no more
+        # than it would had it come a moment later.
+        preempt = loop.call_later(PREEMPT_AFTER, inbox.put, ToBackground(epoch))
     try:
         while pending:
             item = await inbox.get()

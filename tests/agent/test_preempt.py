@@ -10,6 +10,7 @@ from sagent.events import MessageAdded
 from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
 from sagent.tools import AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import tool
+from sagent.types import AssistantMessage
 
 gates: dict[str, asyncio.Event] = {}  # made inside each test's event loop
 
@@ -56,6 +57,39 @@ def test_a_message_preempts_a_long_call_which_goes_on_as_a_job_and_reports_later
         if not job.done.is_set():  # the run ended first: its result arrives as input for the next one
             assert await asyncio.wait_for(agent.wait_for_input(), 30)
         assert job.result is not None and "the build finished" in job.result.text  # it reports when done
+        await agent.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_message_that_arrives_while_the_model_answers_still_preempts_the_long_call_it_asked_for() -> None:
+    """The race behind a flaky served-agent test: a peer's message taken in while the model streams its
+    tool call (before the round starts) must not wait for that call to finish."""
+
+    async def main() -> None:
+        gates.clear()
+        agent: Agent | None = None
+
+        def while_answering(request: object) -> AssistantMessage:
+            assert agent is not None
+            agent.send(PeerMessage("peer", "urgent"))  # arrives during the model phase
+            return tool_turn(("slow", {"what": "the build"}))
+
+        model = ScriptedModel([while_answering, text_turn("read the message"), text_turn("saw the result")])
+        agent = Agent(model, tools=[slow, Jobs()])
+        added: list[object] = []
+
+        async def drive() -> None:
+            async for event in agent.run("build it"):
+                if isinstance(event, MessageAdded):
+                    added.append(event.message)
+
+        run = asyncio.create_task(drive())
+        await asyncio.wait_for(_until(lambda: PeerMessage("peer", "urgent") in added), 30)
+        [job] = agent.jobs.running()  # the call went on in the background, not killed
+        assert job.call.name == "slow"
+        release().set()
+        await asyncio.wait_for(run, 30)
         await agent.aclose()
 
     asyncio.run(main())
