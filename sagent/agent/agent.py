@@ -333,10 +333,11 @@ class Agent:
             self._inbox.accept(await self._inbox.get())
         return False
 
-    def interrupt(self) -> None:
-        """Stop the current model stream and tools; what they produced so far stays in the history."""
+    def interrupt(self, budget: str | None = None) -> None:
+        """Stop the current model stream and tools; what they produced so far stays in the history. With
+        `budget` (why), the run ends as `error_max_budget_usd`: the tree's budget is spent."""
         if self._running:
-            self._inbox.put(Interrupt())
+            self._inbox.put(Interrupt(budget))
 
     def quit(self) -> None:
         """Interrupt, and refuse further runs."""

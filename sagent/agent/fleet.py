@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
+from sagent.agent.cost import CostTracker
 from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
@@ -160,6 +161,19 @@ class Fleet:
     def join(self, agent: Agent) -> None:
         self.bus.register(agent.label, agent.deliver)
         self.agents[agent.label] = agent
+        agent.cost.on_reached = lambda spender: self.budget_reached(agent, spender)
+
+    def budget_reached(self, owner: Agent, spender: CostTracker) -> None:
+        """The budget of `owner`'s tree is spent (by a response counted on `spender`): every other agent of
+        that tree that is working stops now, its run ending as `error_max_budget_usd` (a tool call still
+        running is stopped, not waited for). The agent whose response it was stops at its next check, its
+        response kept whole."""
+        agents = list(self.agents.values())
+        by_tracker = {id(agent.cost): agent for agent in agents}
+        spent_by = next((by_tracker[id(t)] for t in spender.chain() if id(t) in by_tracker), None)
+        for agent in agents:
+            if agent is not spent_by and any(tracker is owner.cost for tracker in agent.cost.chain()):
+                agent.interrupt(budget=agent.budget_reason())
 
     def leave(self, agent: Agent) -> None:
         if self.agents.get(agent.label) is agent:

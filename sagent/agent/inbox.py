@@ -72,7 +72,10 @@ class ToBackground:
 
 @dataclass(frozen=True, slots=True)
 class Interrupt:
-    """Stop the model stream and running tools now, keeping what they produced."""
+    """Stop the model stream and running tools now, keeping what they produced. With `budget` (the reason)
+    the run ends as `error_max_budget_usd`: the budget of the agent's tree is spent."""
+
+    budget: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +175,10 @@ class Inbox:
     def on_busy(self, item: InboxItem, run: Run) -> bool:
         """The rule for input that arrives while a phase runs, in one place. True when the phase must stop."""
         if isinstance(item, Interrupt):
-            run.stop("interrupted", "interrupted by the user")
+            if item.budget is not None:
+                run.stop("error_max_budget_usd", item.budget)
+            else:
+                run.stop("interrupted", "interrupted by the user")
             return True
         if isinstance(item, Quit):
             run.stop("interrupted", f"stopped by {self.stopped_by}" if self.stopped_by else "quit")

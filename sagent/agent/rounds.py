@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # annotations only: the agent and its loop call this phase, n
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 PREEMPT_AFTER = 0.5  # seconds a round may run on once a peer's message waits; longer calls go to the background
+BUDGET_STOPPED = "stopped: the budget (max_budget_usd) was reached before this tool call finished"
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
 
 
@@ -87,8 +88,9 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
+                why = BUDGET_STOPPED if run.outcome == "error_max_budget_usd" else INTERRUPTED
                 for call in pending.values():
-                    yield record_result(agent, ToolFinished(ToolResult.of(call, INTERRUPTED, is_error=True), 0))
+                    yield record_result(agent, ToolFinished(ToolResult.of(call, why, is_error=True), 0))
                 return
             elif isinstance(item, UserInput) and isinstance(item.message, PeerMessage) and preempt is None:
                 # A peer's message never waits on long calls (a stuck child, a long Bash): past PREEMPT_AFTER
