@@ -344,10 +344,11 @@ class Agent:
         self._closed = True
         self._inbox.put(Quit())  # wakes a run, or an idle `wait_for_input`
 
-    def background(self) -> None:
-        """Move the tool calls running now to the background; the agent goes on, their results come later."""
+    def background(self, name: str | None = None) -> None:
+        """Move the tool calls running now (or those `name` picks: a sub-agent's label, a tool, a call id) to
+        the background; the agent goes on, their results come later."""
         if self._running:
-            self._inbox.put(ToBackground())
+            self._inbox.put(ToBackground(name=name))
 
     def foreground(self, job_id: str) -> Job:
         """Keep the current run going until this background job is done (its result arrives as input)."""

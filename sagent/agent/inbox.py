@@ -65,9 +65,11 @@ class Control:
 
 @dataclass(frozen=True, slots=True)
 class ToBackground:
-    """Move the tool calls still running to the background (`epoch` None: whatever round is running)."""
+    """Move the tool calls still running to the background (`epoch` None: whatever round is running; `name`
+    given: only the calls it names, see `calls.is_named`)."""
 
     epoch: int | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

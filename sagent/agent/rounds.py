@@ -15,7 +15,15 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sagent.agent.calls import backgroundable, execute, moved_note, resource_of, started_note, wants_background
+from sagent.agent.calls import (
+    backgroundable,
+    execute,
+    is_named,
+    moved_note,
+    resource_of,
+    started_note,
+    wants_background,
+)
 from sagent.agent.hooks import Ask, Deny, Rewrite
 from sagent.agent.inbox import Inbox, ToBackground, ToolDone, UserInput
 from sagent.events import Event, ToolFinished, ToolStarted
@@ -77,7 +85,8 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
             elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
                 # The calls keep running as jobs; their tool calls are answered now, their results come later.
                 # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
-                for call in [c for c in pending.values() if backgroundable(agent.tools, c.name)]:
+                chosen = [c for c in pending.values() if item.name is None or is_named(c, item.name)]
+                for call in [c for c in chosen if backgroundable(agent.tools, c.name)]:
                     task = task_of[call.id]
                     job = agent.jobs.add(call, task, started)
                     tasks.pop(task, None)

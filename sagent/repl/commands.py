@@ -440,10 +440,17 @@ def _jobs(repl: ReplHost, arg: str) -> list[str]:
     return [*listed, "Ctrl+B moves running calls here; /fg ID waits for one"] if listed else ["no background jobs"]
 
 
-@command("bg", "move the running tool calls to the background (Ctrl+B)")
+@command("bg", "move the running tool calls (or one sub-agent's, a tool's) to the background", "/bg [LABEL]")
 def _bg(repl: ReplHost, arg: str) -> list[str]:
     if not repl.busy:
         raise CommandError("no tool call is running")
+    if arg.strip():
+        from sagent.repl.detach import check_running
+
+        try:
+            return [repl.renderer.c("dim", check_running(repl, arg.strip()))]
+        except ValueError as error:
+            raise CommandError(str(error)) from None
     repl.agent.background()
     return [repl.renderer.c("dim", "moving the running tool calls to the background")]
 
