@@ -99,7 +99,7 @@ class Inbox:
         self.controls: list[Control] = []  # runtime changes taken from the queue, for the next safe point
         self.unread_input = 0  # UserInput items in the queue not yet moved to `queued`
         self.stopped_by: str | None = None  # the coordinator that stopped the agent, named in the run's reason
-        self.urgent: list[UserMessage | PeerMessage] = []  # queued input that must not wait on long tool calls
+        self.taken: list[UserMessage | PeerMessage] = []  # input taken from the queue while a phase ran
         self._epoch = 0
 
     @property
@@ -141,11 +141,11 @@ class Inbox:
             self.queue.put_nowait(item)
         return found
 
-    def waits_urgently(self) -> bool:
-        """True when input that preempts long tool calls (another agent's message) was taken from the queue
-        and has not joined the history yet: it arrived before the tool round started."""
-        self.urgent = [m for m in self.urgent if any(m is q for q in self.queued)]
-        return bool(self.urgent)
+    def waiting_input(self) -> list[UserMessage | PeerMessage]:
+        """The input (a user's or a peer's message) taken from the queue that has not joined the history
+        yet: it arrived during the model call, before the tool round it asked for."""
+        self.taken = [m for m in self.taken if any(m is q for q in self.queued)]
+        return self.taken
 
     def drain(self, run: Run) -> bool:
         """At a safe point of a run: take everything waiting in the inbox; True when it stops the run."""
@@ -164,8 +164,7 @@ class Inbox:
         if isinstance(item, UserInput):
             self.unread_input -= 1
             self.queued.append(item.message)
-            if isinstance(item.message, PeerMessage):
-                self.urgent.append(item.message)
+            self.taken.append(item.message)
         elif isinstance(item, Control):
             self.controls.append(item)
         elif isinstance(item, ToolDone):

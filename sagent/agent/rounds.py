@@ -27,7 +27,7 @@ from sagent.agent.calls import (
 from sagent.agent.hooks import Ask, Deny, Rewrite
 from sagent.agent.inbox import Inbox, ToBackground, ToolDone, UserInput
 from sagent.events import Event, ToolFinished, ToolStarted
-from sagent.types import PeerMessage, ToolCall, ToolResult
+from sagent.types import PeerMessage, ToolCall, ToolResult, UserMessage
 
 if TYPE_CHECKING:  # annotations only: the agent and its loop call this phase, never the other way round
     from sagent.agent.agent import Agent
@@ -72,9 +72,9 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
     loop = asyncio.get_running_loop()
     if agent.background_after is not None and pending:
         timer = loop.call_later(agent.background_after, inbox.put, ToBackground(epoch))
-    if pending and inbox.waits_urgently():
-        # A peer's message came while the model answered, before these calls started: it waits no more
-        # than it would had it come a moment later.
+    if pending and any(preempts(agent, m) for m in inbox.waiting_input()):
+        # A message came while the model answered, before these calls started: it waits no more than it
+        # would had it come a moment later.
         preempt = loop.call_later(PREEMPT_AFTER, inbox.put, ToBackground(epoch))
     try:
         while pending:
@@ -101,10 +101,10 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 for call in pending.values():
                     yield record_result(agent, ToolFinished(ToolResult.of(call, why, is_error=True), 0))
                 return
-            elif isinstance(item, UserInput) and isinstance(item.message, PeerMessage) and preempt is None:
+            elif isinstance(item, UserInput) and preempts(agent, item.message) and preempt is None:
                 # A peer's message never waits on long calls (a stuck child, a long Bash): past PREEMPT_AFTER
-                # they go on as background jobs, nothing killed, and it is read at once. (Input typed in the
-                # REPL still waits for the round, as the REPL shows it queued.)
+                # they go on as background jobs, nothing killed, and it is read at once. A person's message
+                # too, when the agent's `input_preempts` says so (the REPL); else it waits for the round.
                 waited = time.monotonic() - started
                 preempt = loop.call_later(max(0.0, PREEMPT_AFTER - waited), inbox.put, ToBackground(epoch))
     finally:
@@ -113,6 +113,12 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 pending_timer.cancel()
         for task in tasks:
             task.cancel()
+
+
+def preempts(agent: Agent, message: UserMessage | PeerMessage) -> bool:
+    """Whether `message` moves the long calls of a round to the background: another agent's always, a
+    person's when the agent's settings say so."""
+    return isinstance(message, PeerMessage) or agent.settings.input_preempts
 
 
 async def _run_group(agent: Agent, inbox: Inbox, calls: list[ToolCall], epoch: int) -> None:

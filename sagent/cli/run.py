@@ -102,6 +102,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         sys.stderr.write(choice.notice + "\n")
     from sagent.repl.app import Repl, terminal_settings
 
+    args.input_preempts = True  # what the user types while a long call runs is read at once
     try:
         agent = make_agent(args, model, tools, cwd, session_path)
     except (UsageError, ProviderError, SessionError) as error:

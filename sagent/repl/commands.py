@@ -138,7 +138,7 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
         lines.append(f"  /{name:<23} {c('yellow', problem)}")
     lines += [
         c("bold", "keys"),
-        "  Enter                    send; while working, deliver after the current tool round",
+        "  Enter                    send; while working, read at once (long calls go to the background)",
         "  Tab                      while working, hold the message until the agent is idle",
         "  Up (empty input)         take the last queued message back to edit",
         "  Alt+Enter                new line          Ctrl+X Ctrl+E  edit in $EDITOR",
