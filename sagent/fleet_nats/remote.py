@@ -16,11 +16,13 @@ more than a local child can: the responses already streaming when the limit is r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import asdict, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sagent.agent.cost import CostTracker
 from sagent.agent.session import SessionLog
@@ -30,13 +32,24 @@ from sagent.types import Usage
 
 if TYPE_CHECKING:
     from nats.aio.msg import Msg
+    from nats.aio.subscription import Subscription
 
     from sagent.agent.agent import Agent
+    from sagent.events import Event
     from sagent.fleet_nats.bus import NatsBus
     from sagent.tools.runtime import SpawnRequest
 
 QUEUE = "workers"
 LONGEST = 24 * 3600.0  # seconds a parent waits for a remote child (a stopped parent stops waiting sooner)
+
+
+@runtime_checkable
+class RemoteEventSink(Protocol):
+    """A hook that also takes the progress of its agent's sub-agents on other processes (their responses,
+    tool results and deltas), as `Hook.on_event` takes a local sub-agent's (stream-json's records do)."""
+
+    def on_remote_event(self, parent: Agent, label: str, session_id: str, event: Event) -> None:
+        """`event` of the sub-agent `label` (its session `session_id`) that `parent` runs elsewhere."""
 
 
 def spawn_subject(fleet: str, on: str) -> str:
@@ -68,6 +81,8 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         "budget": float(held) if held is not None else None,
     }
     subject = spawn_subject(bus.fleet, request.on)
+    sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
+    watching = await _watch(bus, parent, label, sinks) if sinks else None
     work = bus.nc.request(subject, json.dumps(fields).encode(), timeout=LONGEST)
     try:
         reply = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, bus.loop))
@@ -77,6 +92,10 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     finally:
         if held is not None:
             parent.cost.release(held)
+        if watching is not None:  # the child's last events are handed on before its answer is
+            drain: Callable[[], Coroutine[Any, Any, None]] = watching.drain  # (nats-py leaves it unannotated)
+            with contextlib.suppress(Exception):
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(drain(), bus.loop))
     answer = json.loads(reply.data)
     if "error" in answer:
         raise ToolError(f"cannot spawn on {request.on}: {answer['error']}")
@@ -91,6 +110,36 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     if answer.get("subtype") != "success":
         raise ToolError(f"{head} did not finish ({answer.get('subtype')}): {answer.get('text', '')}")
     return f"{head} answered:\n{answer.get('text', '')}"
+
+
+async def _watch(bus: NatsBus, parent: Agent, label: str, sinks: Sequence[RemoteEventSink]) -> Subscription:
+    """Hand the events the sub-agent `label` publishes to `sinks`, on the parent's loop, in order."""
+    from sagent.fleet_nats.wire import event_of
+
+    loop = asyncio.get_running_loop()
+    session = [""]
+
+    def hand(event: Event) -> None:
+        for sink in sinks:
+            with contextlib.suppress(Exception):  # a failing sink never breaks the spawn
+                sink.on_remote_event(parent, label, session[0], event)
+
+    async def on_message(msg: Msg) -> None:
+        try:
+            data = json.loads(msg.data)
+        except ValueError:
+            return
+        if not isinstance(data, dict):
+            return
+        if data.get("type") == "session_started":
+            session[0] = str(data.get("session_id", ""))
+        event = event_of(data)
+        if event is not None:
+            loop.call_soon_threadsafe(hand, event)
+
+    subject = names.agent_subject(bus.fleet, label, "events")
+    subscribing = bus.nc.subscribe(subject, cb=on_message)
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(subscribing, bus.loop))
 
 
 def _allowance(parent: Agent) -> Decimal | None:

@@ -3,6 +3,7 @@ served agent by label and is reached by its answer during the run; a wrong setup
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,42 @@ def test_a_headless_client_with_a_bad_fleet_setup_says_what_is_wrong_in_one_line
     assert dead.returncode == 1 and "cannot reach the NATS server" in dead.stderr
     for run in (without_fleet, bad_name, dead):
         assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_a_sub_agent_on_a_worker_shows_its_progress_in_the_parents_stream_json(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    client_script = [
+        tool_use_response([("AgentSpawn", {"prompt": "count the files", "label": "counter", "on": "any"})]),
+        text_response("the worker counted"),
+    ]
+    worker_script = [tool_use_response([("Glob", {"pattern": "*"})], text="Listing."), text_response("42 files")]
+    with FakeAnthropic(client_script) as fake_client, FakeAnthropic(worker_script) as fake_worker:
+        worker = Served(nats_server, "f1", "worker1", fake_worker, tmp_path / "w", "--worker")
+        try:
+            env = environment(fake_client, tmp_path / "client")
+            run = headless(
+                nats_server.url,
+                env,
+                *("-p", "count them", "--fleet", "f1", "--output-format", "stream-json", "--cwd", str(tmp_path)),
+            )
+            assert run.returncode == 0, run.stderr
+        finally:
+            worker.stop()
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    [spawn] = [
+        block
+        for r in records
+        if r["type"] == "assistant" and r["parent_tool_use_id"] is None
+        for block in r["message"]["content"]
+        if block["type"] == "tool_use"
+    ]
+    child = [r for r in records if r.get("parent_tool_use_id") == spawn["id"]]
+    kinds = [(r["type"], r["message"]["content"][0]["type"]) for r in child]
+    # The worker's child: its response with a Glob call, the Glob's result, its answer; in that order.
+    assert kinds == [("assistant", "text"), ("user", "tool_result"), ("assistant", "text")], kinds
+    assert child[-1]["message"]["content"][0]["text"] == "42 files"
+    # ... before the parent's tool result, which carries the same answer.
+    [answer] = [i for i, r in enumerate(records) if r["type"] == "user" and r["parent_tool_use_id"] is None]
+    assert records.index(child[-1]) < answer
+    assert "42 files" in json.dumps(records[answer])
