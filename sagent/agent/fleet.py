@@ -143,6 +143,8 @@ class Fleet:
         self.models = models or registry_models
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
+        # Persistent sub-agents running in other processes (a bus across processes): label -> its parent's.
+        self.remote: dict[str, str] = {}
         self._last_number = 0  # of the labels given out as agent-N
 
     @classmethod
@@ -179,6 +181,10 @@ class Fleet:
         if self.agents.get(agent.label) is agent:
             del self.agents[agent.label]
             self.bus.unregister(agent.label)
+        for label in [label for label, parent in self.remote.items() if parent == agent.label]:
+            del self.remote[label]  # its persistent children elsewhere end with it
+            with contextlib.suppress(FleetError):
+                self.bus.deliver(Envelope(agent.label, label, control="stop"))
 
     def new_label(self, wanted: str | None) -> str:
         """`wanted` when it is free, else the next free `agent-N`."""
@@ -222,6 +228,9 @@ class Fleet:
 
     def is_above(self, ancestor: str, label: str) -> bool:
         """True when `ancestor` is `label`'s parent, grandparent, and so on."""
+        if label in self.remote:  # a persistent sub-agent elsewhere: its parent is here
+            parent = self.remote[label]
+            return parent == ancestor or self.is_above(ancestor, parent)
         agent = self.agents.get(label)
         while agent is not None and agent.parent is not None:
             if agent.parent.label == ancestor:

@@ -65,12 +65,11 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     from nats.errors import NoRespondersError
 
     assert request.on is not None
-    if request.persistent:
-        raise ToolError("a sub-agent on another process is one-shot: leave out persistent, or `on`")
     label = names.check_label(request.label or f"{parent.label}-{uuid.uuid4().hex[:6]}")
-    if label in parent.fleet.agents:
+    if label in parent.fleet.agents or label in parent.fleet.remote:
         raise ToolError(f"the label {label!r} is taken by a running agent; choose another")
-    held = _allowance(parent)
+    # A one-shot child's share of the budget is held while it runs; a persistent one's is not (see persistent).
+    held = _allowance(parent, hold=not request.persistent)
     fields = {
         "prompt": request.prompt,
         "label": label,
@@ -79,10 +78,16 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         "tools": list(request.tools) if request.tools is not None else None,
         "max_tool_rounds": request.max_tool_rounds,
         "budget": float(held) if held is not None else None,
+        "persistent": request.persistent,
     }
     subject = spawn_subject(bus.fleet, request.on)
     sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
     watching = await _watch(bus, parent, label, sinks) if sinks else None
+    if request.persistent:
+        from sagent.fleet_nats.persistent import follow_spending
+
+        await follow_spending(bus, parent, label)
+        held, watching = None, None  # nothing held; its events are followed for as long as it lives
     work = bus.nc.request(subject, json.dumps(fields).encode(), timeout=LONGEST)
     try:
         reply = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, bus.loop))
@@ -99,6 +104,12 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     answer = json.loads(reply.data)
     if "error" in answer:
         raise ToolError(f"cannot spawn on {request.on}: {answer['error']}")
+    if request.persistent:
+        parent.fleet.remote[label] = parent.label  # its coordinator, which stops it when it ends
+        return (
+            f"started {label} (on {answer.get('host', '?')} {answer.get('model', '?')}); it works on its own and "
+            f"reports to you when it goes idle. Message it with AgentSend to {label!r}."
+        )
     spent = CostTracker(parent=parent.cost)  # the child's spend joins the parent's tree, not its own
     for model, usage in (answer.get("usage") or {}).items():
         spent.add(model, Usage(**usage))
@@ -142,15 +153,17 @@ async def _watch(bus: NatsBus, parent: Agent, label: str, sinks: Sequence[Remote
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(subscribing, bus.loop))
 
 
-def _allowance(parent: Agent) -> Decimal | None:
-    """What is left of the tree's budget, held for the child while it runs; None when there is no budget."""
+def _allowance(parent: Agent, *, hold: bool) -> Decimal | None:
+    """What is left of the tree's budget (with `hold`, held for the child while it runs); None when there
+    is no budget."""
     tracker = parent.cost.budgeted()
     if tracker is None or tracker.budget is None:
         return None
     left = tracker.budget - tracker.spent - tracker.reserved
     if left <= 0:
         raise ToolError(f"cannot spawn: the budget of ${float(tracker.budget):.4f} (max_budget_usd) is spent")
-    parent.cost.reserve(left)
+    if hold:
+        parent.cost.reserve(left)
     return left
 
 
@@ -164,6 +177,7 @@ class SpawnWorker:
         self.bus = bus
         self.host = host
         self.host_loop = host_loop
+        self.running: set[asyncio.Task[None]] = set()  # persistent sub-agents' drivers
 
     async def listen(self, *, any_worker: bool) -> None:
         """Subscribe (on the bus's loop) to this host's own subject, and with `any_worker` to the fleet's
@@ -191,10 +205,16 @@ class SpawnWorker:
         label = names.check_label(str(fields["label"]))
         wanted = fields.get("tools")
         tools = [t for t in host.settings.tools if (wanted is None or t.name in wanted) and not spawns_agents(t)]
+        parent = str(fields.get("parent", "?"))
+        after = (
+            f"You keep running after your answer: {parent} is told each time you finish, and other agents may "
+            "message you (AgentSend, by label); each message starts you working again."
+            if fields.get("persistent")
+            else "Your final answer is returned to it as the result of your work: make it complete."
+        )
         note = (
-            f'You are the sub-agent "{label}", started by "{fields.get("parent", "?")}" in another process to do '
-            "the task in the first message. Your final answer is returned to it as the result of your work: "
-            "make it complete."
+            f'You are the sub-agent "{label}", started by "{parent}" in another process to do the task in the '
+            f"first message. {after}"
         )
         settings = replace(
             host.settings,
@@ -208,6 +228,14 @@ class SpawnWorker:
         )
         model = host.fleet.models(host.model.provider, host.model.name)
         child = Agent(model, settings, session=SessionLog.ephemeral(), fleet=host.fleet)
+        if fields.get("persistent"):
+            from sagent.fleet_nats.persistent import PersistentChild
+
+            child.send(fields["prompt"])
+            driver = asyncio.create_task(PersistentChild(self.bus, child, parent).drive(), name=f"sagent {label}")
+            self.running.add(driver)
+            driver.add_done_callback(self.running.discard)
+            return {"started": True, "host": self.bus.host, "model": f"{model.provider}/{model.name}"}
         events = names.agent_subject(self.bus.fleet, label, "events")
         result: Result | None = None
         try:
