@@ -173,9 +173,14 @@ class Fleet:
         agents = list(self.agents.values())
         by_tracker = {id(agent.cost): agent for agent in agents}
         spent_by = next((by_tracker[id(t)] for t in spender.chain() if id(t) in by_tracker), None)
-        for agent in agents:
-            if agent is not spent_by and any(tracker is owner.cost for tracker in agent.cost.chain()):
+        in_tree = [agent for agent in agents if any(tracker is owner.cost for tracker in agent.cost.chain())]
+        for agent in in_tree:
+            if agent is not spent_by:
                 agent.interrupt(budget=agent.budget_reason())
+        tree = {agent.label for agent in in_tree}
+        for label in [label for label, parent in self.remote.items() if parent in tree]:
+            with contextlib.suppress(FleetError):  # persistent sub-agents elsewhere stop too
+                self.bus.deliver(Envelope(owner.label, label, control="stop"))
 
     def leave(self, agent: Agent) -> None:
         if self.agents.get(agent.label) is agent:

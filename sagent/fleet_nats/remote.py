@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sagent.agent.cost import CostTracker
+from sagent.agent.fleet import Envelope
 from sagent.agent.session import SessionLog
 from sagent.fleet_nats import names
 from sagent.tools.base import ToolError, spawns_agents
@@ -94,6 +95,10 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     except NoRespondersError:
         where = "no worker (sagent serve --worker)" if request.on == "any" else f"no serve process {request.on!r}"
         raise ToolError(f"cannot spawn: {where} takes sub-agents now (start one with `sagent serve`)") from None
+    except asyncio.CancelledError:  # the parent stopped waiting (interrupted, its tree's budget spent): so does it
+        with contextlib.suppress(Exception):
+            bus.deliver(Envelope(parent.label, label, control="stop"))
+        raise
     finally:
         if held is not None:
             parent.cost.release(held)
