@@ -164,7 +164,7 @@ class Inbox:
         if isinstance(item, UserInput):
             self.unread_input -= 1
             self.queued.append(item.message)
-            self.taken.append(item.message)
+            self.taken = [*self.waiting_input(), item.message]  # what joined the history meanwhile is dropped
         elif isinstance(item, Control):
             self.controls.append(item)
         elif isinstance(item, ToolDone):
