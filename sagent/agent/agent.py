@@ -334,20 +334,22 @@ class Agent:
             self._inbox.accept(await self._inbox.get())
         return False
 
-    def interrupt(self) -> None:
-        """Stop the current model stream and tools; what they produced so far stays in the history."""
+    def interrupt(self, budget: str | None = None) -> None:
+        """Stop the current model stream and tools; what they produced so far stays in the history. With
+        `budget` (why), the run ends as `error_max_budget_usd`: the tree's budget is spent."""
         if self._running:
-            self._inbox.put(Interrupt())
+            self._inbox.put(Interrupt(budget))
 
     def quit(self) -> None:
         """Interrupt, and refuse further runs."""
         self._closed = True
         self._inbox.put(Quit())  # wakes a run, or an idle `wait_for_input`
 
-    def background(self) -> None:
-        """Move the tool calls running now to the background; the agent goes on, their results come later."""
+    def background(self, name: str | None = None) -> None:
+        """Move the tool calls running now (or those `name` picks: a sub-agent's label, a tool, a call id) to
+        the background; the agent goes on, their results come later."""
         if self._running:
-            self._inbox.put(ToBackground())
+            self._inbox.put(ToBackground(name=name))
 
     def foreground(self, job_id: str) -> Job:
         """Keep the current run going until this background job is done (its result arrives as input)."""

@@ -63,6 +63,13 @@ def wants_background(tools: Mapping[str, Tool], call: ToolCall) -> bool:
 SPAWN_TOOL = "AgentSpawn"
 
 
+def is_named(call: ToolCall, name: str) -> bool:
+    """Whether `name` picks out `call` (to move it alone to the background): its id, the label of the
+    sub-agent it spawns, or its tool's name (every call of that tool)."""
+    name = name.strip()
+    return name in (call.id, call.name) or (call.name == SPAWN_TOOL and call.arguments.get("label") == name)
+
+
 async def execute(tools: Mapping[str, Tool], call: ToolCall, ctx: ToolContext) -> ToolResult:
     """Run one tool call; every failure becomes an error result."""
     tool = tools.get(call.name)

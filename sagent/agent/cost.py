@@ -13,7 +13,7 @@ requests at the same time cannot each spend the same remaining dollars.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -49,6 +49,9 @@ class CostTracker:
         self.own_by_model: dict[str, ModelSpend] = {}
         self.by_model: dict[str, ModelSpend] = {}
         self.reserved = ZERO_USD  # estimated cost of this tree's requests in flight
+        # Called, with the tracker the response was counted on, once it makes this tree's spend reach its
+        # budget (the fleet stops every agent of the tree then: none goes on with a long tool call).
+        self.on_reached: Callable[[CostTracker], None] | None = None
 
     @property
     def max_budget_usd(self) -> float | None:
@@ -66,8 +69,15 @@ class CostTracker:
         """Count one response of this agent; returns its cost (from the catalog unless given)."""
         cost = cost if cost is not None else cost_of(model, usage)
         self.own_by_model[model] = self.own_by_model.get(model, ModelSpend()).plus(usage, cost)
+        reached = []
         for tracker in self.chain():
+            before = tracker.spent if tracker.budget is not None else None
             tracker.by_model[model] = tracker.by_model.get(model, ModelSpend()).plus(usage, cost)
+            if before is not None and tracker.budget is not None and before < tracker.budget <= tracker.spent:
+                reached.append(tracker)
+        for tracker in reached:
+            if tracker.on_reached is not None:
+                tracker.on_reached(self)
         return cost
 
     def chain(self) -> Iterator[CostTracker]:

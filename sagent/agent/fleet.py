@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
+from sagent.agent.cost import CostTracker
 from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
@@ -142,6 +143,8 @@ class Fleet:
         self.models = models or registry_models
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
+        # Persistent sub-agents running in other processes (a bus across processes): label -> its parent's.
+        self.remote: dict[str, str] = {}
         self._last_number = 0  # of the labels given out as agent-N
 
     @classmethod
@@ -160,11 +163,33 @@ class Fleet:
     def join(self, agent: Agent) -> None:
         self.bus.register(agent.label, agent.deliver)
         self.agents[agent.label] = agent
+        agent.cost.on_reached = lambda spender: self.budget_reached(agent, spender)
+
+    def budget_reached(self, owner: Agent, spender: CostTracker) -> None:
+        """The budget of `owner`'s tree is spent (by a response counted on `spender`): every other agent of
+        that tree that is working stops now, its run ending as `error_max_budget_usd` (a tool call still
+        running is stopped, not waited for). The agent whose response it was stops at its next check, its
+        response kept whole."""
+        agents = list(self.agents.values())
+        by_tracker = {id(agent.cost): agent for agent in agents}
+        spent_by = next((by_tracker[id(t)] for t in spender.chain() if id(t) in by_tracker), None)
+        in_tree = [agent for agent in agents if any(tracker is owner.cost for tracker in agent.cost.chain())]
+        for agent in in_tree:
+            if agent is not spent_by:
+                agent.interrupt(budget=agent.budget_reason())
+        tree = {agent.label for agent in in_tree}
+        for label in [label for label, parent in self.remote.items() if parent in tree]:
+            with contextlib.suppress(FleetError):  # persistent sub-agents elsewhere stop too
+                self.bus.deliver(Envelope(owner.label, label, control="stop"))
 
     def leave(self, agent: Agent) -> None:
         if self.agents.get(agent.label) is agent:
             del self.agents[agent.label]
             self.bus.unregister(agent.label)
+        for label in [label for label, parent in self.remote.items() if parent == agent.label]:
+            del self.remote[label]  # its persistent children elsewhere end with it
+            with contextlib.suppress(FleetError):
+                self.bus.deliver(Envelope(agent.label, label, control="stop"))
 
     def new_label(self, wanted: str | None) -> str:
         """`wanted` when it is free, else the next free `agent-N`."""
@@ -208,6 +233,9 @@ class Fleet:
 
     def is_above(self, ancestor: str, label: str) -> bool:
         """True when `ancestor` is `label`'s parent, grandparent, and so on."""
+        if label in self.remote:  # a persistent sub-agent elsewhere: its parent is here
+            parent = self.remote[label]
+            return parent == ancestor or self.is_above(ancestor, parent)
         agent = self.agents.get(label)
         while agent is not None and agent.parent is not None:
             if agent.parent.label == ancestor:

@@ -65,14 +65,19 @@ class Control:
 
 @dataclass(frozen=True, slots=True)
 class ToBackground:
-    """Move the tool calls still running to the background (`epoch` None: whatever round is running)."""
+    """Move the tool calls still running to the background (`epoch` None: whatever round is running; `name`
+    given: only the calls it names, see `calls.is_named`)."""
 
     epoch: int | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Interrupt:
-    """Stop the model stream and running tools now, keeping what they produced."""
+    """Stop the model stream and running tools now, keeping what they produced. With `budget` (the reason)
+    the run ends as `error_max_budget_usd`: the budget of the agent's tree is spent."""
+
+    budget: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,7 @@ class Inbox:
         self.controls: list[Control] = []  # runtime changes taken from the queue, for the next safe point
         self.unread_input = 0  # UserInput items in the queue not yet moved to `queued`
         self.stopped_by: str | None = None  # the coordinator that stopped the agent, named in the run's reason
+        self.taken: list[UserMessage | PeerMessage] = []  # input taken from the queue while a phase ran
         self._epoch = 0
 
     @property
@@ -135,6 +141,12 @@ class Inbox:
             self.queue.put_nowait(item)
         return found
 
+    def waiting_input(self) -> list[UserMessage | PeerMessage]:
+        """The input (a user's or a peer's message) taken from the queue that has not joined the history
+        yet: it arrived during the model call, before the tool round it asked for."""
+        self.taken = [m for m in self.taken if any(m is q for q in self.queued)]
+        return self.taken
+
     def drain(self, run: Run) -> bool:
         """At a safe point of a run: take everything waiting in the inbox; True when it stops the run."""
         while not self.queue.empty():
@@ -152,6 +164,7 @@ class Inbox:
         if isinstance(item, UserInput):
             self.unread_input -= 1
             self.queued.append(item.message)
+            self.taken = [*self.waiting_input(), item.message]  # what joined the history meanwhile is dropped
         elif isinstance(item, Control):
             self.controls.append(item)
         elif isinstance(item, ToolDone):
@@ -163,7 +176,10 @@ class Inbox:
     def on_busy(self, item: InboxItem, run: Run) -> bool:
         """The rule for input that arrives while a phase runs, in one place. True when the phase must stop."""
         if isinstance(item, Interrupt):
-            run.stop("interrupted", "interrupted by the user")
+            if item.budget is not None:
+                run.stop("error_max_budget_usd", item.budget)
+            else:
+                run.stop("interrupted", "interrupted by the user")
             return True
         if isinstance(item, Quit):
             run.stop("interrupted", f"stopped by {self.stopped_by}" if self.stopped_by else "quit")

@@ -15,11 +15,19 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sagent.agent.calls import backgroundable, execute, moved_note, resource_of, started_note, wants_background
+from sagent.agent.calls import (
+    backgroundable,
+    execute,
+    is_named,
+    moved_note,
+    resource_of,
+    started_note,
+    wants_background,
+)
 from sagent.agent.hooks import Ask, Deny, Rewrite
 from sagent.agent.inbox import Inbox, ToBackground, ToolDone, UserInput
 from sagent.events import Event, ToolFinished, ToolStarted
-from sagent.types import PeerMessage, ToolCall, ToolResult
+from sagent.types import PeerMessage, ToolCall, ToolResult, UserMessage
 
 if TYPE_CHECKING:  # annotations only: the agent and its loop call this phase, never the other way round
     from sagent.agent.agent import Agent
@@ -27,6 +35,7 @@ if TYPE_CHECKING:  # annotations only: the agent and its loop call this phase, n
 
 INTERRUPTED = "interrupted by the user before this tool call finished"
 PREEMPT_AFTER = 0.5  # seconds a round may run on once a peer's message waits; longer calls go to the background
+BUDGET_STOPPED = "stopped: the budget (max_budget_usd) was reached before this tool call finished"
 NOT_RUN_BUDGET = "not run: the budget (max_budget_usd) was reached before this tool call"
 
 
@@ -63,6 +72,10 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
     loop = asyncio.get_running_loop()
     if agent.background_after is not None and pending:
         timer = loop.call_later(agent.background_after, inbox.put, ToBackground(epoch))
+    if pending and any(preempts(agent, m) for m in inbox.waiting_input()):
+        # A message came while the model answered, before these calls started: it waits no more than it
+        # would had it come a moment later.
+        preempt = loop.call_later(PREEMPT_AFTER, inbox.put, ToBackground(epoch))
     try:
         while pending:
             item = await inbox.get()
@@ -72,7 +85,8 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
             elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
                 # The calls keep running as jobs; their tool calls are answered now, their results come later.
                 # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
-                for call in [c for c in pending.values() if backgroundable(agent.tools, c.name)]:
+                chosen = [c for c in pending.values() if item.name is None or is_named(c, item.name)]
+                for call in [c for c in chosen if backgroundable(agent.tools, c.name)]:
                     task = task_of[call.id]
                     job = agent.jobs.add(call, task, started)
                     tasks.pop(task, None)
@@ -83,13 +97,14 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
+                why = BUDGET_STOPPED if run.outcome == "error_max_budget_usd" else INTERRUPTED
                 for call in pending.values():
-                    yield record_result(agent, ToolFinished(ToolResult.of(call, INTERRUPTED, is_error=True), 0))
+                    yield record_result(agent, ToolFinished(ToolResult.of(call, why, is_error=True), 0))
                 return
-            elif isinstance(item, UserInput) and isinstance(item.message, PeerMessage) and preempt is None:
+            elif isinstance(item, UserInput) and preempts(agent, item.message) and preempt is None:
                 # A peer's message never waits on long calls (a stuck child, a long Bash): past PREEMPT_AFTER
-                # they go on as background jobs, nothing killed, and it is read at once. (Input typed in the
-                # REPL still waits for the round, as the REPL shows it queued.)
+                # they go on as background jobs, nothing killed, and it is read at once. A person's message
+                # too, when the agent's `input_preempts` says so (the REPL); else it waits for the round.
                 waited = time.monotonic() - started
                 preempt = loop.call_later(max(0.0, PREEMPT_AFTER - waited), inbox.put, ToBackground(epoch))
     finally:
@@ -98,6 +113,12 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 pending_timer.cancel()
         for task in tasks:
             task.cancel()
+
+
+def preempts(agent: Agent, message: UserMessage | PeerMessage) -> bool:
+    """Whether `message` moves the long calls of a round to the background: another agent's always, a
+    person's when the agent's settings say so."""
+    return isinstance(message, PeerMessage) or agent.settings.input_preempts
 
 
 async def _run_group(agent: Agent, inbox: Inbox, calls: list[ToolCall], epoch: int) -> None:

@@ -62,6 +62,7 @@ def agent_settings(
         effort=settings_from.effort if settings_from is not None else args.effort,
         cwd=cwd,
         background_after=args.background_after,
+        input_preempts=getattr(args, "input_preempts", False),  # set by the REPL: typed input never waits
         compaction=compaction_policy(args.compact_at),
         max_depth=args.max_depth,
         max_agents=args.max_agents,

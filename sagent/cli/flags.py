@@ -200,6 +200,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated providers sub-agents may use (default: any); --max-budget-usd caps the "
         "whole tree of agents together",
     )
+    fleet.add_argument(
+        "--fleet",
+        metavar="NAME",
+        help="join the fleet NAME on a NATS server for this run (-p): the agent is reachable by --label and "
+        "messages the fleet's served agents with AgentSend (credentials: sagent fleet --help)",
+    )
+    fleet.add_argument(
+        "--nats", metavar="URL", help="the fleet's NATS server (default $SAGENT_NATS_URL, else nats://127.0.0.1:4222)"
+    )
+    fleet.add_argument(
+        "--label", metavar="LABEL", help="the agent's label in the --fleet (default: cli-PID, leaves at the end)"
+    )
     sessions = p.add_argument_group("sessions")
     sessions.add_argument(
         "-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here"
@@ -319,6 +331,8 @@ def _check(args: argparse.Namespace) -> str | None:
             return f"--compact-at: {error}"
     if args.input_format == "stream-json" and sys.stdin.isatty():
         return "--input-format stream-json reads JSON lines from standard input, which is a terminal"
+    if (args.nats or args.label) and not args.fleet:
+        return "--nats and --label place the agent in a fleet: give --fleet NAME too"
     if args.include_partial_messages and args.output_format != "stream-json":
         return "--include-partial-messages needs --output-format stream-json"
     for name in ("max_tool_rounds", "max_tokens", "thinking_budget"):

@@ -60,19 +60,29 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         return _setup_failure(error)
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
-    try:
-        agent = make_agent(args, model, tools, cwd, session_path)
-    except (UsageError, ProviderError, SessionError) as error:
-        return _setup_failure(error)
-    if args.output_format == "stream-json":
-        from sagent.cli.subagent_records import SubAgentRecords
 
-        records = SubAgentRecords(sys.stdout, partial=args.include_partial_messages)
-        agent.configure(hooks=(*agent.settings.hooks, records))
+    def build(bus: Bus | None = None, label: str | None = None) -> Agent:
+        agent = make_agent(args, model, tools, cwd, session_path, label=label, bus=bus)
+        if args.output_format == "stream-json":
+            from sagent.cli.subagent_records import SubAgentRecords
+
+            records = SubAgentRecords(sys.stdout, partial=args.include_partial_messages)
+            agent.configure(hooks=(*agent.settings.hooks, records))
+        return agent
+
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = _key_hint(model.provider, args.api_key_env)
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
     try:
+        if args.fleet:  # the agent joins a fleet on a NATS server: it is built inside the run's event loop
+            from sagent.cli.fleet_client import run_in_fleet
+
+            work = run_in_fleet(args, build, lambda agent: _run(agent, prompt, incoming, output))
+            return asyncio.run(_closing_mcp(args, _setup_failures(work)))
+        try:
+            agent = build()
+        except (UsageError, ProviderError, SessionError) as error:
+            return _setup_failure(error)
         return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output)))
     except OSError as error:
         if _in_data_dir(error):
@@ -85,6 +95,9 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
 def run_interactive(args: argparse.Namespace) -> int:
     """The REPL on a terminal: the same model, tools, sessions and agent as a headless run."""
     cwd = Path(args.cwd or ".").resolve()
+    if args.fleet:
+        sys.stderr.write("sagent: error: --fleet joins a fleet for a -p run; the REPL does not yet\n")
+        return EXIT_USAGE
     try:
         tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=False)
@@ -102,6 +115,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         sys.stderr.write(choice.notice + "\n")
     from sagent.repl.app import Repl, terminal_settings
 
+    args.input_preempts = True  # what the user types while a long call runs is read at once
     try:
         agent = make_agent(args, model, tools, cwd, session_path)
     except (UsageError, ProviderError, SessionError) as error:
@@ -258,6 +272,14 @@ def _pick_session(ref: str, cwd: Path) -> Path | None:
         if answer.isdigit() and 1 <= int(answer) <= len(sessions):
             return sessions[int(answer) - 1].path
         print(f"type a number from 1 to {len(sessions)}")
+
+
+async def _setup_failures(work: Coroutine[Any, Any, int]) -> int:
+    """`work`, with an agent that cannot be built told as at the start of any run."""
+    try:
+        return await work
+    except (UsageError, ProviderError, SessionError) as error:
+        return _setup_failure(error)
 
 
 async def _run(

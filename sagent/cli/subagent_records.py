@@ -27,6 +27,7 @@ class SubAgentRecords(Hook):
         self.partial = partial
         self._spawns: dict[int, list[ToolCall]] = {}  # by parent (id of the agent): its AgentSpawn calls
         self._call_of: dict[int, str] = {}  # by sub-agent: the id of the call that started it
+        self._remote_call_of: dict[tuple[int, str], str] = {}  # by parent and label, for sub-agents elsewhere
 
     async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
         if call.name == SPAWN:
@@ -38,20 +39,30 @@ class SubAgentRecords(Hook):
             return
         call_id = self._call_of.get(id(agent))
         if call_id is None:
-            call_id = self._call_of[id(agent)] = self._claim(agent)
-        record = event_record(event, agent.session_id, partial=self.partial)
+            call_id = self._call_of[id(agent)] = self._claim(agent.parent, agent.label)
+        self._write(event, agent.session_id, call_id)
+
+    def on_remote_event(self, parent: Agent, label: str, session_id: str, event: Event) -> None:
+        """A sub-agent on another process (AgentSpawn `on`): its records, as a local sub-agent's."""
+        key = (id(parent), label)
+        call_id = self._remote_call_of.get(key)
+        if call_id is None:
+            call_id = self._remote_call_of[key] = self._claim(parent, label)
+        self._write(event, session_id, call_id)
+
+    def _write(self, event: Event, session_id: str, call_id: str) -> None:
+        record = event_record(event, session_id, partial=self.partial)
         if record is None or "parent_tool_use_id" not in record:
             return  # the child's init, retries and results: its parent's tool result tells how it ended
         record["parent_tool_use_id"] = call_id
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         self.stdout.flush()
 
-    def _claim(self, child: Agent) -> str:
-        """The AgentSpawn call of `child`'s parent that started it: the one naming its label, else the
-        first unclaimed one without a label (calls start their children in order)."""
-        assert child.parent is not None
-        calls = self._spawns.get(id(child.parent), [])
-        chosen = next((c for c in calls if c.arguments.get("label") == child.label), None)
+    def _claim(self, parent: Agent, label: str) -> str:
+        """The AgentSpawn call of `parent` that started its sub-agent `label`: the one naming that label,
+        else the first unclaimed one without a label (calls start their children in order)."""
+        calls = self._spawns.get(id(parent), [])
+        chosen = next((c for c in calls if c.arguments.get("label") == label), None)
         chosen = chosen or next((c for c in calls if not c.arguments.get("label")), None)
         if chosen is None:
             return ""

@@ -16,13 +16,16 @@ more than a local child can: the responses already streaming when the limit is r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import asdict, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sagent.agent.cost import CostTracker
+from sagent.agent.fleet import Envelope
 from sagent.agent.session import SessionLog
 from sagent.fleet_nats import names
 from sagent.tools.base import ToolError, spawns_agents
@@ -30,13 +33,24 @@ from sagent.types import Usage
 
 if TYPE_CHECKING:
     from nats.aio.msg import Msg
+    from nats.aio.subscription import Subscription
 
     from sagent.agent.agent import Agent
+    from sagent.events import Event
     from sagent.fleet_nats.bus import NatsBus
     from sagent.tools.runtime import SpawnRequest
 
 QUEUE = "workers"
 LONGEST = 24 * 3600.0  # seconds a parent waits for a remote child (a stopped parent stops waiting sooner)
+
+
+@runtime_checkable
+class RemoteEventSink(Protocol):
+    """A hook that also takes the progress of its agent's sub-agents on other processes (their responses,
+    tool results and deltas), as `Hook.on_event` takes a local sub-agent's (stream-json's records do)."""
+
+    def on_remote_event(self, parent: Agent, label: str, session_id: str, event: Event) -> None:
+        """`event` of the sub-agent `label` (its session `session_id`) that `parent` runs elsewhere."""
 
 
 def spawn_subject(fleet: str, on: str) -> str:
@@ -52,12 +66,11 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     from nats.errors import NoRespondersError
 
     assert request.on is not None
-    if request.persistent:
-        raise ToolError("a sub-agent on another process is one-shot: leave out persistent, or `on`")
     label = names.check_label(request.label or f"{parent.label}-{uuid.uuid4().hex[:6]}")
-    if label in parent.fleet.agents:
+    if label in parent.fleet.agents or label in parent.fleet.remote:
         raise ToolError(f"the label {label!r} is taken by a running agent; choose another")
-    held = _allowance(parent)
+    # A one-shot child's share of the budget is held while it runs; a persistent one's is not (see persistent).
+    held = _allowance(parent, hold=not request.persistent)
     fields = {
         "prompt": request.prompt,
         "label": label,
@@ -66,20 +79,42 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         "tools": list(request.tools) if request.tools is not None else None,
         "max_tool_rounds": request.max_tool_rounds,
         "budget": float(held) if held is not None else None,
+        "persistent": request.persistent,
     }
     subject = spawn_subject(bus.fleet, request.on)
+    sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
+    watching = await _watch(bus, parent, label, sinks) if sinks else None
+    if request.persistent:
+        from sagent.fleet_nats.persistent import follow_spending
+
+        await follow_spending(bus, parent, label)
+        held, watching = None, None  # nothing held; its events are followed for as long as it lives
     work = bus.nc.request(subject, json.dumps(fields).encode(), timeout=LONGEST)
     try:
         reply = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, bus.loop))
     except NoRespondersError:
         where = "no worker (sagent serve --worker)" if request.on == "any" else f"no serve process {request.on!r}"
         raise ToolError(f"cannot spawn: {where} takes sub-agents now (start one with `sagent serve`)") from None
+    except asyncio.CancelledError:  # the parent stopped waiting (interrupted, its tree's budget spent): so does it
+        with contextlib.suppress(Exception):
+            bus.deliver(Envelope(parent.label, label, control="stop"))
+        raise
     finally:
         if held is not None:
             parent.cost.release(held)
+        if watching is not None:  # the child's last events are handed on before its answer is
+            drain: Callable[[], Coroutine[Any, Any, None]] = watching.drain  # (nats-py leaves it unannotated)
+            with contextlib.suppress(Exception):
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(drain(), bus.loop))
     answer = json.loads(reply.data)
     if "error" in answer:
         raise ToolError(f"cannot spawn on {request.on}: {answer['error']}")
+    if request.persistent:
+        parent.fleet.remote[label] = parent.label  # its coordinator, which stops it when it ends
+        return (
+            f"started {label} (on {answer.get('host', '?')} {answer.get('model', '?')}); it works on its own and "
+            f"reports to you when it goes idle. Message it with AgentSend to {label!r}."
+        )
     spent = CostTracker(parent=parent.cost)  # the child's spend joins the parent's tree, not its own
     for model, usage in (answer.get("usage") or {}).items():
         spent.add(model, Usage(**usage))
@@ -93,15 +128,47 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     return f"{head} answered:\n{answer.get('text', '')}"
 
 
-def _allowance(parent: Agent) -> Decimal | None:
-    """What is left of the tree's budget, held for the child while it runs; None when there is no budget."""
+async def _watch(bus: NatsBus, parent: Agent, label: str, sinks: Sequence[RemoteEventSink]) -> Subscription:
+    """Hand the events the sub-agent `label` publishes to `sinks`, on the parent's loop, in order."""
+    from sagent.fleet_nats.wire import event_of
+
+    loop = asyncio.get_running_loop()
+    session = [""]
+
+    def hand(event: Event) -> None:
+        for sink in sinks:
+            with contextlib.suppress(Exception):  # a failing sink never breaks the spawn
+                sink.on_remote_event(parent, label, session[0], event)
+
+    async def on_message(msg: Msg) -> None:
+        try:
+            data = json.loads(msg.data)
+        except ValueError:
+            return
+        if not isinstance(data, dict):
+            return
+        if data.get("type") == "session_started":
+            session[0] = str(data.get("session_id", ""))
+        event = event_of(data)
+        if event is not None:
+            loop.call_soon_threadsafe(hand, event)
+
+    subject = names.agent_subject(bus.fleet, label, "events")
+    subscribing = bus.nc.subscribe(subject, cb=on_message)
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(subscribing, bus.loop))
+
+
+def _allowance(parent: Agent, *, hold: bool) -> Decimal | None:
+    """What is left of the tree's budget (with `hold`, held for the child while it runs); None when there
+    is no budget."""
     tracker = parent.cost.budgeted()
     if tracker is None or tracker.budget is None:
         return None
     left = tracker.budget - tracker.spent - tracker.reserved
     if left <= 0:
         raise ToolError(f"cannot spawn: the budget of ${float(tracker.budget):.4f} (max_budget_usd) is spent")
-    parent.cost.reserve(left)
+    if hold:
+        parent.cost.reserve(left)
     return left
 
 
@@ -115,6 +182,7 @@ class SpawnWorker:
         self.bus = bus
         self.host = host
         self.host_loop = host_loop
+        self.running: set[asyncio.Task[None]] = set()  # persistent sub-agents' drivers
 
     async def listen(self, *, any_worker: bool) -> None:
         """Subscribe (on the bus's loop) to this host's own subject, and with `any_worker` to the fleet's
@@ -142,10 +210,16 @@ class SpawnWorker:
         label = names.check_label(str(fields["label"]))
         wanted = fields.get("tools")
         tools = [t for t in host.settings.tools if (wanted is None or t.name in wanted) and not spawns_agents(t)]
+        parent = str(fields.get("parent", "?"))
+        after = (
+            f"You keep running after your answer: {parent} is told each time you finish, and other agents may "
+            "message you (AgentSend, by label); each message starts you working again."
+            if fields.get("persistent")
+            else "Your final answer is returned to it as the result of your work: make it complete."
+        )
         note = (
-            f'You are the sub-agent "{label}", started by "{fields.get("parent", "?")}" in another process to do '
-            "the task in the first message. Your final answer is returned to it as the result of your work: "
-            "make it complete."
+            f'You are the sub-agent "{label}", started by "{parent}" in another process to do the task in the '
+            f"first message. {after}"
         )
         settings = replace(
             host.settings,
@@ -159,6 +233,14 @@ class SpawnWorker:
         )
         model = host.fleet.models(host.model.provider, host.model.name)
         child = Agent(model, settings, session=SessionLog.ephemeral(), fleet=host.fleet)
+        if fields.get("persistent"):
+            from sagent.fleet_nats.persistent import PersistentChild
+
+            child.send(fields["prompt"])
+            driver = asyncio.create_task(PersistentChild(self.bus, child, parent).drive(), name=f"sagent {label}")
+            self.running.add(driver)
+            driver.add_done_callback(self.running.discard)
+            return {"started": True, "host": self.bus.host, "model": f"{model.provider}/{model.name}"}
         events = names.agent_subject(self.bus.fleet, label, "events")
         result: Result | None = None
         try:

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
 from sagent.agent.fleet import Envelope, FleetError
+
+if TYPE_CHECKING:
+    from sagent.events import Event
 
 
 def envelope_bytes(envelope: Envelope) -> bytes:
@@ -26,3 +30,33 @@ def envelope_of(data: bytes) -> Envelope:
         return envelope
     except (ValueError, TypeError) as error:
         raise FleetError(f"a message that is not an envelope: {error}") from None
+
+
+def event_of(data: dict[str, Any]) -> Event | None:
+    """A sub-agent's event as another process published it (see `NatsBus.publish_event`), for the events
+    that show its progress (responses, tool results, deltas); None for any other, or for what is not one."""
+    from sagent.events import TextDelta, ThinkingDelta, ToolCallDelta, ToolFinished, TurnFinished
+    from sagent.types import AssistantMessage, Cost, ToolResult, Usage, message_from_dict
+
+    try:
+        kind = data.get("type")
+        if kind == "turn_finished":
+            message = message_from_dict(data["message"])
+            if not isinstance(message, AssistantMessage):
+                return None
+            cost = Cost(**{k: v for k, v in data.get("cost", {}).items() if k != "total"})
+            usage = Usage(**data["usage"])
+            return TurnFinished(message, usage, cost, float(data["total_cost_usd"]), float(data["duration_ms"]))
+        if kind == "tool_finished":
+            result = message_from_dict(data["result"])
+            return ToolFinished(result, float(data["duration_ms"])) if isinstance(result, ToolResult) else None
+        if kind == "text_delta":
+            return TextDelta(str(data["text"]))
+        if kind == "thinking_delta":
+            return ThinkingDelta(str(data["text"]))
+        if kind == "tool_call_delta":
+            fields = {k: data[k] for k in ("index", "id", "name", "arguments_delta") if k in data}
+            return ToolCallDelta(**fields)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return None

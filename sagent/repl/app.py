@@ -3,8 +3,8 @@
 The screen has two parts. Above, the scrollback: finished blocks (paragraphs, tool lines, diffs) printed
 once and never redrawn. Below, a small live area that prompt_toolkit repaints: the paragraph streaming
 now, running tools, queued input, the input box and a status line. Input typed while the agent works is
-queued (Enter: delivered after the current tool round; Tab: held until the agent is idle) and can be
-pulled back for editing with Up until it is delivered.
+queued (Enter: read at the next safe point, long tool calls moving to the background; Tab: held until the
+agent is idle) and can be pulled back for editing with Up until it is delivered.
 """
 
 from __future__ import annotations

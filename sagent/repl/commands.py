@@ -120,7 +120,7 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
 
 
 KEYS = (
-    ("Enter", "send; while working, deliver after the current tool round"),
+    ("Enter", "send; while working, read at once (long calls go to the background)"),
     ("Tab", "while working, hold the message until the agent is idle"),
     ("Up (empty input)", "take the last queued message back to edit"),
     ("Alt+Enter", "new line"),
@@ -471,10 +471,17 @@ def _jobs(repl: ReplHost, arg: str) -> list[str]:
     return [*listed, "Ctrl+B moves running calls here; /fg ID waits for one"] if listed else ["no background jobs"]
 
 
-@command("bg", "move the running tool calls to the background (Ctrl+B)")
+@command("bg", "move the running tool calls (or one sub-agent's, a tool's) to the background", "/bg [LABEL]")
 def _bg(repl: ReplHost, arg: str) -> list[str]:
     if not repl.busy:
         raise CommandError("no tool call is running")
+    if arg.strip():
+        from sagent.repl.detach import check_running
+
+        try:
+            return [repl.renderer.c("dim", check_running(repl, arg.strip()))]
+        except ValueError as error:
+            raise CommandError(str(error)) from None
     repl.agent.background()
     return [repl.renderer.c("dim", "moving the running tool calls to the background")]
 

@@ -10,6 +10,7 @@ from sagent.events import MessageAdded
 from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
 from sagent.tools import AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import tool
+from sagent.types import AssistantMessage, UserMessage
 
 gates: dict[str, asyncio.Event] = {}  # made inside each test's event loop
 
@@ -61,6 +62,39 @@ def test_a_message_preempts_a_long_call_which_goes_on_as_a_job_and_reports_later
     asyncio.run(main())
 
 
+def test_a_message_that_arrives_while_the_model_answers_still_preempts_the_long_call_it_asked_for() -> None:
+    """The race behind a flaky served-agent test: a peer's message taken in while the model streams its
+    tool call (before the round starts) must not wait for that call to finish."""
+
+    async def main() -> None:
+        gates.clear()
+        agent: Agent | None = None
+
+        def while_answering(request: object) -> AssistantMessage:
+            assert agent is not None
+            agent.send(PeerMessage("peer", "urgent"))  # arrives during the model phase
+            return tool_turn(("slow", {"what": "the build"}))
+
+        model = ScriptedModel([while_answering, text_turn("read the message"), text_turn("saw the result")])
+        agent = Agent(model, tools=[slow, Jobs()])
+        added: list[object] = []
+
+        async def drive() -> None:
+            async for event in agent.run("build it"):
+                if isinstance(event, MessageAdded):
+                    added.append(event.message)
+
+        run = asyncio.create_task(drive())
+        await asyncio.wait_for(_until(lambda: PeerMessage("peer", "urgent") in added), 30)
+        [job] = agent.jobs.running()  # the call went on in the background, not killed
+        assert job.call.name == "slow"
+        release().set()
+        await asyncio.wait_for(run, 30)
+        await agent.aclose()
+
+    asyncio.run(main())
+
+
 def test_a_peer_message_reaches_a_parent_waiting_on_a_stuck_one_shot_child() -> None:
     async def main() -> None:
         gates.clear()
@@ -100,3 +134,38 @@ def test_a_peer_message_reaches_a_parent_waiting_on_a_stuck_one_shot_child() -> 
 async def _until(check) -> None:  # type: ignore[no-untyped-def]
     while not check():
         await asyncio.sleep(0.01)
+
+
+def test_a_persons_message_preempts_a_long_call_when_input_preempts_is_on_and_waits_when_off() -> None:
+    async def scenario(input_preempts: bool) -> tuple[list[object], list[str]]:
+        gates.clear()
+        model = ScriptedModel(
+            [tool_turn(("slow", {"what": "the build"})), text_turn("read it"), text_turn("saw the result")]
+        )
+        agent = Agent(model, tools=[slow, Jobs()], input_preempts=input_preempts)
+        added: list[object] = []
+
+        async def drive() -> None:
+            async for event in agent.run("build it"):
+                if isinstance(event, MessageAdded):
+                    added.append(event.message)
+
+        run = asyncio.create_task(drive())
+        while not model.requests:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # the call is running now
+        agent.send("also say bye")  # typed by the person meanwhile
+        if input_preempts:
+            await asyncio.wait_for(_until(lambda: UserMessage.of("also say bye") in added), 30)
+        else:
+            assert UserMessage.of("also say bye") not in added  # it waits for the round
+        running = [job.call.name for job in agent.jobs.running()]
+        release().set()
+        await asyncio.wait_for(run, 30)
+        await agent.aclose()
+        return added, running
+
+    added, running = asyncio.run(scenario(True))
+    assert running == ["slow"]  # moved to the background, not killed
+    added, running = asyncio.run(scenario(False))
+    assert running == [] and UserMessage.of("also say bye") in added  # read after the call ended in its round

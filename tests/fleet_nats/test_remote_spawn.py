@@ -90,3 +90,26 @@ def test_the_trees_budget_holds_across_processes(nats_server: NatsServer, tmp_pa
         finally:
             lead.stop()
             worker.stop()
+
+
+def test_a_sub_agent_elsewhere_is_stopped_when_its_parent_stops_waiting_for_it(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    lead_script = [tool_use_response([("AgentSpawn", {"prompt": "build", "label": "builder", "on": "any"})])]
+    worker_script = [tool_use_response([("Bash", {"command": "sleep 300"})]), text_response("built")]
+    with FakeAnthropic(lead_script) as lead_fake, FakeAnthropic(worker_script) as worker_fake:
+        worker = Served(nats_server, "f1", "worker1", worker_fake, tmp_path / "w", "--worker", "--allowedTools", "Bash")
+        lead = Served(nats_server, "f1", "lead", lead_fake, tmp_path / "l")
+        try:
+            assert fleet(nats_server, "f1", lead.env, "send", "lead", "build it").returncode == 0
+            wait_until(lambda: len(worker_fake.requests) >= 1, "the builder to start its long call")
+            assert lead.stop() == 0  # the lead's wait is cut short: its child elsewhere must not run on unseen
+            gone = wait_until(
+                lambda: (r := fleet(nats_server, "f1", worker.env, "send", "builder", "hi")).returncode == 2 and r,
+                "the builder to stop and leave the fleet",
+            )
+            assert "no agent is called 'builder'" in gone.stderr
+            assert worker.process.poll() is None
+        finally:
+            lead.stop()
+            worker.stop()
