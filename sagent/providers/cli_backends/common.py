@@ -65,6 +65,16 @@ class CliProcess:
         except (BrokenPipeError, ConnectionResetError) as error:
             raise ProviderConnectionError(f"the CLI stopped reading: {error}", provider=self.provider) from None
 
+    async def send_text(self, text: str) -> None:
+        """Write `text` to the CLI's stdin and close it (a CLI that reads its whole prompt from stdin)."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(text.encode())
+            await self.process.stdin.drain()
+            self.process.stdin.close()
+        except (BrokenPipeError, ConnectionResetError) as error:
+            raise ProviderConnectionError(f"the CLI stopped reading: {error}", provider=self.provider) from None
+
     async def read(self, timeout: float) -> dict[str, Any] | None:
         """The next JSON object the CLI prints; None at the end of its output. A line that is not a JSON
         object is skipped (a CLI may print notices); silence longer than `timeout` is a connection error."""
