@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -301,6 +302,31 @@ def test_subscription_use_is_marked_and_never_priced_per_token() -> None:
     assert not tracker.add(on_login.model, on_login.usage).priced
     on_key = CodexCLIModel("gpt-5.4", api_key="k")._message([], ["hi"], (), Usage(1000, 100))
     assert CostTracker().add(on_key.model, on_key.usage).priced  # an API key given on purpose is billed
+
+
+@needs_cli
+def test_the_subscription_token_limit_stops_the_next_turn(cli_env: Path) -> None:
+    with FakeResponses([responses_text("first", input_tokens=90, output_tokens=30)]) as fake:
+        # No key given to sagent: Codex's own sign-in pays (here one made with `codex login --with-api-key`
+        # in the private CODEX_HOME), so the use is subscription use.
+        assert CODEX is not None
+        subprocess.run([CODEX, "login", "--with-api-key"], input="test", text=True, capture_output=True, check=True)
+        m = CodexCLIModel("gpt-5.4", base_url=fake.url, binary=CODEX, cwd=cli_env)
+
+        async def go() -> tuple[Result, Result]:
+            agent = Agent(m, tools=builtin_tools(fleet=False), cwd=cli_env, max_subscription_tokens=100)
+            try:
+                first = (await run(agent, "one"))[-1]
+                second = (await run(agent, "two"))[-1]
+            finally:
+                await agent.aclose()
+            assert isinstance(first, Result) and isinstance(second, Result)
+            return first, second
+
+        first, second = asyncio.run(go())
+        assert first.text == "first"
+        assert second.subtype == "error_max_budget_usd" and "max_subscription_tokens" in second.text
+        assert len(fake.requests) == 1
 
 
 @needs_cli
