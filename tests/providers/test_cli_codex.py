@@ -347,3 +347,42 @@ def test_a_rate_limit_from_the_endpoint_is_a_typed_error_and_retried(cli_env: Pa
         retries = [e for e in events if isinstance(e, Retrying)]
         assert retries, [type(e).__name__ for e in events]
         assert next(e for e in events if isinstance(e, Result)).text == "after the wait"
+
+
+@needs_cli
+def test_parallel_tool_calls_in_one_response_each_get_their_own_result(cli_env: Path) -> None:
+    (cli_env / "a.txt").write_text("alpha\n")
+    (cli_env / "b.txt").write_text("beta\n")
+    steps = [
+        responses_tools([("Read", {"path": "a.txt"}), ("Read", {"path": "b.txt"})], namespace=BRIDGED),
+        responses_text("both read"),
+    ]
+    with FakeResponses(steps) as fake:
+
+        async def go() -> list[Event]:
+            agent = Agent(model(fake, cli_env), tools=builtin_tools(fleet=False), cwd=cli_env)
+            try:
+                return await run(agent, "read both")
+            finally:
+                await agent.aclose()
+
+        events = asyncio.run(go())
+        assert len([e for e in events if isinstance(e, ToolFinished)]) == 2
+        sent = sorted(output_text(o) for o in outputs(fake, 1))
+        assert "alpha" in sent[0] and "beta" in sent[1]
+        assert next(e for e in events if isinstance(e, Result)).text == "both read"
+
+
+@needs_cli
+def test_sagent_p_on_a_signed_out_codex_says_how_to_sign_in_in_one_line(cli_env: Path) -> None:
+    import sys
+
+    assert CODEX is not None
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")} | {"SAGENT_CODEX_BIN": CODEX}
+    env["XDG_DATA_HOME"] = str(cli_env / "data")
+    argv = [sys.executable, "-m", "sagent.cli.main", "-p", "hi", "--provider", "OpenAISubscription"]
+    out = subprocess.run([*argv, "--cwd", str(cli_env)], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and out.stdout == ""
+    errors = [line for line in out.stderr.splitlines() if line.startswith("sagent:")]
+    assert len(errors) == 1 and "codex login" in errors[0] and "refused the key" not in errors[0], out.stderr
+    assert "Traceback" not in out.stderr
