@@ -260,6 +260,8 @@ class CodexCLIModel(Model):
             argv.append("resume")
         argv += ["--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]
         argv += self._config(self._instructions)
+        if request.effort is not None:  # Codex's reasoning effort, set again on every turn's process
+            argv += ["-c", f"model_reasoning_effort={_toml_string(request.effort)}"]
         if self._name != DEFAULT_MODEL:
             argv += ["-m", self._name]
         if resume is not None:
