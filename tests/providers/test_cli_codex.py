@@ -185,9 +185,16 @@ def test_a_switch_to_the_api_and_back_carries_the_history(cli_env: Path) -> None
     from sagent.providers.openai_responses import OpenAIModel
 
     with (
-        FakeResponses([responses_text("first, on codex"), responses_text("third, on codex again")]) as cli_fake,
+        FakeResponses(
+            [
+                responses_tools([("Read", {"path": "note.txt"})], namespace=BRIDGED),
+                responses_text("first, on codex"),
+                responses_text("third, on codex again"),
+            ]
+        ) as cli_fake,
         FakeResponses([responses_text("second, on the API")]) as api_fake,
     ):
+        (cli_env / "note.txt").write_text("the note says OSPREY\n")
 
         async def go() -> None:
             cli_model = model(cli_fake, cli_env)
@@ -203,10 +210,13 @@ def test_a_switch_to_the_api_and_back_carries_the_history(cli_env: Path) -> None
 
         asyncio.run(go())
         api_sent = json.dumps(api_fake.requests[0]["body"]["input"])
-        assert "PELICAN" in api_sent and "first, on codex" in api_sent
+        assert "PELICAN" in api_sent and "first, on codex" in api_sent and "OSPREY" in api_sent
+        calls = [i for i in api_fake.requests[0]["body"]["input"] if i.get("type") == "function_call"]
+        assert [c["name"] for c in calls] == ["Read"]  # Codex's MCP call, as sagent's own tool call
         # Switched back in, Codex starts a thread on the whole conversation, the API's answer included.
         replayed = json.dumps(cli_fake.requests[-1]["body"]["input"])
         assert "PELICAN" in replayed and "second, on the API" in replayed and "once more" in replayed
+        assert "OSPREY" in replayed
 
 
 @needs_cli

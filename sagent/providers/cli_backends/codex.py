@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -156,7 +156,6 @@ class CodexCLIModel(Model):
         """A response was abandoned mid-stream: the thread may hold a half turn, so a new one starts."""
         self._signed_in = False
         self._instructions: str | None = None
-        self._ids = itertools.count(1)
 
     @property
     def provider(self) -> str:
@@ -391,8 +390,9 @@ class CodexCLIModel(Model):
                 return
             elif kind == "item.started" and item.get("type") == "mcp_tool_call" and item.get("server") == SERVER_NAME:
                 arguments = item.get("arguments")
+                # Codex numbers its items per process; the call's id must be unique in the whole history.
                 call = ToolCall(
-                    f"codex_{next(self._ids)}_{item.get('id', '')}",
+                    f"call_{uuid.uuid4().hex[:24]}",
                     str(item.get("tool", "")),
                     arguments if isinstance(arguments, dict) else {},
                 )
