@@ -397,3 +397,38 @@ def test_sagent_p_on_a_signed_out_codex_says_how_to_sign_in_in_one_line(cli_env:
     errors = [line for line in out.stderr.splitlines() if line.startswith("sagent:")]
     assert len(errors) == 1 and "codex login" in errors[0] and "refused the key" not in errors[0], out.stderr
     assert "Traceback" not in out.stderr
+
+
+@needs_cli
+def test_a_codex_gone_silent_mid_turn_is_ended_and_the_retry_starts_afresh(cli_env: Path) -> None:
+    (cli_env / "a.txt").write_text("alpha\n")
+    steps = [
+        responses_tools([("Read", {"path": "a.txt"})], namespace=BRIDGED),
+        Faulty(responses_text("too late"), pause=(0, 60.0)),  # the model's next answer never comes
+        responses_text("recovered"),
+    ]
+    with FakeResponses(steps) as fake:
+
+        async def go() -> tuple[list[Event], list[int]]:
+            assert CODEX is not None
+            m = CodexCLIModel("gpt-5.4", api_key="test", base_url=fake.url, binary=CODEX, cwd=cli_env, idle_timeout=8)
+            agent = Agent(m, tools=builtin_tools(fleet=False), cwd=cli_env)
+            events: list[Event] = []
+            pids: list[int] = []
+            try:
+                async for event in agent.run("read a.txt"):
+                    events.append(event)
+                    if m.cli is not None and m.cli.process.pid not in pids:
+                        pids.append(m.cli.process.pid)
+            finally:
+                await agent.aclose()
+            return events, pids
+
+        events, pids = asyncio.run(go())
+        retries = [e for e in events if isinstance(e, Retrying)]
+        assert retries and "printed nothing" in retries[0].error, [e.error for e in retries]
+        assert next(e for e in events if isinstance(e, Result)).text == "recovered"
+        assert len(pids) == 2  # the silent Codex, then the one the retry started
+        for pid in pids:
+            with pytest.raises(ProcessLookupError):
+                os.killpg(pid, 0)  # each is gone, with everything it started
