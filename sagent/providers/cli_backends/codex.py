@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import tempfile
 import uuid
 from collections.abc import AsyncIterator
@@ -231,9 +232,15 @@ class CodexCLIModel(Model):
                 env=self._env(),
                 start_new_session=True,
             )
-            out, _ = await asyncio.wait_for(process.communicate(), 60)
-        except (OSError, TimeoutError) as error:
+        except OSError as error:
             raise BadRequestError(f"cannot run `{binary} login status`: {error}", provider=PROVIDER) from None
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), 60)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
+            raise ProviderConnectionError(f"`{binary} login status` gave no answer in 60s", provider=PROVIDER) from None
         if process.returncode != 0:
             said = " ".join(line for line in out.decode(errors="replace").splitlines() if "WARNING" not in line)
             raise AuthenticationError(
