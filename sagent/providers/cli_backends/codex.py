@@ -323,6 +323,9 @@ class CodexCLIModel(Model):
             self._history = messages
             return
         if same and not self._waiting and self.thread_id and fresh and all(isinstance(m, UserMessage) for m in fresh):
+            if self.cli is not None:  # the last turn's Codex saves its thread as it exits: let it finish
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.cli.process.wait(), 10)
             await self._end_process()
             text = "\n\n".join(m.text for m in fresh if isinstance(m, UserMessage))
             self.cli = await self._start(request, text, resume=self.thread_id)
