@@ -1,10 +1,11 @@
-"""What a subscription CLI costs per round: the same tool task on the Anthropic API and on AnthropicCLI.
+"""What a subscription CLI costs per round: the same tool task on the Anthropic API and on AnthropicCLI, and
+on the OpenAI API and on OpenAISubscription (Codex).
 
-Both run against the fake Anthropic server on 127.0.0.1, so only sagent and the CLI are measured: ROUNDS
+Each pair runs against the provider's fake server on 127.0.0.1, so only sagent and the CLI are measured: ROUNDS
 tool rounds (Read through sagent's tools, over the MCP bridge for the CLI) then a final answer. Printed:
 the CLI's start-up (agent start to the model's first request) and the time per tool round for each
 provider; target: the CLI adds less than ROUND_EXTRA_MS per round over the API. Skipped (with the reason)
-when the `claude` binary is not installed (.ci/run puts it in .ci/node when npm is present).
+when the `claude` or `codex` binary is not installed (.ci/run puts them in .ci/node when npm is present).
 
     uv run python benchmarks/cli_providers.py
 """
@@ -29,6 +30,7 @@ from sagent.events import Result  # noqa: E402
 from sagent.providers.base import Model  # noqa: E402
 from sagent.tools import builtin_tools  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropic, Step, text_response, tool_use_response  # noqa: E402
+from tests.fakes.sse_server import FakeServer  # noqa: E402
 
 ROUNDS = 8
 ROUND_EXTRA_MS = 250.0
@@ -40,7 +42,7 @@ def claude_binary() -> str | None:
     return str(LOCAL) if LOCAL.exists() else shutil.which("claude")
 
 
-async def _task(model: Model, fake: FakeAnthropic, cwd: Path) -> tuple[float, float]:
+async def _task(model: Model, fake: FakeServer, cwd: Path) -> tuple[float, float]:
     """(ms from start to the first request, ms per tool round after it) for one run of the task."""
     agent = Agent(model, tools=builtin_tools(fleet=False), cwd=cwd)
     start = time.perf_counter()
@@ -89,6 +91,11 @@ def report(name: str, value: float, unit: str, target: float) -> bool:
 
 
 def cli_provider_figures() -> list[bool]:
+    """Print the figures of every CLI provider; [] for one whose CLI is missing (skipped)."""
+    return claude_figures() + codex_figures()
+
+
+def claude_figures() -> list[bool]:
     """Print the figures; [] (skipped) without the CLI."""
     binary = claude_binary()
     if binary is None:
@@ -115,6 +122,54 @@ def cli_provider_figures() -> list[bool]:
     print(f"{'start to first request: anthropic API → AnthropicCLI':<52} {api_start:>9.0f} → {cli_start:.0f} ms")
     print(f"{f'per tool round ({ROUNDS} rounds): API → AnthropicCLI':<52} {api_round:>9.1f} → {cli_round:.1f} ms")
     return [report("AnthropicCLI overhead per tool round over the API", cli_round - api_round, "ms", ROUND_EXTRA_MS)]
+
+
+CODEX = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "codex"
+
+
+def _codex_measure(provider: str, binary: str | None, cwd: Path) -> tuple[float, float]:
+    """(start-up ms, ms per round) of the task on `openai` or `openai-subscription`."""
+    from sagent.providers.cli_backends.codex import CodexCLIModel
+    from sagent.providers.openai_responses import OpenAIModel
+    from tests.fakes.openai_responses_server import FakeResponses, responses_text, responses_tools
+
+    on_cli = provider == "openai-subscription"
+    namespace = "mcp__sagent" if on_cli else None
+    steps = [responses_tools([("Read", {"path": "a.txt"})], namespace=namespace) for _ in range(ROUNDS)]
+    with FakeResponses([*steps, responses_text("ok")]) as fake:
+        model: Model
+        if on_cli:
+            model = CodexCLIModel("gpt-5.4", api_key="test", base_url=fake.url, binary=binary, cwd=cwd)
+        else:
+            model = OpenAIModel("gpt-5.4", api_key="test", base_url=fake.url)
+        return asyncio.run(_task(model, fake, cwd))
+
+
+def codex_figures() -> list[bool]:
+    """OpenAISubscription beside the OpenAI API; [] (skipped) without the `codex` binary."""
+    binary = str(CODEX) if CODEX.exists() else shutil.which("codex")
+    if binary is None:
+        print("OpenAISubscription: skipped (no `codex` binary; .ci/run installs it when npm is present)")
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = os.environ.get("CODEX_HOME")
+        os.environ["CODEX_HOME"] = str(Path(tmp) / "codex-home")  # Codex's own files go here, not the user's
+        Path(os.environ["CODEX_HOME"]).mkdir()
+        try:
+            cwd = Path(tmp)
+            (cwd / "a.txt").write_text("alpha\n")
+            _codex_measure("openai", None, cwd)  # warm imports
+            api_start, api_round = _codex_measure("openai", None, cwd)
+            cli_start, cli_round = _codex_measure("openai-subscription", binary, cwd)
+        finally:
+            if saved is None:
+                os.environ.pop("CODEX_HOME", None)
+            else:
+                os.environ["CODEX_HOME"] = saved
+    print(f"{'start to first request: openai API → OpenAISubscription':<52} {api_start:>9.0f} → {cli_start:.0f} ms")
+    print(f"{f'per tool round ({ROUNDS} rounds): API → OpenAISubscription':<52} {api_round:>9.1f} → {cli_round:.1f} ms")
+    extra = cli_round - api_round
+    return [report("OpenAISubscription overhead per tool round over the API", extra, "ms", ROUND_EXTRA_MS)]
 
 
 if __name__ == "__main__":

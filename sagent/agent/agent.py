@@ -104,7 +104,8 @@ class Agent:
         self.history: list[Message] = list(history)
         self.parent = parent
         self.depth: int = parent.depth + 1 if parent is not None else 0
-        self.cost: CostTracker = CostTracker(self.settings.max_budget_usd, parent.cost if parent is not None else None)
+        above = parent.cost if parent is not None else None
+        self.cost: CostTracker = CostTracker(self.settings.max_budget_usd, above, self.settings.max_subscription_tokens)
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
@@ -592,9 +593,4 @@ class Agent:
         )
 
     def budget_reason(self) -> str:
-        tracker = self.cost.limiting() or self.cost
-        whose = "" if tracker is self.cost else f" by the tree of agents {self.label} belongs to"
-        return (
-            f"stopped: ${tracker.total_usd:.4f} spent{whose}, which reaches the budget of "
-            f"${tracker.max_budget_usd or 0:.4f} (max_budget_usd)"
-        )
+        return self.cost.stop_reason(self.label)

@@ -5,6 +5,10 @@ in the agent's own spend and in the tree spend of the agent and every ancestor, 
 whole fleet's, live. The budget check asks every tracker up the chain, so a cap set on the root stops the
 whole tree.
 
+A tree may also cap its subscription use (`max_subscription_tokens`): a model CLI on the user's own plan
+(`AnthropicCLI`, `OpenAISubscription`) reports tokens but is not priced, so a USD budget never stops it; the
+token cap does, counted the same way up the chain and checked before every request.
+
 Amounts are exact decimals (see `Cost`): a budget of $0.06 is reached by six responses of $0.01, never
 missed by a rounding error. Before a request is sent, its estimated cost is checked against every budget up
 the chain (`refusing`) and held (`reserve`) until its response is counted, so agents of one tree that send
@@ -19,11 +23,13 @@ from decimal import Decimal
 
 from sagent.providers.base import ProviderError
 from sagent.providers.catalog import cost_of
+from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, subscription_tokens
 from sagent.types import ZERO_USD, Cost, Usage, usd
 
 
 class BudgetExceededError(ProviderError):
-    """A request was not sent: its estimated cost would cross a budget (max_budget_usd)."""
+    """A request was not sent: its estimated cost would cross a budget (max_budget_usd), or the subscription
+    tokens allowed (max_subscription_tokens) are used up."""
 
     kind = "budget"
 
@@ -42,9 +48,18 @@ class CostTracker:
     """Adds up every response's usage and cost, by model: the agent's own (`own_by_model`) and its whole
     tree's (`by_model`, which includes every descendant)."""
 
-    def __init__(self, max_budget_usd: float | Decimal | None = None, parent: CostTracker | None = None) -> None:
+    def __init__(
+        self,
+        max_budget_usd: float | Decimal | None = None,
+        parent: CostTracker | None = None,
+        max_subscription_tokens: int | None = None,
+    ) -> None:
         self.budget: Decimal | None = None
         self.max_budget_usd = max_budget_usd
+        if max_subscription_tokens is not None and max_subscription_tokens <= 0:
+            raise ValueError(f"max_subscription_tokens must be above 0, not {max_subscription_tokens}")
+        self.token_budget = max_subscription_tokens
+        """The subscription tokens this tree may use (`max_subscription_tokens`), or None."""
         self.parent = parent
         self.own_by_model: dict[str, ModelSpend] = {}
         self.by_model: dict[str, ModelSpend] = {}
@@ -116,13 +131,24 @@ class CostTracker:
     def unpriced_models(self) -> list[str]:
         return [m for m, s in self.by_model.items() if not s.cost.priced]
 
+    @property
+    def subscription_tokens(self) -> int:
+        """The tokens this tree's subscription models (marked `(subscription)`) reported using."""
+        return sum(subscription_tokens(s.usage) for m, s in self.by_model.items() if m.endswith(SUBSCRIPTION_MARK))
+
+    def tokens_used_up(self) -> bool:
+        """True once this tree has used the subscription tokens it may (never without a token budget)."""
+        return self.token_budget is not None and self.subscription_tokens >= self.token_budget
+
     def over_budget(self) -> bool:
         """True once this tree, or any tree it belongs to, has spent its budget."""
         return self.limiting() is not None
 
     def limiting(self) -> CostTracker | None:
         """The tracker whose budget is spent (this one or an ancestor), or None."""
-        return next((t for t in self.chain() if t.budget is not None and t.spent >= t.budget), None)
+        return next(
+            (t for t in self.chain() if (t.budget is not None and t.spent >= t.budget) or t.tokens_used_up()), None
+        )
 
     def budgeted(self) -> CostTracker | None:
         """The nearest tracker up the chain that has a budget, or None."""
@@ -136,6 +162,8 @@ class CostTracker:
         A spent budget refuses every request, even one estimated at nothing (an unpriced model)."""
         amount = estimate.usd_total
         for tracker in self.chain():
+            if tracker.tokens_used_up():
+                return tracker
             if tracker.budget is None:
                 continue
             committed = tracker.spent + tracker.reserved
@@ -151,3 +179,19 @@ class CostTracker:
     def release(self, amount: Decimal) -> None:
         for tracker in self.chain():
             tracker.reserved -= amount
+
+    # ------------------------------------------------------------------------------------- explaining
+
+    def stop_reason(self, label: str) -> str:
+        """Why the agent `label` (whose tracker this is) stops: which budget is reached, and whose."""
+        tracker = self.limiting() or self
+        whose = "" if tracker is self else f" by the tree of agents {label} belongs to"
+        if tracker.tokens_used_up():
+            return (
+                f"stopped: {tracker.subscription_tokens:,} subscription tokens used{whose}, which reaches the "
+                f"limit of {tracker.token_budget:,} (max_subscription_tokens)"
+            )
+        return (
+            f"stopped: ${tracker.total_usd:.4f} spent{whose}, which reaches the budget of "
+            f"${tracker.max_budget_usd or 0:.4f} (max_budget_usd)"
+        )

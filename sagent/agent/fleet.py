@@ -366,6 +366,7 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         max_depth=deepest,
         # The parent's budget already holds the child: its cost tracker counts into the parent's.
         max_budget_usd=None,
+        max_subscription_tokens=None,
     )
     if request.advisor is not None:
         from sagent.advisor import with_advisor

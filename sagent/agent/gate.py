@@ -99,6 +99,12 @@ class RequestGate:
     def _refusal(self, tracker: CostTracker, estimate: Cost, tokens: int) -> str:
         agent = self.agent
         whose = "" if tracker is agent.cost else f" by the tree of agents {agent.label} belongs to"
+        if tracker.tokens_used_up():
+            return (
+                f"stopped before a request of about {tokens:,} tokens: {tracker.subscription_tokens:,} subscription "
+                f"tokens used{whose} of the {tracker.token_budget:,} allowed (max_subscription_tokens); "
+                "the request was not sent"
+            )
         in_flight = f" (${tracker.reserved:.4f} more in flight)" if tracker.reserved else ""
         return (
             f"stopped before a request of about {tokens:,} tokens estimated at ${estimate.usd_total:.4f}: "

@@ -63,6 +63,10 @@ class AgentSettings:
     max_budget_usd: float | None = None
     """Stop when this agent's tree of agents has spent this many dollars; None: no budget."""
 
+    max_subscription_tokens: int | None = None
+    """Stop when this agent's tree has used this many tokens on subscription models (a model CLI on the
+    user's plan, which no USD budget counts); None: no limit."""
+
     max_tokens: int | None = None
     """The longest response the model may write, in tokens; None: the provider's default."""
 

@@ -57,6 +57,7 @@ def agent_settings(
         tools=(*perms.tools, *(t for t in mcp.tools if t not in perms.tools)) if mcp else perms.tools,
         max_tool_rounds=args.max_tool_rounds,
         max_budget_usd=args.max_budget_usd,
+        max_subscription_tokens=getattr(args, "max_subscription_tokens", None),
         max_tokens=args.max_tokens,
         thinking_budget=settings_from.thinking_budget if settings_from is not None else args.thinking_budget,
         effort=settings_from.effort if settings_from is not None else args.effort,

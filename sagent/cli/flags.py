@@ -163,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="USD",
         help="stop before spending more than this: a request whose estimated cost would cross it is not sent",
     )
+    agent.add_argument(
+        "--max-subscription-tokens",
+        type=int,
+        metavar="N",
+        help="stop once subscription models (a model CLI on your own plan, which --max-budget-usd cannot price) "
+        "have used N tokens, sub-agents included",
+    )
     agent.add_argument("--cwd", metavar="DIR", help="the working directory for tools and sessions")
     agent.add_argument(
         "--compact-at",
@@ -335,7 +342,7 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--nats and --label place the agent in a fleet: give --fleet NAME too"
     if args.include_partial_messages and args.output_format != "stream-json":
         return "--include-partial-messages needs --output-format stream-json"
-    for name in ("max_tool_rounds", "max_tokens", "thinking_budget"):
+    for name in ("max_tool_rounds", "max_tokens", "thinking_budget", "max_subscription_tokens"):
         value = getattr(args, name)
         if value is not None and value < 1:
             return f"--{name.replace('_', '-')} must be at least 1"

@@ -293,9 +293,16 @@ async def _run(
             _discard_unanswered(agent.session.path)
 
 
-def _key_hint(provider: str, api_key_env: str | None) -> str:
-    """What to do when `provider` refuses the key: the variable to check."""
+def _key_hint(provider: str, api_key_env: str | None) -> str | None:
+    """What to do when `provider` refuses the key: the variable to check. None when no key was used (a
+    model CLI on its own sign-in, whose error already says how to sign in)."""
     variable = key_variable(provider, api_key_env)
+    if variable is not None and not os.environ.get(variable) and not api_key_env:
+        from sagent.providers.specs import find_spec
+
+        spec = find_spec(provider)
+        if spec is not None and not spec.key_required:
+            return None
     if variable is None:
         return "the provider refused the key: name the variable that holds it with --api-key-env"
     return f"the provider refused the key in {variable}: check it, or name another variable with --api-key-env"

@@ -61,6 +61,12 @@ KEYS: dict[str, Key] = {
         Key("tools", "names", "tools", "the tool names; [] for none (--tools)"),
         Key("compactAt", "compact", "compact_at", "a fraction, 'off', or a list like the repeated --compact-at"),
         Key("maxBudgetUsd", "number", "max_budget_usd", "the budget in dollars (--max-budget-usd)"),
+        Key(
+            "maxSubscriptionTokens",
+            "integer",
+            "max_subscription_tokens",
+            "tokens subscription models may use (--max-subscription-tokens)",
+        ),
         Key("maxToolRounds", "integer", "max_tool_rounds", "rounds of tool calls (--max-tool-rounds)"),
         Key("advisor", "string", "advisor", "a model consulted when the agent is stuck (--advisor)"),
         Key("maxDepth", "integer", "max_depth", "levels of sub-agents (--max-depth)"),

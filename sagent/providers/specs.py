@@ -117,6 +117,17 @@ SPECS: tuple[ProviderSpec, ...] = (
         sdk="mcp",
     ),
     ProviderSpec(
+        "openai-subscription",
+        "OpenAISubscription",
+        "the installed codex CLI on its own ChatGPT sign-in (a subscription); sagent's tools over MCP",
+        "sagent.providers.cli_backends.codex:CodexCLIModel",
+        ("SAGENT_CODEX_API_KEY",),  # only to bill an API key through the CLI; unset, its own sign-in pays
+        key_required=False,
+        default_model="default",
+        aliases=("codex", "codex-cli", "chatgpt"),
+        sdk="mcp",
+    ),
+    ProviderSpec(
         "local",
         "LlamaCpp",
         "llama.cpp on this machine (the `local` extra); --model takes a .gguf path",

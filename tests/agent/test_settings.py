@@ -35,6 +35,7 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "tools": (AgentSpawn(), AgentSend(), AgentSelf(), Jobs(), advisor.tool),
         "max_tool_rounds": 9,
         "max_budget_usd": 5.0,
+        "max_subscription_tokens": 50_000,
         "max_tokens": 1234,
         "thinking_budget": 2048,
         "effort": "low",
@@ -60,7 +61,7 @@ async def _refuse_all(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny
 
 
 # What spawning sets for the child itself, and why (each is asserted below).
-SET_BY_SPAWN = {"label", "role", "max_budget_usd"}
+SET_BY_SPAWN = {"label", "role", "max_budget_usd", "max_subscription_tokens"}
 
 
 async def test_a_child_inherits_every_setting_it_is_not_given(tmp_path: Path) -> None:
@@ -78,6 +79,7 @@ async def test_a_child_inherits_every_setting_it_is_not_given(tmp_path: Path) ->
     assert inherited.label == "kid"
     assert inherited.role != values["role"] and '"kid"' in inherited.role and '"boss"' in inherited.role
     assert inherited.max_budget_usd is None  # the parent's budget holds the child's spend
+    assert inherited.max_subscription_tokens is None  # and its token limit the child's subscription use
     assert child.agent.cost.budgeted() is parent.cost
     assert child.agent.system.startswith("you are the boss\n\n")
     assert (await child.wait()).text == "done"

@@ -40,12 +40,15 @@ def responses_text(text: str, **usage: int) -> ResponsesReply:
     return ResponsesReply([{"type": "message", "text": text}], usage=_usage(usage))
 
 
-def responses_tools(calls: list[tuple[str, dict[str, Any]]], text: str = "", **usage: int) -> ResponsesReply:
+def responses_tools(
+    calls: list[tuple[str, dict[str, Any]]], text: str = "", *, namespace: str | None = None, **usage: int
+) -> ResponsesReply:
+    """Function calls (after `text`, if any); `namespace` names the tool namespace they belong to, as for
+    the MCP tools Codex offers (`mcp__<server>`)."""
     items: list[dict[str, Any]] = [{"type": "message", "text": text}] if text else []
     for i, (name, args) in enumerate(calls):
-        items.append(
-            {"type": "function_call", "call_id": f"call_{i}{name}", "name": name, "arguments": json.dumps(args)}
-        )
+        call = {"type": "function_call", "call_id": f"call_{i}{name}", "name": name, "arguments": json.dumps(args)}
+        items.append({**call, "namespace": namespace} if namespace else call)
     return ResponsesReply(items, usage=_usage(usage))
 
 
@@ -76,7 +79,7 @@ def _full_item(item: dict[str, Any], index: int) -> dict[str, Any]:
             "summary": [{"type": "summary_text", "text": item["summary"]}],
             "encrypted_content": item["encrypted_content"],
         }
-    return {
+    call = {
         "id": f"fc_{index}",
         "type": "function_call",
         "status": "completed",
@@ -84,6 +87,9 @@ def _full_item(item: dict[str, Any], index: int) -> dict[str, Any]:
         "name": item["name"],
         "arguments": item["arguments"],
     }
+    if item.get("namespace"):  # a tool offered inside a namespace (codex puts each MCP server's tools in one)
+        call["namespace"] = item["namespace"]
+    return call
 
 
 def _started_item(full: dict[str, Any]) -> dict[str, Any]:

@@ -12,11 +12,27 @@ import signal
 from typing import Any
 
 from sagent.providers.base import ProviderConnectionError
-from sagent.types import AssistantMessage, Message, PeerMessage, TextPart, ToolCall, ToolResult, UserMessage
+from sagent.types import (
+    AssistantMessage,
+    Message,
+    PeerMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
 
 SUBSCRIPTION_MARK = " (subscription)"
 """Ends the model name a CLI-backed model reports in its messages, so `/cost` and `modelUsage` show its use
 as subscription use: no catalog price matches it, so it is never billed per token."""
+
+
+def subscription_tokens(usage: Usage) -> int:
+    """The tokens a response used that count against a subscription budget: every token reported, read
+    from the cache or not (a plan's limits count them all)."""
+    return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+
 
 LINE_LIMIT = 64 * 1024 * 1024
 """The longest output line read from a CLI (a tool result echoed back can be large)."""
@@ -62,6 +78,16 @@ class CliProcess:
         try:
             self.process.stdin.write((json.dumps(payload) + "\n").encode())
             await self.process.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError) as error:
+            raise ProviderConnectionError(f"the CLI stopped reading: {error}", provider=self.provider) from None
+
+    async def send_text(self, text: str) -> None:
+        """Write `text` to the CLI's stdin and close it (a CLI that reads its whole prompt from stdin)."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(text.encode())
+            await self.process.stdin.drain()
+            self.process.stdin.close()
         except (BrokenPipeError, ConnectionResetError) as error:
             raise ProviderConnectionError(f"the CLI stopped reading: {error}", provider=self.provider) from None
 
