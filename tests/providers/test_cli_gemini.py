@@ -263,3 +263,18 @@ def test_a_prompt_starting_with_a_slash_is_not_a_cli_command() -> None:
     from sagent.providers.cli_backends.gemini_setup import safe_prompt
 
     assert safe_prompt("/quit now") == "\n/quit now" and safe_prompt("hello /quit") == "hello /quit"
+
+
+def test_what_the_cli_says_when_it_fails_becomes_the_typed_error() -> None:
+    from sagent.providers.base import OverloadedError, RateLimitError, ServerError
+    from sagent.providers.cli_backends.gemini_setup import error_from
+
+    signed_out = (
+        "\x1b[31mManual authorization is required but the current session is non-interactive. Please run the "
+        "Gemini CLI in an interactive terminal to log in, provide a GEMINI_API_KEY\x1b[0m"
+    )
+    error = error_from(signed_out, 41)
+    assert isinstance(error, AuthenticationError) and "\x1b" not in str(error) and "run `gemini`" in str(error)
+    assert isinstance(error_from("got status: 429 RESOURCE_EXHAUSTED"), RateLimitError)
+    assert isinstance(error_from("[503] the model is overloaded"), OverloadedError)
+    assert isinstance(error_from("something odd", 1), ServerError)

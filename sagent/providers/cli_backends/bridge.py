@@ -35,7 +35,8 @@ class BridgeCall:
     """The id of the model's tool_use block this call answers, once matched."""
 
 
-def _same_arguments(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_arguments(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two tool calls' arguments are the same (as JSON, keys in any order)."""
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
@@ -73,7 +74,7 @@ class Bridge:
     def claim(self, call_id: str, name: str, arguments: dict[str, Any]) -> BridgeCall | None:
         """The unmatched call the CLI made for tool_use `call_id` (same tool, same arguments), now matched."""
         for call in self.calls:
-            if call.call_id is None and call.name == name and _same_arguments(call.arguments, arguments):
+            if call.call_id is None and call.name == name and same_arguments(call.arguments, arguments):
                 call.call_id = call_id
                 return call
         return None

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ToolCallDelta
 from sagent.providers.base import BadRequestError, Model, ProviderConnectionError, ProviderError
-from sagent.providers.cli_backends.bridge import Bridge
+from sagent.providers.cli_backends.bridge import Bridge, BridgeCall, same_arguments
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
 from sagent.providers.cli_backends.gemini_setup import (
     PREFIX,
@@ -238,7 +238,10 @@ class GeminiCLIModel(Model):
             called = None
             if stop_on_call and self.bridge is not None:
                 self.bridge.arrived.clear()  # before looking, so a call arriving meanwhile is not missed
-                if any(c.call_id is None for c in self.bridge.calls):
+                unclaimed = [c for c in self.bridge.calls if c.call_id is None]
+                if unclaimed and _all_arrived(self._pending, unclaimed):
+                    return True  # every call announced is waiting in the bridge
+                if unclaimed:
                     limit = SETTLE
                 else:
                     called = asyncio.ensure_future(self.bridge.arrived.wait())
@@ -327,6 +330,17 @@ class GeminiCLIModel(Model):
         message = AssistantMessage(tuple(content), PROVIDER, model, usage, stop)
         self._history = (*self._history, message)
         return message
+
+
+def _all_arrived(announced: list[ToolCall], arrived: list[BridgeCall]) -> bool:
+    """Whether each call the CLI announced has reached the bridge (the same tool with the same arguments)."""
+    left = list(arrived)
+    for call in announced:
+        match = next((c for c in left if c.name == call.name and same_arguments(c.arguments, call.arguments)), None)
+        if match is None:
+            return False
+        left.remove(match)
+    return True
 
 
 def _tool_call(event: dict[str, Any]) -> ToolCall:

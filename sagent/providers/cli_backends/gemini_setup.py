@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -72,7 +73,7 @@ def settings(bridge_url: str, tools: tuple[ToolSpec, ...], *, keyed: bool) -> di
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "checkpointing": {"enabled": False}},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
-        "model": {"skipNextSpeakerCheck": True},
+        "model": {"skipNextSpeakerCheck": True, "disableLoopDetection": True},  # sagent bounds its own rounds
         "useWriteTodos": False,
     }
     if keyed:
@@ -133,10 +134,11 @@ def safe_prompt(text: str) -> str:
 
 def error_from(text: str, exit_code: int | None = None) -> ProviderError:
     """The typed error for a failed CLI run, from what the CLI said and its exit status."""
-    said = text.strip()[-400:]
+    said = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text).strip()[-400:]  # without the terminal's colours
     lowered = said.lower()
     if exit_code == AUTH_EXIT_CODE or any(
-        w in lowered for w in ("auth method", "api key not valid", "unauthenticated", "401", "login", "sign in")
+        w in lowered
+        for w in ("auth method", "api key not valid", "unauthenticated", "401", "log in", "login", "authorization")
     ):
         return AuthenticationError(
             f"the Gemini CLI is not signed in or its key was refused ({said[:300]}); run `gemini` once to "
