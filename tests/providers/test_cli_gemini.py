@@ -278,3 +278,20 @@ def test_what_the_cli_says_when_it_fails_becomes_the_typed_error() -> None:
     assert isinstance(error_from("got status: 429 RESOURCE_EXHAUSTED"), RateLimitError)
     assert isinstance(error_from("[503] the model is overloaded"), OverloadedError)
     assert isinstance(error_from("something odd", 1), ServerError)
+
+
+@needs_cli
+def test_sagent_p_on_a_signed_out_cli_says_so_in_one_line(cli_env: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    assert GEMINI is not None
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env |= {"SAGENT_GEMINI_BIN": GEMINI, "XDG_DATA_HOME": str(tmp_path / "data")}
+    argv = [sys.executable, "-m", "sagent.cli.main", "-p", "hi", "--provider", "GoogleCLI", "--cwd", str(cli_env)]
+    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""  # a sign-in to fix, like a missing key
+    lines = [line for line in done.stderr.splitlines() if line.startswith("sagent:")]
+    assert len(lines) == 1 and "google-cli authentication" in lines[0] and "run `gemini`" in lines[0], done.stderr
+    assert "refused the key in" not in lines[0]  # no key was given: the hint about one would mislead
+    assert "Traceback" not in done.stderr

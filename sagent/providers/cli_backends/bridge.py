@@ -95,6 +95,9 @@ class Bridge:
 
     async def serve(self) -> None:
         """Start the MCP endpoint on a free 127.0.0.1 port (returns once it listens)."""
+        from sagent.providers import prefetch
+
+        await asyncio.to_thread(prefetch.finished, "mcp")  # the SDK may be importing in the background
         import uvicorn
 
         listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
