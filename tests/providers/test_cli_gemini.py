@@ -74,8 +74,9 @@ def test_a_multi_round_tool_task_runs_every_tool_in_sagent_and_a_rule_denies_one
     from sagent.permissions import PermissionHook, Permissions
 
     (cli_env / "a.txt").write_text("alpha contents\n")
+    (cli_env / "z.txt").write_text("zulu contents\n")
     steps: list[GeminiReply] = [
-        gemini_tools([(tool("Read"), {"path": "a.txt"})]),
+        gemini_tools([(tool("Read"), {"path": "a.txt"}), (tool("Read"), {"path": "z.txt"})]),  # two at once
         gemini_tools([(tool("Write"), {"path": "b.txt", "content": "beta"})]),
         gemini_tools([(tool("Bash"), {"command": "touch c.txt"})]),
         gemini_text("all done", promptTokenCount=300, candidatesTokenCount=7),
@@ -97,14 +98,14 @@ def test_a_multi_round_tool_task_runs_every_tool_in_sagent_and_a_rule_denies_one
 
         events, workspace = asyncio.run(go())
     finished = [e for e in events if isinstance(e, ToolFinished)]
-    assert [f.result.name for f in finished] == ["Read", "Write", "Bash"]
-    assert "alpha contents" in finished[0].result.text
+    assert [f.result.name for f in finished] == ["Read", "Read", "Write", "Bash"]
+    assert "alpha contents" in finished[0].result.text and "zulu contents" in finished[1].result.text
     assert (cli_env / "b.txt").read_text() == "beta"
-    assert finished[2].result.is_error and not (cli_env / "c.txt").exists()  # denied by the rule, never run
+    assert finished[3].result.is_error and not (cli_env / "c.txt").exists()  # denied by the rule, never run
     result = next(e for e in events if isinstance(e, Result))
     assert result.text == "all done" and not result.is_error
     # The CLI handed sagent's results back to the model, the denial included, and offered only sagent's tools.
-    assert "alpha contents" in json.dumps(responses(fake, 1))
+    assert "alpha contents" in json.dumps(responses(fake, 1)) and "zulu contents" in json.dumps(responses(fake, 1))
     assert "Bash" in json.dumps(responses(fake, 3)) and "error" in json.dumps(responses(fake, 3))
     assert offered(fake, 0) and all(n.startswith("mcp_sagent_") for n in offered(fake, 0))
     assert workspace is not None and not workspace.exists()  # the private workspace went with the agent
