@@ -180,6 +180,9 @@ def main() -> int:
         from benchmarks.cli_providers import cli_provider_figures
 
         results += cli_provider_figures()  # AnthropicCLI beside the API, per round (skipped without `claude`)
+        from benchmarks.cli_gemini import gemini_cli_figures
+
+        results += gemini_cli_figures()  # GoogleCLI beside the Gemini API, per round (skipped without `gemini`)
         from benchmarks.faults import TARGET_S, recovery_times
 
         for name, seconds in recovery_times().items():

@@ -35,6 +35,7 @@ from sagent.evidence.gitref import start_point
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
+from sagent.providers.specs import find_spec
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
@@ -294,15 +295,12 @@ async def _run(
 
 
 def _key_hint(provider: str, api_key_env: str | None) -> str | None:
-    """What to do when `provider` refuses the key: the variable to check. None when no key was used (a
-    model CLI on its own sign-in, whose error already says how to sign in)."""
+    """What to do when `provider` refuses the key: the variable to check; None when no key was given to a
+    provider that needs none (a model CLI on its own sign-in says itself how to sign in)."""
     variable = key_variable(provider, api_key_env)
-    if variable is not None and not os.environ.get(variable) and not api_key_env:
-        from sagent.providers.specs import find_spec
-
-        spec = find_spec(provider)
-        if spec is not None and not spec.key_required:
-            return None
+    spec = find_spec(provider)
+    if spec is not None and not spec.key_required and not api_key_env and not os.environ.get(variable or ""):
+        return None
     if variable is None:
         return "the provider refused the key: name the variable that holds it with --api-key-env"
     return f"the provider refused the key in {variable}: check it, or name another variable with --api-key-env"

@@ -61,6 +61,15 @@ def start(provider: str) -> threading.Thread | None:
     return thread
 
 
+def finished(sdk: str) -> None:
+    """Wait until the background import of `sdk`, if one was started, is over: for code importing parts of
+    a package whose modules import each other, which a second thread importing it at the same time can
+    find half-initialised (an ImportError)."""
+    thread = _started.get(sdk)
+    if thread is not None:
+        thread.join()
+
+
 def tls_context() -> ssl.SSLContext | None:
     """The TLS context built at start-up, as `httpx2` builds its default one (waiting for it when it is
     still being built), for an SDK client to use instead of building its own; None when none was started

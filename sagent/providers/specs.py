@@ -128,6 +128,17 @@ SPECS: tuple[ProviderSpec, ...] = (
         sdk="mcp",
     ),
     ProviderSpec(
+        "google-cli",
+        "GoogleCLI",
+        "the installed gemini CLI on its own Google login (a subscription); sagent's tools over MCP",
+        "sagent.providers.cli_backends.gemini:GeminiCLIModel",
+        ("SAGENT_GEMINI_API_KEY",),  # only to bill an API key through the CLI; unset, its own login pays
+        key_required=False,
+        default_model="auto",
+        aliases=("gemini-cli",),
+        sdk="mcp",
+    ),
+    ProviderSpec(
         "local",
         "LlamaCpp",
         "llama.cpp on this machine (the `local` extra); --model takes a .gguf path",

@@ -35,7 +35,8 @@ class BridgeCall:
     """The id of the model's tool_use block this call answers, once matched."""
 
 
-def _same_arguments(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_arguments(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two tool calls' arguments are the same (as JSON, keys in any order)."""
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
@@ -73,7 +74,7 @@ class Bridge:
     def claim(self, call_id: str, name: str, arguments: dict[str, Any]) -> BridgeCall | None:
         """The unmatched call the CLI made for tool_use `call_id` (same tool, same arguments), now matched."""
         for call in self.calls:
-            if call.call_id is None and call.name == name and _same_arguments(call.arguments, arguments):
+            if call.call_id is None and call.name == name and same_arguments(call.arguments, arguments):
                 call.call_id = call_id
                 return call
         return None
@@ -94,6 +95,9 @@ class Bridge:
 
     async def serve(self) -> None:
         """Start the MCP endpoint on a free 127.0.0.1 port (returns once it listens)."""
+        from sagent.providers import prefetch
+
+        await asyncio.to_thread(prefetch.finished, "mcp")  # the SDK may be importing in the background
         import uvicorn
 
         listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
