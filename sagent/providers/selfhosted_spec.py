@@ -9,8 +9,9 @@ Each suffix belongs to one category, in any order, each category at most once:
   bfloat16 on a GPU that has it, float16 on another GPU or mps, float32 on the CPU)
 - compile: `compile` (the model goes through `torch.compile` after loading)
 
-A local folder whose name holds a `+` is taken whole when it exists. Parsing imports nothing heavy: what a
-device or dtype can actually run is checked when the model loads (`sagent.providers.selfhosted_load`).
+A local folder whose name holds a `+` is taken whole when it exists (its suffixes follow it). Parsing imports
+nothing heavy: what a device or dtype can actually run is checked when the model loads
+(`sagent.providers.selfhosted_load`).
 """
 
 from __future__ import annotations
@@ -83,9 +84,10 @@ def parse_spec(text: str) -> HostedSpec:
     spec = text.strip()
     if not spec:
         raise SpecError("the SelfHosted provider needs --model: a HuggingFace repo id or a local snapshot folder")
-    if Path(spec).expanduser().is_dir():
-        return HostedSpec(spec)
-    source, *suffixes = spec.split("+")
+    parts = spec.split("+")
+    # The longest `+`-joined head that is a folder here is the source (a folder may have `+` in its name).
+    cut = next((n for n in range(len(parts), 1, -1) if Path("+".join(parts[:n])).expanduser().is_dir()), 1)
+    source, suffixes = "+".join(parts[:cut]), parts[cut:]
     if not source.strip():
         raise SpecError(f"model spec {spec!r} names no model before its suffixes")
     chosen: dict[str, str | bool] = {}
