@@ -123,3 +123,17 @@ def test_the_context_window_is_read_from_a_config() -> None:
     assert config_window({"n_positions": 1024}) == 1024
     assert config_window({}) is None
     assert config_window(SimpleNamespace(max_position_embeddings=4096)) == 4096
+
+
+def test_nothing_heavy_loads_until_a_selfhosted_model_runs() -> None:
+    """The class, the spec and the CLI's provider table import neither torch nor transformers."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom sagent.providers import SelfHosted\nfrom sagent.providers.selfhosted_spec import parse_spec\n"
+        "from sagent.providers.registry import choose\nparse_spec('o/m+cuda+bf16'); choose('SelfHosted', 'o/m')\n"
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

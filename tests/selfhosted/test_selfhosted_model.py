@@ -251,3 +251,13 @@ async def test_a_bad_spec_is_a_clear_error_before_anything_loads(snapshot: Path)
     missing = SelfHostedModel("/nowhere/such-model+cpu")
     with pytest.raises(BadRequestError, match="cannot load '/nowhere/such-model'"):
         await missing.load()
+
+
+async def test_the_library_class_builds_the_model(snapshot: Path) -> None:
+    from sagent.providers import Provider, SelfHosted
+
+    model = SelfHosted().model(f"{snapshot}+cpu")
+    assert isinstance(model, SelfHostedModel) and model.spec.device == "cpu"
+    assert Provider.named("huggingface") is SelfHosted
+    with pytest.raises(BadRequestError, match="needs a model id"):
+        SelfHosted().model()
