@@ -137,3 +137,17 @@ def test_nothing_heavy_loads_until_a_selfhosted_model_runs() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_model_of_this_machine_is_free_and_known_as_local() -> None:
+    from sagent.providers.catalog import cost_of, lookup, register_local_model, runs_locally
+    from sagent.types import Usage
+
+    name = "Example/Tiny-Test-Model+cpu"
+    assert lookup(name) is None and not cost_of(name, Usage(10, 10)).priced  # unknown: unpriced
+    register_local_model(name, "selfhosted", 32768)
+    cost = cost_of(name, Usage(1_000_000, 1_000_000))
+    assert cost.priced and cost.total == 0 and runs_locally(name) and runs_locally("smollm2")
+    info = lookup(name)
+    assert info is not None and info.context_window == 32768
+    assert not runs_locally("claude-sonnet-4-6")
