@@ -138,7 +138,11 @@ class SelfHostedModel(Model):
         loaded = await self.load()
         tokenizer = loaded.tokenizer
         native = bool(request.tools) and template_features(tokenizer).tools
-        prompt = render_prompt(tokenizer, request)
+        try:
+            prompt = render_prompt(tokenizer, request)
+        except Exception as error:  # a template that refuses the conversation (roles must alternate, ...)
+            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise BadRequestError(f"the chat template of {self.name} refused the request: {first}") from None
         inputs = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(loaded.device)
         prompt_tokens = int(inputs["input_ids"].shape[-1])
         window = loaded.context_window

@@ -261,3 +261,18 @@ async def test_the_library_class_builds_the_model(snapshot: Path) -> None:
     assert Provider.named("huggingface") is SelfHosted
     with pytest.raises(BadRequestError, match="needs a model id"):
         SelfHosted().model()
+
+
+async def test_a_template_that_refuses_the_conversation_is_a_provider_error(snapshot: Path) -> None:
+    model = SelfHostedModel(f"{snapshot}+cpu")
+    await model.load()
+    loaded = model.loaded
+    assert loaded is not None
+    saved = loaded.tokenizer.chat_template
+    loaded.tokenizer.chat_template = "{{ raise_exception('Conversation roles must alternate') }}"
+    try:
+        with pytest.raises(BadRequestError, match="refused the request: Conversation roles must alternate"):
+            await collect(model, ask("hi"))
+    finally:
+        loaded.tokenizer.chat_template = saved
+        await model.aclose()
