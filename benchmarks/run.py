@@ -190,6 +190,13 @@ def main() -> int:
         from benchmarks.advisor import advisor_figures
 
         results += advisor_figures()  # executor alone, strong alone, the pair; the local model per tool round
+        from benchmarks.selfhosted import selfhosted_figures
+
+        hosted = selfhosted_figures()  # the tiny HuggingFace model on the CPU; None without the extra
+        if hosted is None:
+            print("SelfHosted: skipped, the selfhosted extra is not installed")
+        for name, value, unit, target, at_least in hosted or ():
+            results.append(report(name, value, unit, target, at_least=at_least))
     return 0 if all(results) else 1
 
 

@@ -1,7 +1,7 @@
 """The model protocol, one adapter module per provider, and the providers as library classes.
 
 `from sagent.providers import Anthropic` (or `OpenAI`, `Google`, `Moonshot`, `DashScope`, `MiniMax`,
-`LlamaCpp`, `OpenAICompatible`, `Provider`, `ProviderSpec`) resolves lazily, and building a model imports
+`LlamaCpp`, `SelfHosted`, `OpenAICompatible`, `Provider`, `ProviderSpec`) resolves lazily, and building a model imports
 that provider's SDK then: `import sagent.providers` alone loads no SDK.
 """
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         OpenAI,
         OpenAICompatible,
         Provider,
+        SelfHosted,
     )
     from sagent.providers.specs import ProviderSpec
 
@@ -37,6 +38,7 @@ __all__ = [
     "OpenAICompatible",
     "Provider",
     "ProviderSpec",
+    "SelfHosted",
 ]
 
 

@@ -166,6 +166,24 @@ def lookup(model_id: str) -> ModelInfo | None:
     return None
 
 
+LOCAL_PROVIDERS = ("local", "selfhosted")
+"""Providers whose models run on this machine: free, and shown as local rather than as $0."""
+
+
+def register_local_model(model_id: str, provider: str, context_window: int | None) -> None:
+    """Enter a model that runs on this machine (a SelfHosted HuggingFace model) in the catalog: priced at
+    0, so its cost is counted as free rather than unpriced, with its context window when known (else the
+    window assumed for an unknown model). Registering an id again updates its window."""
+    window = context_window or 128_000
+    _BY_ID[model_id.lower()] = ModelInfo(model_id.lower(), provider, window, min(window, 8_192), 0.0, 0.0, 0.0, 0.0)
+
+
+def runs_locally(model_id: str) -> bool:
+    """Whether `model_id` is a model of this machine (the embedded model, a SelfHosted one): its cost is 0."""
+    info = lookup(model_id)
+    return info is not None and info.provider in LOCAL_PROVIDERS
+
+
 def _per_token(price_per_million: float) -> Decimal:
     return usd(price_per_million).scaleb(-6)
 

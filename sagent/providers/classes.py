@@ -116,6 +116,13 @@ class LlamaCpp(Provider):
     spec_name = "local"
 
 
+class SelfHosted(Provider):
+    """A HuggingFace model in this process (the `selfhosted` extra): `SelfHosted().model("owner/name+cuda")`,
+    a repo id or a local snapshot folder with `+device+dtype+compile` suffixes (docs/selfhosted.md)."""
+
+    spec_name = "selfhosted"
+
+
 class OpenAICompatible(Provider):
     """Any Chat Completions server: `OpenAICompatible(api_key, base_url="http://host/v1").model("id")`;
     `from_env("VAR", base_url=...)` reads the key from VAR."""
@@ -124,5 +131,6 @@ class OpenAICompatible(Provider):
 
 
 _CLASSES: dict[str, type[Provider]] = {
-    cls.spec_name: cls for cls in (Anthropic, OpenAI, Google, Moonshot, DashScope, MiniMax, LlamaCpp, OpenAICompatible)
+    cls.spec_name: cls
+    for cls in (Anthropic, OpenAI, Google, Moonshot, DashScope, MiniMax, LlamaCpp, SelfHosted, OpenAICompatible)
 }

@@ -150,6 +150,14 @@ SPECS: tuple[ProviderSpec, ...] = (
         sdk="openai",
     ),
     ProviderSpec(
+        "selfhosted",
+        "SelfHosted",
+        "a HuggingFace model in this process (the selfhosted extra); --model REPO_OR_FOLDER+DEVICE+DTYPE",
+        "sagent.providers.selfhosted:SelfHostedModel",
+        key_required=False,
+        aliases=("self-hosted", "huggingface", "hf"),
+    ),
+    ProviderSpec(
         "openai-compat",
         "OpenAICompatible",
         "any Chat Completions server: --base-url, --model, --api-key-env",
@@ -306,6 +314,6 @@ def table_rows() -> list[tuple[str, str, str, str, str]]:
     rows = []
     for s in SPECS:
         keys = " or ".join(s.key_variables) or "-"
-        model = s.default_model or ("(--model)" if s.compatible else "the embedded SmolLM2")
+        model = s.default_model or ("the embedded SmolLM2" if s.name == "local" else "(--model)")
         rows.append((s.name, other_names(s) or "-", keys, model, s.base_url or s.description))
     return rows

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.fleet import FleetError
 from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
-from sagent.providers.catalog import CATALOG
+from sagent.providers.catalog import CATALOG, runs_locally
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK
 
 if TYPE_CHECKING:
@@ -248,6 +248,7 @@ def _cost(repl: ReplHost, arg: str) -> list[str]:
         u = use.usage
         unpriced = "subscription" if use.model.endswith(SUBSCRIPTION_MARK) else "unpriced"
         usd = f"{use.usd:.4f}" if use.priced else unpriced
+        usd = "local" if runs_locally(use.model) else usd  # run on this machine: nothing to pay
         lines.append(
             f"{use.model:<28} {use.responses:>5} {u.input_tokens:>9,} {u.cache_read_tokens:>9,} "
             f"{u.output_tokens:>8,} {usd:>10}"
