@@ -81,6 +81,7 @@ _EVENTS = (
     "Compacted",
     "ContextPruned",
     "ToolResultsCleared",
+    "Rewound",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",
