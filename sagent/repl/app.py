@@ -33,6 +33,7 @@ from sagent.events import (
 )
 from sagent.providers.base import ProviderError
 from sagent.repl import approval
+from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.render import Renderer, Settings
 from sagent.types import UserMessage

@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval
+from sagent.repl import approval, picker
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.host import QUIT_WINDOW_S
 
@@ -140,6 +140,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
         buffer.open_in_editor(validate_and_handle=False)
 
     approval.add_keys(keys, repl, buffer)
+    picker.add_keys(keys, repl, buffer)  # after the others: while a list is open, its keys win
 
     def prompt_prefix(line: int, wrap: int) -> StyleAndTextTuples:
         if line == 0 and wrap == 0:
@@ -166,6 +167,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 filter=Condition(lambda: bool(repl.state.queued)),
             ),
             approval.question_window(repl),
+            picker.window(repl, buffer),
             Window(height=1, char="─", style="class:rule"),
             Window(
                 BufferControl(buffer=buffer),
