@@ -61,10 +61,11 @@ def user_turns(agent: Agent) -> list[UserTurn]:
     return turns
 
 
-def rewind(agent: Agent, turn: UserTurn, *, files: bool = True) -> Rewound:
-    """Go back to just before `turn`: the history from it on is dropped and, with `files`, every file sagent
-    wrote since is put back as it was then (a file it created is deleted). The event, already logged.
-    Only while the agent is idle; ValueError when `turn` is not one of `user_turns(agent)` now."""
+def rewind(agent: Agent, turn: UserTurn, *, files: bool = True, conversation: bool = True) -> Rewound:
+    """Go back to just before `turn`: with `conversation`, the history from it on is dropped; with `files`,
+    every file sagent wrote since is put back as it was then (a file it created is deleted). The event,
+    already logged (with only `files`, it drops nothing). Only while the agent is idle; ValueError when
+    `turn` is not one of `user_turns(agent)` now."""
     if agent.running:
         raise RuntimeError("cannot rewind while the agent is running")
     _check_turn(agent, turn)
@@ -78,8 +79,9 @@ def rewind(agent: Agent, turn: UserTurn, *, files: bool = True) -> Rewound:
         restored = tuple(str(p) for p in done.restored)
         deleted = tuple(str(p) for p in done.deleted)
         failed = done.failed
-    event = Rewound(turn.index, len(agent.history) - turn.index, turn.text, restored, deleted, failed)
-    agent.apply(HistoryChange(event, tuple(agent.history[: turn.index])))
+    kept = turn.index if conversation else len(agent.history)
+    event = Rewound(kept, len(agent.history) - kept, turn.text, restored, deleted, failed)
+    agent.apply(HistoryChange(event, tuple(agent.history[:kept])))
     return event
 
 

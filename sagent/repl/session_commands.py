@@ -97,36 +97,68 @@ def _haystack(row: ListedSession) -> str:
 # ------------------------------------------------------------------------------------------ /rewind
 
 
-@command("rewind", "go back to one of your messages; the files sagent changed since are put back", "/rewind [N]")
+REWIND_HOW = {
+    "both": "the conversation and the files",
+    "conversation": "the conversation only (the files stay as they are)",
+    "files": "the files only (the conversation stays)",
+}
+"""What a rewind can go back on, as `/rewind N HOW` names it and the second list offers it."""
+
+
+@command(
+    "rewind",
+    "go back to one of your messages; the files sagent changed since are put back",
+    "/rewind [N [both|conversation|files]]",
+)
 def _rewind(repl: ReplHost, arg: str) -> list[str]:
     turns = _turns(repl)
-    if arg:
-        return _rewind_to(repl, _turn_numbered(turns, arg))
-    choices = [Choice(t, _turn_line(n, t)) for n, t in reversed(list(enumerate(turns, 1)))]
+    number, _, how = arg.partition(" ")
+    if how.strip() and how.strip() not in REWIND_HOW:
+        raise CommandError(f"rewind {' or '.join(REWIND_HOW)}, not {how.strip()!r}")
+    if number:
+        return _rewind_to(repl, _turn_numbered(turns, number), how.strip() or "both")
 
-    def chosen(turn: UserTurn) -> str | None:
+    def done(turn: UserTurn, how: str) -> str | None:
         try:
-            repl.commit(_rewind_to(repl, turn))
+            repl.commit(_rewind_to(repl, turn, how))
         except (CommandError, ValueError, RuntimeError) as error:
             repl.commit([repl.renderer.c("yellow", f"/rewind: {error}")])
             return None
-        return turn.text
+        return turn.text if how != "files" else None
 
+    def chosen(turn: UserTurn) -> str | None:
+        if not turn.files:  # nothing to put back: the conversation it is
+            return done(turn, "both")
+        ways = [Choice(how, f"{text}{_files_note(turn, how)}") for how, text in REWIND_HOW.items()]
+        open_picker(
+            repl, f"Rewind to before “{_one_line(turn.text, 40)}”: go back on", ways, lambda how: done(turn, how)
+        )
+        return None
+
+    choices = [Choice(t, _turn_line(n, t)) for n, t in reversed(list(enumerate(turns, 1)))]
     open_picker(repl, "Rewind to before which message?", choices, chosen)
     return []
 
 
-def _rewind_to(repl: ReplHost, turn: UserTurn) -> list[str]:
+def _files_note(turn: UserTurn, how: str) -> str:
+    if how == "conversation":
+        return ""
+    count = len(turn.files)
+    return f": {count} file{'s' if count != 1 else ''} put back"
+
+
+def _rewind_to(repl: ReplHost, turn: UserTurn, how: str) -> list[str]:
     if repl.busy:
         raise CommandError("the agent is working; press Esc first")
-    event = rewind(repl.agent, turn)
+    event = rewind(repl.agent, turn, files=how != "conversation", conversation=how != "files")
     repl.state.last_input_tokens = repl.agent.context_tokens
     c = repl.renderer.c
-    lines = [c("dim", f"─ rewound to before “{_one_line(turn.text, 60)}”: {event.dropped} messages dropped")]
+    dropped = f"{event.dropped} messages dropped" if how != "files" else "the conversation kept"
+    lines = [c("dim", f"─ rewound to before “{_one_line(turn.text, 60)}”: {dropped}")]
     lines += [c("dim", f"  put back {path}") for path in event.restored]
     lines += [c("dim", f"  deleted {path} (created since)") for path in event.deleted]
     lines += [c("yellow", f"  not put back: {problem}") for problem in event.failed]
-    if turn.seq is None:
+    if turn.seq is None and how != "conversation":
         lines.append(c("yellow", "  files not put back: the session log does not say where that message was"))
     return lines
 

@@ -164,6 +164,15 @@ async def test_rewind_without_files_keeps_them(project: Path) -> None:
     assert event.restored == () and (project / "app.py").read_text() == "print('v2')\n"
 
 
+async def test_rewinding_only_the_files_keeps_the_conversation_and_says_so_in_the_log(project: Path) -> None:
+    agent = await working_agent(project, three_turns(project))
+    history = list(agent.history)
+    event = rewind(agent, user_turns(agent)[1], conversation=False)
+    assert (project / "app.py").read_text() == "print('v1')\n"
+    assert agent.history == history and event.dropped == 0 and event.kept == len(history)
+    assert agent.session.path is not None and peek_state(agent.session.path).history == history
+
+
 async def test_a_stale_turn_is_refused(project: Path) -> None:
     agent = await working_agent(project, three_turns(project))
     turns = user_turns(agent)

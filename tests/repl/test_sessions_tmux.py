@@ -80,6 +80,10 @@ def test_rewind_puts_back_the_file_sagent_edited_and_the_message_returns_to_the_
         screen = term.wait_for("Rewind to before which message?")
         assert "1. make it print v2  (1 file changed since)" in screen
         term.press("Enter")
+        screen = term.wait_for("go back on")  # a message with files changed since: what to go back on
+        assert "❯ the conversation and the files: 1 file put back" in screen
+        assert "the conversation only (the files stay as they are)" in screen
+        term.press("Enter")
         screen = term.wait_for("─ rewound to before")
         assert (project / "app.py").read_text() == "print('v1')\n"
         assert f"put back {project / 'app.py'}" in screen
