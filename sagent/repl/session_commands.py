@@ -107,8 +107,8 @@ REWIND_HOW = {
 
 @command(
     "rewind",
-    "go back to one of your messages; the files sagent changed since are put back",
-    "/rewind [N [both|conversation|files]]",
+    "go back to one of your messages, files too (HOW: both, conversation or files)",
+    "/rewind [N [HOW]]",
 )
 def _rewind(repl: ReplHost, arg: str) -> list[str]:
     turns = _turns(repl)

@@ -218,3 +218,25 @@ async def test_an_ephemeral_session_cannot_be_forked(project: Path) -> None:
     await run(agent, "hello")
     with pytest.raises(ValueError, match="ephemeral"):
         fork(agent)
+
+
+async def test_a_sub_agents_writes_are_put_back_with_its_parents_turn(project: Path) -> None:
+    from sagent.providers.scripted import RoutedModel
+    from sagent.tools import AgentSpawn
+
+    model = RoutedModel(
+        {
+            "main": [tool_turn(("AgentSpawn", {"prompt": "write the notes", "label": "w"})), text_turn("done")],
+            "w": [tool_turn(("Write", {"path": "notes.md", "content": "by w\n"})), text_turn("written")],
+        }
+    )
+    log = SessionLog.create(project, {"provider": "scripted", "model": "scripted"})
+    tools = [AgentSpawn(), Write()]
+    agent = Agent(model, tools=tools, session=log, cwd=project, hooks=[FileCheckpoints()])
+    await run(agent, "have w write notes")
+    assert (project / "notes.md").read_text() == "by w\n"
+    (turn,) = user_turns(agent)
+    assert turn.files == (project / "notes.md",)
+    rewind(agent, turn)
+    assert not (project / "notes.md").exists()
+    await agent.aclose()
