@@ -14,8 +14,8 @@ from sagent.agent.checkpoints import FileCheckpoints, checkpoints_of
 from sagent.agent.rewind import fork, rewind, user_turns
 from sagent.agent.session import SessionLog, list_sessions, peek_state, verify_chain
 from sagent.events import Rewound
-from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
-from sagent.tools import Bash, Edit, Read, Write
+from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
+from sagent.tools import AgentSpawn, Bash, Edit, Read, Write
 from sagent.types import UserMessage
 
 
@@ -221,9 +221,6 @@ async def test_an_ephemeral_session_cannot_be_forked(project: Path) -> None:
 
 
 async def test_a_sub_agents_writes_are_put_back_with_its_parents_turn(project: Path) -> None:
-    from sagent.providers.scripted import RoutedModel
-    from sagent.tools import AgentSpawn
-
     model = RoutedModel(
         {
             "main": [tool_turn(("AgentSpawn", {"prompt": "write the notes", "label": "w"})), text_turn("done")],
