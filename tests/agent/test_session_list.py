@@ -71,3 +71,22 @@ def test_a_header_that_cannot_be_read_lists_without_a_title(tmp_path: Path) -> N
     log.path.write_text(json.dumps(["not", "an", "object"]) + "\n")
     (listed,) = list_sessions(tmp_path)
     assert listed.title == "" and listed.parent == ""
+
+
+def test_sagent_sessions_prints_whole_ids_titles_and_forks_under_their_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sagent.cli.commands import list_session_files
+    from sagent.events import MessageAdded
+    from sagent.types import UserMessage
+
+    parent = SessionLog.create(tmp_path, {"provider": "p", "model": "m"})
+    parent.record(MessageAdded(UserMessage.of("fix the   flaky test")))
+    child = SessionLog.create(tmp_path, {"provider": "p", "model": "m", "forked_from": parent.id})
+    child.record(MessageAdded(UserMessage.of("fix the flaky test")))
+    for log in (parent, child):
+        log.close()
+    assert list_session_files([str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(parent.id) and lines[0].endswith("  fix the flaky test")
+    assert lines[1].startswith(child.id) and lines[1].endswith("  └ fix the flaky test")
