@@ -34,9 +34,14 @@ class ListedSession:
         """When it was last written, as "2026-11-23 15:30" (local time)."""
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.info.modified))
 
+    @property
+    def search_text(self) -> str:
+        """What a search looks in: the id, the title, the first prompt and the date."""
+        return " ".join((self.info.id, self.info.title, self.info.first_prompt, self.when))
+
     def matches(self, query: str) -> bool:
-        """True when every word of `query` is in the id, the title, the first prompt or the date (any case)."""
-        haystack = " ".join((self.info.id, self.info.title, self.info.first_prompt, self.when)).casefold()
+        """True when every word of `query` is in `search_text` (any case)."""
+        haystack = self.search_text.casefold()
         return all(word in haystack for word in query.casefold().split())
 
 

@@ -25,7 +25,7 @@ def pick_session_path(cwd: Path) -> Path | None:
         return _ask_by_number(rows[:20])
     from sagent.repl.session_commands import session_line
 
-    choices = [Choice(row, session_line(row), " ".join((row.info.id, row.info.label, row.when))) for row in rows]
+    choices = [Choice(row, session_line(row), row.search_text) for row in rows]
     chosen = choose("Resume which session? (newest first; forks under their session)", choices)
     return chosen.info.path if chosen is not None else None
 

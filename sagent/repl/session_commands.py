@@ -51,6 +51,8 @@ def _resume(repl: ReplHost, arg: str) -> list[str]:
 
 def open_session(repl: ReplHost, chosen: SessionInfo) -> list[str]:
     """Move the REPL to the session `chosen` (its history shown again); the lines to show."""
+    if repl.busy:
+        raise CommandError("the agent is working; press Esc first")
     if chosen.path == repl.agent.session.path:
         raise CommandError(f"{chosen.id} is the session open now")
     try:
@@ -68,7 +70,7 @@ def pick_session(repl: ReplHost) -> list[str]:
         return ["no sessions here yet"]
     now = repl.agent.session.path
     choices = [
-        Choice(row, session_line(row) + ("  (open now)" if row.info.path == now else ""), _haystack(row))
+        Choice(row, session_line(row) + ("  (open now)" if row.info.path == now else ""), row.search_text)
         for row in rows
     ]
 
@@ -87,11 +89,6 @@ def session_line(row: ListedSession) -> str:
     fork_mark = "  " * (row.depth - 1) + "└ " if row.depth else ""
     age = age_text(time.time() - row.info.modified)
     return f"{row.short_id:<20}  {row.when}  {age:>8}  {fork_mark}{_one_line(row.info.label or '(no prompt)', 60)}"
-
-
-def _haystack(row: ListedSession) -> str:
-    info = row.info
-    return " ".join((info.id, info.title, info.first_prompt, row.when))
 
 
 # ------------------------------------------------------------------------------------------ /rewind
