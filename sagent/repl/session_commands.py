@@ -113,7 +113,11 @@ def _rewind(repl: ReplHost, arg: str) -> list[str]:
     if how.strip() and how.strip() not in REWIND_HOW:
         raise CommandError(f"rewind {' or '.join(REWIND_HOW)}, not {how.strip()!r}")
     if number:
-        return _rewind_to(repl, _turn_numbered(turns, number), how.strip() or "both")
+        turn, how = _turn_numbered(turns, number), how.strip() or "both"
+        lines = _rewind_to(repl, turn, how)
+        if how != "files":
+            _to_input(repl, turn.text)
+        return lines
 
     def done(turn: UserTurn, how: str) -> str | None:
         try:
@@ -171,7 +175,10 @@ def _fork(repl: ReplHost, arg: str) -> list[str]:
     if arg == "now":
         return _fork_at(repl, None)
     if arg:
-        return _fork_at(repl, _turn_numbered(turns, arg))
+        turn = _turn_numbered(turns, arg)
+        lines = _fork_at(repl, turn)
+        _to_input(repl, turn.text)
+        return lines
     now: list[Choice[UserTurn | None]] = [Choice(None, "now: the whole conversation so far")]
     at: list[Choice[UserTurn | None]] = [
         Choice(t, _turn_line(n, t, files=False)) for n, t in reversed(list(enumerate(turns, 1)))
@@ -217,6 +224,13 @@ def _turns(repl: ReplHost, needed: bool = True) -> list[UserTurn]:
     if needed and not turns:
         raise CommandError("no message of yours to go back to yet")
     return turns
+
+
+def _to_input(repl: ReplHost, text: str) -> None:
+    """Put `text` in the input box (a message gone back before, to edit and send again)."""
+    if repl.app is not None and not repl.app.current_buffer.text:
+        repl.app.current_buffer.text = text
+        repl.app.current_buffer.cursor_position = len(text)
 
 
 def _turn_numbered(turns: list[UserTurn], arg: str) -> UserTurn:

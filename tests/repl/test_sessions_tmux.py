@@ -192,3 +192,24 @@ def test_bare_resume_and_rewind_in_a_new_session_do_not_crash(project: Path, tmp
         assert "failed" not in screen and "Traceback" not in screen
         send(term, "/quit")
         term.wait_for("[sagent exited 0]")
+
+
+def test_rewind_by_number_can_put_back_the_files_alone(project: Path, tmp_path: Path) -> None:
+    steps = [
+        tool_use_response([("Read", {"path": "app.py"})]),
+        tool_use_response([("Edit", {"path": "app.py", "old_string": "v1", "new_string": "v2"})]),
+        text_response("Now it prints v2."),
+        text_response("Still here."),
+    ]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        send(term, "make it print v2")
+        term.wait_for("Now it prints v2.")
+        send(term, "/rewind 1 files")
+        screen = term.wait_for("the conversation kept")
+        assert (project / "app.py").read_text() == "print('v1')\n"
+        assert f"put back {project / 'app.py'}" in screen
+        send(term, "is it v1 again?")
+        term.wait_for("Still here.")
+        last = fake.requests[-1]["body"]
+    assert user_texts(last) == ["make it print v2", "is it v1 again?"]
