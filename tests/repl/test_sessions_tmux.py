@@ -81,7 +81,7 @@ def test_rewind_puts_back_the_file_sagent_edited_and_the_message_returns_to_the_
         assert "1. make it print v2  (1 file changed since)" in screen
         term.press("Enter")
         screen = term.wait_for("go back on")  # a message with files changed since: what to go back on
-        assert "❯ the conversation and the files: 1 file put back" in screen
+        assert "› the conversation and the files: 1 file put back" in screen
         assert "the conversation only (the files stay as they are)" in screen
         term.press("Enter")
         screen = term.wait_for("─ rewound to before")
@@ -112,7 +112,7 @@ def test_fork_continues_in_a_new_session_and_the_original_is_left_untouched(proj
         send(term, "/fork")
         term.wait_for("Fork the session before which message?")
         term.type("second")  # the list is searched: only that message is left to pick
-        screen = term.wait_for("(1 of 3, filtered)")
+        screen = term.wait_for("1 of 3 · ")
         term.press("Enter")
         screen = term.wait_for("the original is unchanged")
         assert f"─ forked {original.stem} before “second question” into " in screen
@@ -161,7 +161,7 @@ def test_ids_in_the_list_differ_and_resume_filters_as_you_type(project: Path, tm
             send(term, "/resume")
             term.wait_for("Resume which session?")
             term.type("beta")
-            screen = term.wait_for("(1 of 4, filtered)")
+            screen = term.wait_for("1 of 4 · ")
             listed = screen.split("Resume which session?")[-1]
             assert "beta release notes" in listed and "alpha" not in listed and "gamma" not in listed
             term.press("Enter")
@@ -173,7 +173,7 @@ def test_ids_in_the_list_differ_and_resume_filters_as_you_type(project: Path, tm
         with Tmux(["--resume"], env, project) as term:
             term.wait_for("Resume which session?")
             term.type("gamma")
-            term.wait_for("(1 of 4, filtered)")
+            term.wait_for("1 of 4 · ")
             term.press("Enter")
             screen = term.wait_for("resumed session")
             assert "Done with gamma flaky test." in screen and "Done with alpha" not in screen
