@@ -83,6 +83,7 @@ _EVENTS = (
     "Compacted",
     "ContextPruned",
     "ToolResultsCleared",
+    "Rewound",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",

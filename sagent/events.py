@@ -191,6 +191,30 @@ class ToolResultsCleared:
     type: Literal["tool_results_cleared"] = "tool_results_cleared"
 
 
+@dataclass(frozen=True, slots=True)
+class Rewound:
+    """The conversation went back to just before one of the user's messages (`/rewind`): the history keeps
+    its first `kept` messages, and `dropped` messages went, the one rewound to (`prompt` is its text) the
+    first of them. `restored` and `deleted` name the files sagent put back as they were before that
+    message, from the checkpoints it keeps of every file it writes (a file it created since is deleted);
+    `failed` says which could not be, and why ("path: reason")."""
+
+    kept: int
+    dropped: int
+    prompt: str
+    restored: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    type: Literal["rewound"] = "rewound"
+
+    def line(self) -> str:
+        """What happened, in one line for people."""
+        files = len(self.restored) + len(self.deleted)
+        changed = f"; {files} file{'s' if files != 1 else ''} put back" if files else ""
+        failed = f"; {len(self.failed)} could not be put back" if self.failed else ""
+        return f"─ rewound: {self.dropped} message{'s' if self.dropped != 1 else ''} dropped{changed}{failed}"
+
+
 ErrorKind = Literal[
     "rate_limited",
     "overloaded",
@@ -294,6 +318,7 @@ Event = (
     | Compacted
     | ContextPruned
     | ToolResultsCleared
+    | Rewound
     | SmallModelCall
     | MessageAdded
     | ToolStarted

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sagent.agent.tokens import estimate_message
-from sagent.events import Compacted, ContextPruned, ToolResultsCleared
+from sagent.events import Compacted, ContextPruned, Rewound, ToolResultsCleared
 from sagent.types import AssistantMessage, Message, ModelRequest, PeerMessage, TextPart, ToolResult, UserMessage
 
 COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
@@ -70,7 +70,7 @@ class HistoryChange:
     the whole history after it. Compaction and clearing return these; `Agent.apply` logs the event, then
     takes the history."""
 
-    event: Compacted | ContextPruned | ToolResultsCleared
+    event: Compacted | ContextPruned | ToolResultsCleared | Rewound
     history: tuple[Message, ...]
 
 

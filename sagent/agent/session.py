@@ -100,6 +100,9 @@ class SessionState:
     model: str | None = None
     # What the last compaction carried (the user's messages, the files touched), for the next one.
     thread: Thread = field(default_factory=Thread)
+    # The seq of the record that brought each message of `history` (a summary: its compaction's), so a
+    # message can be placed in the log (`/rewind`, `/fork`).
+    seqs: list[int] = field(default_factory=list)
 
 
 class SessionLog:
@@ -200,6 +203,11 @@ class SessionLog:
         return log.path
 
     @property
+    def seq(self) -> int:
+        """The seq the next record gets: how many records the log holds (an ephemeral log counts too)."""
+        return self._seq
+
+    @property
     def session_dir(self) -> Path | None:
         """A folder for this session's side files (spilled tool outputs)."""
         return self.path.with_suffix("") if self.path else None
@@ -282,6 +290,7 @@ def read_state(records: list[dict[str, Any]], path: Path | None = None) -> Sessi
     for index, record in enumerate(records):
         try:
             _apply(state, record, answered)
+            _place(state, record, index)
         except (KeyError, TypeError, ValueError, AttributeError, AssertionError) as error:
             kind = (record.get("event") or {}).get("type", record.get("kind"))
             reason = f"its {kind} record cannot be read ({type(error).__name__}: {error})"
@@ -336,6 +345,25 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
         result = _message(event["result"], ToolResult)
         state.history.append(result)
         answered.add(result.call_id)
+    elif kind == "rewound":
+        kept = event["kept"]
+        if type(kept) is not int or not 0 <= kept <= len(state.history):
+            raise ValueError(f"it keeps {kept!r} messages of {len(state.history)}")
+        del state.history[kept:]
+
+
+def _place(state: SessionState, record: dict[str, Any], seq: int) -> None:
+    """Keep `state.seqs` beside `state.history`: the messages a record added get its seq; a change that
+    replaced messages keeps the seqs of those it kept."""
+    grown = len(state.history) - len(state.seqs)
+    event = record.get("event") or {}
+    if event.get("type") == "compacted":
+        kept = event.get("kept", 0)
+        state.seqs = [seq, *(state.seqs[-kept:] if kept else [])]
+    elif grown < 0:
+        del state.seqs[len(state.history) :]  # rewound: the first messages stay
+    else:
+        state.seqs += [seq] * grown
 
 
 def _message(data: Any, kind: type = object) -> Any:
@@ -390,10 +418,20 @@ def verify_chain(path: Path) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
+    """One session of a listing: its id and file, when it was last written, its first prompt, the title
+    its header stores (a fork's, say; "" when none) and the session it was forked from ("" when none)."""
+
     id: str
     path: Path
     modified: float
     first_prompt: str
+    title: str = ""
+    parent: str = ""
+
+    @property
+    def label(self) -> str:
+        """What a listing calls the session: its stored title, else its first prompt, on one line."""
+        return " ".join((self.title or self.first_prompt).split())
 
 
 def list_sessions(cwd: Path) -> list[SessionInfo]:
@@ -404,8 +442,22 @@ def list_sessions(cwd: Path) -> list[SessionInfo]:
     found = []
     for path in folder.glob("*.jsonl"):
         with contextlib.suppress(OSError):  # removed meanwhile, or unreadable: not listed
-            found.append(SessionInfo(path.stem, path, path.stat().st_mtime, _first_prompt(path)))
+            title, parent = _header_names(path)
+            found.append(SessionInfo(path.stem, path, path.stat().st_mtime, _first_prompt(path), title, parent))
     return sorted(found, key=lambda s: s.modified, reverse=True)
+
+
+def _header_names(path: Path) -> tuple[str, str]:
+    """The `title` and `forked_from` a log's header stores ("" for each it does not, or when the header
+    cannot be read: a listing shows every session, checked or not)."""
+    with open(path, "rb") as f:
+        first = f.readline(65536)
+    try:
+        header = json.loads(first)
+        title, parent = header.get("title"), header.get("forked_from")
+    except (ValueError, AttributeError):
+        return "", ""
+    return (title if isinstance(title, str) else "", parent if isinstance(parent, str) else "")
 
 
 def _first_prompt(path: Path) -> str:

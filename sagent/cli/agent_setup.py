@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from sagent.agent.checkpoints import FileCheckpoints
 from sagent.agent.compaction import CompactionPolicy
 from sagent.agent.fleet import ModelFactory
 from sagent.agent.hooks import Approver, Hook
@@ -68,8 +69,9 @@ def agent_settings(
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
-        # The user's hooks first, so the permission check sees a call as a hook rewrote it.
-        hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ())),
+        # The user's hooks first, so the permission check sees a call as a hook rewrote it; the file
+        # checkpoints (for /rewind) last, so they keep the file the call writes as it finally runs.
+        hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ()), FileCheckpoints()),
         permissions=perms.permissions,
         approver=perms.approver,
         advisor=advisor_of(args, model) if model is not None else None,

@@ -51,7 +51,8 @@ def list_providers(argv: list[str]) -> int:
 
 
 def list_session_files(argv: list[str]) -> int:
-    from sagent.agent.session import age_text, list_sessions
+    from sagent.agent.session import age_text
+    from sagent.agent.session_list import listed_sessions
 
     if argv[:1] == ["verify"]:
         return verify_session(argv[1:])
@@ -65,15 +66,15 @@ def list_session_files(argv: list[str]) -> int:
         )
         return 2
     cwd = Path(argv[0] if argv else ".").resolve()
-    sessions = list_sessions(cwd)
-    if not sessions:
+    rows = listed_sessions(cwd)
+    if not rows:
         print(f"no sessions in {cwd}")
         return 0
     now = time.time()
-    for s in sessions:
-        age = age_text(now - s.modified)
-        prompt = " ".join(s.first_prompt.split())[:70]
-        print(f"{s.id}  {age:>8}  {prompt}")
+    for row in rows:  # forks under the session they came from
+        age = age_text(now - row.info.modified)
+        fork = "  " * (row.depth - 1) + "└ " if row.depth else ""
+        print(f"{row.info.id}  {age:>8}  {fork}{row.info.label[:70]}")
     return 0
 
 

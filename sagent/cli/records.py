@@ -25,6 +25,7 @@ from sagent.events import (
     ModelSwitched,
     Result,
     Retrying,
+    Rewound,
     SessionStarted,
     SmallModelCall,
     TextDelta,
@@ -196,7 +197,15 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
             if not partial:
                 return None
             return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
-        case Result() | ModelSwitched() | ToolResultsCleared() | SmallModelCall() | MessageAdded() | ToolStarted():
+        case (
+            Result()
+            | ModelSwitched()
+            | ToolResultsCleared()
+            | Rewound()
+            | SmallModelCall()
+            | MessageAdded()
+            | ToolStarted()
+        ):
             return None  # a result is written with the cost table; the others have no record in this format
         case _:
             assert_never(event)

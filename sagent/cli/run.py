@@ -253,26 +253,9 @@ def _pick_session(ref: str, cwd: Path) -> Path | None:
             return find_session(ref, cwd)
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
-    from sagent.repl.commands import session_row
+    from sagent.cli.session_picker import pick_session_path
 
-    sessions = list_sessions(cwd)[:20]
-    if not sessions:
-        raise UsageError(f"no session to resume in {cwd}")
-    print("Sessions in this directory (newest first):")
-    for number, info in enumerate(sessions, 1):
-        print(session_row(number, info))
-    while True:
-        try:
-            answer = input(f"Resume which? [1-{len(sessions)}, Enter for 1, q to cancel] ").strip()
-        except EOFError:
-            return None
-        if answer.lower() in ("q", "quit"):
-            return None
-        if not answer:
-            return sessions[0].path
-        if answer.isdigit() and 1 <= int(answer) <= len(sessions):
-            return sessions[int(answer) - 1].path
-        print(f"type a number from 1 to {len(sessions)}")
+    return pick_session_path(cwd)
 
 
 async def _setup_failures(work: Coroutine[Any, Any, int]) -> int:

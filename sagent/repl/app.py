@@ -34,6 +34,7 @@ from sagent.events import (
 )
 from sagent.providers.base import ProviderError
 from sagent.repl import approval, budget, stopping
+from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.liveness import tick
 from sagent.repl.mentions import compose_for

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagent.agent.fleet import FleetError
-from sagent.agent.session import SessionError, SessionInfo, age_text, list_sessions, peek_state
+from sagent.agent.session import SessionError, SessionInfo, age_text, peek_state
+from sagent.agent.session_list import ListedSession, listed_sessions
 from sagent.providers.catalog import CATALOG, runs_locally
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK
 
@@ -107,7 +108,7 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
     if name == "thinking":
         return ["on", "off", "show", "collapse"]
     if name == "resume":
-        return [s.id for s in list_sessions(repl.agent.context.cwd)[:20]]
+        return [row.short_id for row in listed_sessions(repl.agent.context.cwd)[:20]]
     if name in ("send", "stop"):
         return [a.label for a in repl.agent.snapshot(measure=False).walk()[1:] if a.alive]
     if name in ("fg", "jobs"):
@@ -387,37 +388,15 @@ def _sessions(repl: ReplHost, arg: str) -> list[str]:
 
 
 def session_list(cwd: Path, open_now: Path | None) -> list[str]:
-    """The lines /sessions and a bare /resume show: this directory's newest sessions, numbered, the one
-    open now marked (it is listed too, so the numbers match `sagent sessions`)."""
-    sessions = list_sessions(cwd)
-    if not sessions:
+    """The lines /sessions shows: this directory's sessions, numbered, forks under the session they came
+    from, the one open now marked (it is listed too, so the numbers match `sagent sessions`)."""
+    rows = listed_sessions(cwd)
+    if not rows:
         return ["no sessions here yet"]
-    rows = [session_row(n, s) + ("  (open now)" if s.path == open_now else "") for n, s in enumerate(sessions[:20], 1)]
-    return [*rows, "/resume N or /resume ID opens one"]
-
-
-@command("resume", "open another session of this directory", "/resume [N|id]")
-def _resume(repl: ReplHost, arg: str) -> list[str]:
-    if not arg:
-        return session_list(repl.agent.context.cwd, repl.agent.session.path)
-    if repl.busy:
-        raise CommandError("the agent is working; press Esc first")
-    sessions = list_sessions(repl.agent.context.cwd)
-    if arg.isdigit() and 1 <= int(arg) <= len(sessions):
-        chosen = sessions[int(arg) - 1]
-    else:
-        matches = [s for s in sessions if s.id.startswith(arg)]
-        if len(matches) != 1:
-            raise CommandError(f"no single session matches {arg!r}; /sessions lists them")
-        chosen = matches[0]
-    if chosen.path == repl.agent.session.path:
-        raise CommandError(f"{chosen.id} is the session open now")
-    try:
-        agent = repl.new_agent(chosen.path)
-    except SessionError as error:  # damaged, or written by another sagent
-        raise CommandError(str(error)) from None
-    repl.replace_agent(agent)
-    return [*repl.renderer.history(list(repl.agent.history)), repl.renderer.c("dim", f"─ resumed {chosen.id}")]
+    lines = [
+        session_row(n, r) + ("  (open now)" if r.info.path == open_now else "") for n, r in enumerate(rows[:20], 1)
+    ]
+    return [*lines, "/resume N or /resume ID opens one; /resume alone searches them"]
 
 
 @command("agents", "the sub-agents: label, model, status, spend")
@@ -519,9 +498,13 @@ def session_cost(info: SessionInfo) -> float | None:
         return None
 
 
-def session_row(number: int, info: SessionInfo) -> str:
+def session_row(number: int, row: ListedSession) -> str:
+    """One numbered row of a session list: its id (as short as it stays distinct), age, spend and title;
+    a fork indented under the session it came from."""
+    info = row.info
     age = age_text(time.time() - info.modified)
-    prompt = " ".join(info.first_prompt.split())[:60] or "(no prompt)"
     cost = session_cost(info)
     spent = "damaged" if cost is None else f"${cost:.4f}"
-    return f"{number:>3}. {info.id[:12]}  {age:>8}  {spent:>8}  {prompt}"
+    fork = "  " * (row.depth - 1) + "└ " if row.depth else ""
+    title = (fork + (info.label or "(no prompt)"))[:60]
+    return f"{number:>3}. {row.short_id:<20}  {age:>8}  {spent:>8}  {title}"

@@ -1,6 +1,6 @@
-"""A searchable list under the live area (the model picker's): the input box is its search field, Up and
-Down move, Enter chooses, Esc closes. The state is pure (`Picker`); `add_keys` and `picker_window` wire
-it to the REPL's screen, the way approval.py wires its question.
+"""A searchable list under the live area (`/model`, a bare `/resume`, `/rewind`, `/fork`): the input box
+is its search field, Up and Down move, Enter chooses, Esc closes. The state is pure (`Picker`); `add_keys`
+and `picker_window` wire it to the REPL's screen, the way approval.py wires its question.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ class Picker:
 
     title: str
     items: list[PickItem]
-    on_choose: Callable[[Any], None]
+    on_choose: Callable[[Any], str | None]
+    """Runs with the chosen value; text it returns goes into the input box (a rewound message, to edit)."""
     header: str = ""
     query: str = ""
     index: int = 0
@@ -135,7 +136,14 @@ def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
             return  # nothing matches: the user edits the search
         repl.state.picker = None
         buffer.reset()
-        picker.on_choose(item.value)  # type: ignore[union-attr]
+        try:
+            text = picker.on_choose(item.value)  # type: ignore[union-attr]
+        except Exception as error:  # a choice that fails must not take the REPL down
+            repl.commit([repl.renderer.c("red", f"failed: {type(error).__name__}: {error}")])
+            text = None
+        if text:
+            buffer.text = text
+            buffer.cursor_position = len(text)
         repl.refresh()
 
     def _close(event: object) -> None:

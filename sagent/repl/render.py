@@ -26,6 +26,7 @@ from sagent.events import (
     ModelSwitched,
     Result,
     Retrying,
+    Rewound,
     SessionStarted,
     SmallModelCall,
     TextDelta,
@@ -128,7 +129,7 @@ class Renderer:
                     out.append(self.user_block(event.message))
             case ModelSwitched():
                 out.append(self.c("dim", f"switched to {event.provider}/{event.model}"))
-            case ContextPruned() | Compacted():
+            case ContextPruned() | Compacted() | Rewound():
                 out += self._flush_thinking() + self._flush_text()
                 out.append(self.c("dim", event.line()))
             case ErrorEvent():

@@ -283,6 +283,7 @@ def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
 
 class Write(_FileTool):
     name = "Write"
+    writes_files = True  # sagent keeps a checkpoint of the file before each call (`/rewind`)
     description = (
         "Create a file, or overwrite one you have read in this session and that has not changed since. "
         "Parent folders are created. Prefer Edit for changes to an existing file."
@@ -318,6 +319,7 @@ def _write(path: Path, content: str, seen: FileStamp | None) -> tuple[FileStamp,
 
 class Edit(_FileTool):
     name = "Edit"
+    writes_files = True  # sagent keeps a checkpoint of the file before each call (`/rewind`)
     description = (
         "Replace exact text in a file you have read: `old_string` must occur exactly once (add surrounding "
         "lines to make it unique) unless `replace_all` is true. Returns a diff of the change."

@@ -243,7 +243,7 @@ def test_a_background_job_is_listed_and_its_result_wakes_the_idle_agent(project:
     assert any("[message from background job job-1]" in t and "site built" in t for t in user_texts(last))
 
 
-def test_bare_resume_lists_the_sessions_and_one_is_picked_by_number(project: Path, tmp_path: Path) -> None:
+def test_sessions_lists_them_and_one_is_resumed_by_number(project: Path, tmp_path: Path) -> None:
     import re
 
     with FakeAnthropic([text_response("The parser is in src/parse.py.")]) as fake:
@@ -259,7 +259,7 @@ def test_bare_resume_lists_the_sessions_and_one_is_picked_by_number(project: Pat
 
         with Tmux([], env, project) as term:
             term.wait_for("Esc interrupts")
-            term.type("/resume")
+            term.type("/sessions")  # a bare /resume opens a list to search: tests/repl/test_sessions_tmux.py
             term.press("Enter")
             screen = term.wait_for("/resume N or /resume ID opens one")
             assert "failed" not in screen and "TypeError" not in screen

@@ -1,0 +1,267 @@
+"""File checkpoints: what each file sagent writes held just before the write, so `/rewind` can put it back.
+
+Before a file-writing tool runs (a tool with `writes_files = True` and a `path` argument: Write and Edit),
+the `FileCheckpoints` hook keeps the file's bytes and mode, or that it did not exist, keyed to the session
+log's position at that moment (its `seq`: the user turn it belongs to is the last user message logged
+before it). Going back to a user message puts every file written since back as it was before its first
+write after that message, and deletes the files created since.
+
+Layout, under the session's folder (beside its log):
+
+    checkpoints/index.jsonl     one line a write: {"seq": 12, "path": "/abs/f", "blob": "<sha256>"|null, "mode": 420}
+    checkpoints/blobs/<sha256>  the bytes, once each (the same content is kept once)
+
+Folders 0700, files 0600. The bytes are kept as they were (not redacted: they are your files, and a
+redacted copy could not be put back). An ephemeral session keeps them in memory. Files a shell command
+changes (Bash) are not tracked: only what sagent's own file tools write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import threading
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sagent.agent.hooks import ALLOW, Hook, ToolDecision
+from sagent.events import Event, MessageAdded
+from sagent.tools.base import off_loop
+from sagent.types import Message, ToolCall, UserMessage
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+    from sagent.agent.session import SessionLog
+
+MAX_CHECKPOINT_BYTES = 64 * 2**20
+"""A file larger than this is not kept (a rewind says it could not put it back)."""
+TOO_LARGE = "too large to keep"
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """One write's checkpoint: the file at `path` as it was when the log was at `seq`. `blob` names its
+    bytes (None: the file did not exist); `skipped` says why its bytes were not kept ("" when they were)."""
+
+    seq: int
+    path: Path
+    blob: str | None
+    mode: int | None = None
+    skipped: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What putting files back did: the files rewritten, the files deleted (created since), and the ones
+    that could not be put back, each with why."""
+
+    restored: tuple[Path, ...] = ()
+    deleted: tuple[Path, ...] = ()
+    failed: tuple[str, ...] = ()
+
+
+class Checkpoints:
+    """The checkpoints of one session: kept in `folder` (None: in memory, for an ephemeral session)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._lock = threading.Lock()  # saves run in worker threads, several at once
+        self._entries: list[Checkpoint] | None = None
+        self._memory: dict[str, bytes] = {}
+        self._marks: dict[int, int] = {}
+
+    # ------------------------------------------------------------------------------------- writing
+
+    def save(self, path: Path, seq: int) -> Checkpoint | None:
+        """Keep what `path` holds now, before a tool writes it, at log position `seq`. None when it is not
+        a file that can be written (a folder, a link: the tool refuses those)."""
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return self._add(Checkpoint(seq, path, None))
+        except NotADirectoryError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_size > MAX_CHECKPOINT_BYTES:
+            return self._add(Checkpoint(seq, path, None, mode, TOO_LARGE))
+        data = path.read_bytes()
+        blob = hashlib.sha256(data).hexdigest()
+        self._keep(blob, data)
+        return self._add(Checkpoint(seq, path, blob, mode))
+
+    def mark(self, message: Message, seq: int) -> None:
+        """Remember that `message` was logged at `seq` (for a log that has no file to read it back from)."""
+        self._marks[id(message)] = seq
+
+    def marked(self, message: Message) -> int | None:
+        """The seq `mark` remembered for `message`, or None."""
+        return self._marks.get(id(message))
+
+    # ------------------------------------------------------------------------------------- reading
+
+    def entries(self) -> list[Checkpoint]:
+        """Every checkpoint, oldest first."""
+        with self._lock:
+            return list(self._load())
+
+    def since(self, seq: int) -> dict[Path, Checkpoint]:
+        """For each file written after log position `seq`, its first checkpoint after it: how it was then."""
+        first: dict[Path, Checkpoint] = {}
+        for entry in self.entries():
+            if entry.seq > seq and entry.path not in first:
+                first[entry.path] = entry
+        return first
+
+    def restore(self, seq: int) -> Restored:
+        """Put every file written after log position `seq` back as it was then; delete those created since."""
+        restored: list[Path] = []
+        deleted: list[Path] = []
+        failed: list[str] = []
+        for path, entry in self.since(seq).items():
+            try:
+                if entry.skipped:
+                    failed.append(f"{path}: {entry.skipped}")
+                elif entry.blob is None:
+                    if os.path.lexists(path):
+                        path.unlink()
+                        deleted.append(path)
+                else:
+                    _put_back(path, self._bytes(entry.blob), entry.mode)
+                    restored.append(path)
+            except OSError as error:
+                failed.append(f"{path}: {error.strerror or error}")
+        return Restored(tuple(restored), tuple(deleted), tuple(failed))
+
+    def copy_to(self, folder: Path, before: int | None = None) -> Checkpoints:
+        """A copy of these checkpoints (those before log position `before`, or all) in `folder`: a fork's,
+        whose log holds the same records up to there."""
+        copy = Checkpoints(folder)
+        for entry in self.entries():
+            if before is None or entry.seq < before:
+                if entry.blob is not None:
+                    copy._keep(entry.blob, self._bytes(entry.blob))
+                copy._add(entry)
+        return copy
+
+    # ------------------------------------------------------------------------------------- storage
+
+    def _load(self) -> list[Checkpoint]:
+        if self._entries is None:
+            self._entries = []
+            index = self.folder / "index.jsonl" if self.folder else None
+            if index is not None and index.is_file():
+                for line in index.read_text(encoding="utf-8").splitlines():
+                    with contextlib.suppress(ValueError, KeyError, TypeError):  # a torn last line
+                        self._entries.append(_entry(json.loads(line)))
+        return self._entries
+
+    def _add(self, entry: Checkpoint) -> Checkpoint:
+        with self._lock:
+            entries = self._load()
+            if self.folder is not None:
+                record = {"seq": entry.seq, "path": str(entry.path), "blob": entry.blob, "mode": entry.mode}
+                if entry.skipped:
+                    record["skipped"] = entry.skipped
+                self._folder()
+                line = json.dumps(record, ensure_ascii=False) + "\n"
+                fd = os.open(self.folder / "index.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                try:
+                    os.write(fd, line.encode("utf-8"))
+                finally:
+                    os.close(fd)
+            entries.append(entry)
+        return entry
+
+    def _keep(self, blob: str, data: bytes) -> None:
+        if self.folder is None:
+            self._memory[blob] = data
+            return
+        path = self._folder() / "blobs" / blob
+        if path.exists():
+            return
+        path.parent.mkdir(exist_ok=True, mode=0o700)
+        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(partial, path)
+
+    def _bytes(self, blob: str) -> bytes:
+        if self.folder is None:
+            return self._memory[blob]
+        return (self.folder / "blobs" / blob).read_bytes()
+
+    def _folder(self) -> Path:
+        assert self.folder is not None
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return self.folder
+
+
+def _entry(record: dict[str, Any]) -> Checkpoint:
+    blob = record["blob"]
+    if blob is not None and not isinstance(blob, str):
+        raise TypeError("blob")
+    return Checkpoint(int(record["seq"]), Path(record["path"]), blob, record.get("mode"), record.get("skipped", ""))
+
+
+def _put_back(path: Path, data: bytes, mode: int | None) -> None:
+    """Write `data` to `path` as a new file moved into place (a link there is replaced, not followed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.sagent-rewind")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.chmod(partial, mode if mode is not None else 0o644)
+    os.replace(partial, path)
+
+
+# ------------------------------------------------------------------------------------------ per agent
+
+_STORES: weakref.WeakKeyDictionary[SessionLog, Checkpoints] = weakref.WeakKeyDictionary()
+
+
+def root_of(agent: Agent) -> Agent:
+    """The top agent of `agent`'s tree: the one whose session the user talks to."""
+    while agent.parent is not None:
+        agent = agent.parent
+    return agent
+
+
+def checkpoints_of(agent: Agent) -> Checkpoints:
+    """The checkpoints of `agent`'s session (one store a session log, kept in its folder)."""
+    log = agent.session
+    found = _STORES.get(log)
+    if found is None:
+        folder = log.session_dir / "checkpoints" if log.session_dir is not None else None
+        found = _STORES[log] = Checkpoints(folder)
+    return found
+
+
+class FileCheckpoints(Hook):
+    """Keeps a checkpoint of each file before a tool writes it, in the top agent's session (a sub-agent's
+    writes count for the turn of its parent's user). Put it last among the hooks, so the path it keeps is
+    the one the call runs with (after any `Rewrite`). A checkpoint that cannot be kept (a full disk)
+    denies the write: the file is not changed without a way back."""
+
+    async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+        tool = agent.tools.get(call.name)
+        target = call.arguments.get("path")
+        if getattr(tool, "writes_files", False) and isinstance(target, str) and target:
+            root = root_of(agent)
+            path = Path(os.path.normpath(agent.context.resolve(target)))
+            await off_loop(checkpoints_of(root).save, path, root.session.seq)
+        return ALLOW
+
+    def on_event(self, agent: Agent, event: Event) -> None:
+        # A log with a file says where each message is itself; an ephemeral one is told here.
+        if agent.parent is not None or agent.session.path is not None or not isinstance(event, MessageAdded):
+            return
+        if isinstance(event.message, UserMessage):
+            checkpoints_of(agent).mark(event.message, agent.session.seq - 1)
