@@ -14,7 +14,6 @@ so the subscription is what pays.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -151,7 +150,7 @@ class ClaudeCLIModel(Model):
     async def _start(self, request: ModelRequest) -> CliProcess:
         binary = find_binary(self.binary)
         if self.bridge is None:
-            self.bridge = Bridge()
+            self.bridge = Bridge(provider=PROVIDER)
             await self.bridge.serve()
         self.bridge.tools = request.tools
         argv = [
@@ -244,25 +243,8 @@ class ClaudeCLIModel(Model):
     async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
         """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
         assert self.bridge is not None and self.cli is not None
-        bridge = self.bridge
-        waited = 0.0
-        while bridge.claim(call.id, call.name, call.arguments) is None and not any(
-            c.call_id == call.id for c in bridge.calls
-        ):
-            if not self.cli.alive:
-                raise ProviderConnectionError("the Claude CLI exited while a tool ran", provider=PROVIDER)
-            if waited >= self.idle_timeout:
-                raise ProviderConnectionError(
-                    f"the Claude CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
-                    provider=PROVIDER,
-                )
-            waited += 1.0
-            bridge.arrived.clear()
-            try:
-                await asyncio.wait_for(bridge.arrived.wait(), 1.0)
-            except TimeoutError:
-                continue
-        bridge.deliver(result)
+        cli = self.cli
+        await self.bridge.deliver_when_called(call, result, lambda: cli.alive, "Claude CLI", self.idle_timeout)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         complete = False

@@ -254,7 +254,7 @@ class CodexCLIModel(Model):
         binary = find_binary(self.binary)
         await self._check_signed_in(binary)
         if self.bridge is None:
-            self.bridge = Bridge()
+            self.bridge = Bridge(provider=PROVIDER)
             await self.bridge.serve()
         self.bridge.tools = request.tools
         if self._instructions is None:
@@ -336,27 +336,10 @@ class CodexCLIModel(Model):
         self._history = messages
 
     async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
-        """Wait until Codex's MCP call for `call` reaches the bridge, then answer it."""
+        """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
         assert self.bridge is not None and self.cli is not None
-        bridge = self.bridge
-        waited = 0.0
-        while bridge.claim(call.id, call.name, call.arguments) is None and not any(
-            c.call_id == call.id for c in bridge.calls
-        ):
-            if not self.cli.alive:
-                raise ProviderConnectionError("the Codex CLI exited while a tool ran", provider=PROVIDER)
-            if waited >= self.idle_timeout:
-                raise ProviderConnectionError(
-                    f"the Codex CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
-                    provider=PROVIDER,
-                )
-            waited += 1.0
-            bridge.arrived.clear()
-            try:
-                await asyncio.wait_for(bridge.arrived.wait(), 1.0)
-            except TimeoutError:
-                continue
-        bridge.deliver(result)
+        cli = self.cli
+        await self.bridge.deliver_when_called(call, result, lambda: cli.alive, "Codex CLI", self.idle_timeout)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         complete = False

@@ -105,7 +105,7 @@ class GeminiCLIModel(Model):
         self._finished = False
         binary = find_binary(self.binary)
         if self.bridge is None:
-            self.bridge = Bridge()
+            self.bridge = Bridge(provider=PROVIDER)
             await self.bridge.serve()
         if self.workspace is None:
             self.workspace = Workspace()
@@ -196,22 +196,8 @@ class GeminiCLIModel(Model):
     async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
         """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
         assert self.bridge is not None and self.cli is not None
-        bridge, waited = self.bridge, 0.0
-        while bridge.claim(call.id, call.name, call.arguments) is None and not any(
-            c.call_id == call.id for c in bridge.calls
-        ):
-            if not self.cli.alive:
-                raise ProviderConnectionError("the Gemini CLI exited while a tool ran", provider=PROVIDER)
-            if waited >= self.idle_timeout:
-                raise ProviderConnectionError(
-                    f"the Gemini CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
-                    provider=PROVIDER,
-                )
-            waited += 1.0
-            bridge.arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(bridge.arrived.wait(), 1.0)
-        bridge.deliver(result)
+        cli = self.cli
+        await self.bridge.deliver_when_called(call, result, lambda: cli.alive, "Gemini CLI", self.idle_timeout)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         complete = False
