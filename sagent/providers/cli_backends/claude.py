@@ -26,7 +26,6 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import (
     AuthenticationError,
     BadRequestError,
-    Model,
     OverloadedError,
     ProviderConnectionError,
     ProviderError,
@@ -35,6 +34,7 @@ from sagent.providers.base import (
 )
 from sagent.providers.cli_backends.bridge import SERVER_NAME, Bridge
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
+from sagent.providers.cli_backends.model import CliBackedModel
 from sagent.types import (
     AssistantContent,
     AssistantMessage,
@@ -94,8 +94,10 @@ def error_from_result(text: str) -> ProviderError:
     return ServerError(f"the Claude CLI failed: {text.strip()[:300]}", provider=PROVIDER)
 
 
-class ClaudeCLIModel(Model):
+class ClaudeCLIModel(CliBackedModel):
     """A `Model` answered by the Claude Code CLI, with sagent's tools bridged over MCP."""
+
+    CLI_NAME = "Claude CLI"
 
     def __init__(
         self,
@@ -239,25 +241,6 @@ class ClaudeCLIModel(Model):
         self.cli = await self._start(request)
         await self.cli.send({"type": "user", "message": {"role": "user", "content": replay_prompt(messages)}})
         self._history = messages
-
-    async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
-        """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
-        assert self.bridge is not None and self.cli is not None
-        cli = self.cli
-        await self.bridge.deliver_when_called(call, result, lambda: cli.alive, "Claude CLI", self.idle_timeout)
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        complete = False
-        try:
-            await self._continue_or_start(request)
-            async for event in self._read_response(request):
-                complete = complete or isinstance(event, ResponseComplete)
-                yield event
-        except ProviderError:
-            await self._reset()  # the next attempt starts a fresh session on the whole conversation
-            raise
-        finally:
-            self._interrupted = self._interrupted or not complete
 
     async def _read_response(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         assert self.cli is not None

@@ -34,7 +34,6 @@ from sagent.providers.base import (
     AuthenticationError,
     BadRequestError,
     ContextTooLongError,
-    Model,
     ProviderConnectionError,
     ProviderError,
     RateLimitError,
@@ -42,6 +41,7 @@ from sagent.providers.base import (
 )
 from sagent.providers.cli_backends.bridge import SERVER_NAME, Bridge
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
+from sagent.providers.cli_backends.model import CliBackedModel
 from sagent.types import (
     AssistantContent,
     AssistantMessage,
@@ -126,8 +126,10 @@ def _toml_string(value: str) -> str:
     return '"' + "".join(c if c >= " " else f"\\u{ord(c):04x}" for c in escaped) + '"'
 
 
-class CodexCLIModel(Model):
+class CodexCLIModel(CliBackedModel):
     """A `Model` answered by the Codex CLI, with sagent's tools bridged over MCP."""
+
+    CLI_NAME = "Codex CLI"
 
     def __init__(
         self,
@@ -335,26 +337,7 @@ class CodexCLIModel(Model):
         self.cli = await self._start(request, replay_prompt(messages), resume=None)
         self._history = messages
 
-    async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
-        """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
-        assert self.bridge is not None and self.cli is not None
-        cli = self.cli
-        await self.bridge.deliver_when_called(call, result, lambda: cli.alive, "Codex CLI", self.idle_timeout)
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        complete = False
-        try:
-            await self._continue_or_start(request)
-            async for event in self._read_response():
-                complete = complete or isinstance(event, ResponseComplete)
-                yield event
-        except ProviderError:
-            await self._reset()  # the next attempt starts a new thread on the whole conversation
-            raise
-        finally:
-            self._interrupted = self._interrupted or not complete
-
-    async def _read_response(self) -> AsyncIterator[ModelEvent]:
+    async def _read_response(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         assert self.cli is not None
         text: list[str] = []
         thinking: list[str] = []
