@@ -90,14 +90,16 @@ def test_esc_stops_and_puts_the_queued_message_back_into_the_input(project: Path
         term.type("build it")
         term.press("Enter")
         term.wait_for("running Bash…")
+        # Held for after the task (Tab): a message sent with Enter is read within half a second, the long
+        # Bash going to the background, so it would no longer be waiting when Esc is pressed.
         term.type("and run the tests")
-        term.press("Enter")
-        term.wait_for("queued: and run the tests")
+        term.press("Tab")
+        term.wait_for("after this task: and run the tests")
         term.press("Escape")
         screen = term.wait_for("your queued message is back in the input")
         screen = wait_until(term, lambda s: "esc to interrupt" not in s, "the work stopping")
         assert "› and run the tests" in bottom(screen)  # in the input box, as the user's own text again
-        assert "queued: and run the tests" not in screen
+        assert "after this task: and run the tests" not in screen
         # Nothing is sent by itself: the model was asked once, for the stopped task.
         time.sleep(1.0)  # give a wrongly sent message the time to reach the fake (not a speed assertion)
         assert len(fake.requests) == 1

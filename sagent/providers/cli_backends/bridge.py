@@ -14,11 +14,13 @@ import asyncio
 import contextlib
 import json
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sagent.mcp.content import mcp_content
-from sagent.types import TextPart, ToolResult, ToolSpec
+from sagent.providers.base import ProviderConnectionError
+from sagent.types import TextPart, ToolCall, ToolResult, ToolSpec
 
 SERVER_NAME = "sagent"
 """The bridge's name in the CLI's MCP configuration: its tools reach the model as `mcp__sagent__<tool>`."""
@@ -48,6 +50,7 @@ class Bridge:
     calls: list[BridgeCall] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     port: int = 0
+    provider: str = ""  # the provider whose CLI calls through this bridge, for its errors
     _server: Any = None
     _task: asyncio.Task[None] | None = None
 
@@ -86,6 +89,29 @@ class Bridge:
                 call.result.set_result(result)
                 return True
         return False
+
+    async def deliver_when_called(
+        self, call: ToolCall, result: ToolResult, alive: Callable[[], bool], cli: str, timeout: float
+    ) -> None:
+        """Wait until the CLI's MCP call for `call` has reached the bridge, then answer it with `result`.
+        A connection error when the `cli` (named for people) exits first, or makes no such call within
+        `timeout` seconds of waiting."""
+        waited = 0.0
+        while self.claim(call.id, call.name, call.arguments) is None and not any(
+            c.call_id == call.id for c in self.calls
+        ):
+            if not alive():
+                raise ProviderConnectionError(f"the {cli} exited while a tool ran", provider=self.provider)
+            if waited >= timeout:
+                raise ProviderConnectionError(
+                    f"the {cli} did not call {call.name} through the bridge within {timeout:g}s",
+                    provider=self.provider,
+                )
+            waited += 1.0
+            self.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), 1.0)
+        self.deliver(result)
 
     def cancel_all(self, reason: str) -> None:
         """Answer every waiting call with an error (the turn was abandoned)."""

@@ -14,7 +14,6 @@ so the subscription is what pays.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -27,7 +26,6 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import (
     AuthenticationError,
     BadRequestError,
-    Model,
     OverloadedError,
     ProviderConnectionError,
     ProviderError,
@@ -36,6 +34,7 @@ from sagent.providers.base import (
 )
 from sagent.providers.cli_backends.bridge import SERVER_NAME, Bridge
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
+from sagent.providers.cli_backends.model import CliBackedModel
 from sagent.types import (
     AssistantContent,
     AssistantMessage,
@@ -95,8 +94,10 @@ def error_from_result(text: str) -> ProviderError:
     return ServerError(f"the Claude CLI failed: {text.strip()[:300]}", provider=PROVIDER)
 
 
-class ClaudeCLIModel(Model):
+class ClaudeCLIModel(CliBackedModel):
     """A `Model` answered by the Claude Code CLI, with sagent's tools bridged over MCP."""
+
+    CLI_NAME = "Claude CLI"
 
     def __init__(
         self,
@@ -151,7 +152,7 @@ class ClaudeCLIModel(Model):
     async def _start(self, request: ModelRequest) -> CliProcess:
         binary = find_binary(self.binary)
         if self.bridge is None:
-            self.bridge = Bridge()
+            self.bridge = Bridge(provider=PROVIDER)
             await self.bridge.serve()
         self.bridge.tools = request.tools
         argv = [
@@ -240,42 +241,6 @@ class ClaudeCLIModel(Model):
         self.cli = await self._start(request)
         await self.cli.send({"type": "user", "message": {"role": "user", "content": replay_prompt(messages)}})
         self._history = messages
-
-    async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
-        """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
-        assert self.bridge is not None and self.cli is not None
-        bridge = self.bridge
-        waited = 0.0
-        while bridge.claim(call.id, call.name, call.arguments) is None and not any(
-            c.call_id == call.id for c in bridge.calls
-        ):
-            if not self.cli.alive:
-                raise ProviderConnectionError("the Claude CLI exited while a tool ran", provider=PROVIDER)
-            if waited >= self.idle_timeout:
-                raise ProviderConnectionError(
-                    f"the Claude CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
-                    provider=PROVIDER,
-                )
-            waited += 1.0
-            bridge.arrived.clear()
-            try:
-                await asyncio.wait_for(bridge.arrived.wait(), 1.0)
-            except TimeoutError:
-                continue
-        bridge.deliver(result)
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        complete = False
-        try:
-            await self._continue_or_start(request)
-            async for event in self._read_response(request):
-                complete = complete or isinstance(event, ResponseComplete)
-                yield event
-        except ProviderError:
-            await self._reset()  # the next attempt starts a fresh session on the whole conversation
-            raise
-        finally:
-            self._interrupted = self._interrupted or not complete
 
     async def _read_response(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         assert self.cli is not None

@@ -34,7 +34,6 @@ from sagent.providers.base import (
     AuthenticationError,
     BadRequestError,
     ContextTooLongError,
-    Model,
     ProviderConnectionError,
     ProviderError,
     RateLimitError,
@@ -42,6 +41,7 @@ from sagent.providers.base import (
 )
 from sagent.providers.cli_backends.bridge import SERVER_NAME, Bridge
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
+from sagent.providers.cli_backends.model import CliBackedModel
 from sagent.types import (
     AssistantContent,
     AssistantMessage,
@@ -126,8 +126,10 @@ def _toml_string(value: str) -> str:
     return '"' + "".join(c if c >= " " else f"\\u{ord(c):04x}" for c in escaped) + '"'
 
 
-class CodexCLIModel(Model):
+class CodexCLIModel(CliBackedModel):
     """A `Model` answered by the Codex CLI, with sagent's tools bridged over MCP."""
+
+    CLI_NAME = "Codex CLI"
 
     def __init__(
         self,
@@ -254,7 +256,7 @@ class CodexCLIModel(Model):
         binary = find_binary(self.binary)
         await self._check_signed_in(binary)
         if self.bridge is None:
-            self.bridge = Bridge()
+            self.bridge = Bridge(provider=PROVIDER)
             await self.bridge.serve()
         self.bridge.tools = request.tools
         if self._instructions is None:
@@ -335,43 +337,7 @@ class CodexCLIModel(Model):
         self.cli = await self._start(request, replay_prompt(messages), resume=None)
         self._history = messages
 
-    async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
-        """Wait until Codex's MCP call for `call` reaches the bridge, then answer it."""
-        assert self.bridge is not None and self.cli is not None
-        bridge = self.bridge
-        waited = 0.0
-        while bridge.claim(call.id, call.name, call.arguments) is None and not any(
-            c.call_id == call.id for c in bridge.calls
-        ):
-            if not self.cli.alive:
-                raise ProviderConnectionError("the Codex CLI exited while a tool ran", provider=PROVIDER)
-            if waited >= self.idle_timeout:
-                raise ProviderConnectionError(
-                    f"the Codex CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
-                    provider=PROVIDER,
-                )
-            waited += 1.0
-            bridge.arrived.clear()
-            try:
-                await asyncio.wait_for(bridge.arrived.wait(), 1.0)
-            except TimeoutError:
-                continue
-        bridge.deliver(result)
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        complete = False
-        try:
-            await self._continue_or_start(request)
-            async for event in self._read_response():
-                complete = complete or isinstance(event, ResponseComplete)
-                yield event
-        except ProviderError:
-            await self._reset()  # the next attempt starts a new thread on the whole conversation
-            raise
-        finally:
-            self._interrupted = self._interrupted or not complete
-
-    async def _read_response(self) -> AsyncIterator[ModelEvent]:
+    async def _read_response(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         assert self.cli is not None
         text: list[str] = []
         thinking: list[str] = []

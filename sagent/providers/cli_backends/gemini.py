@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ToolCallDelta
-from sagent.providers.base import BadRequestError, Model, ProviderConnectionError, ProviderError
+from sagent.providers.base import BadRequestError, ProviderConnectionError, ProviderError
 from sagent.providers.cli_backends.bridge import Bridge, BridgeCall, same_arguments
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK, CliProcess, replay_prompt
 from sagent.providers.cli_backends.gemini_setup import (
@@ -37,6 +37,7 @@ from sagent.providers.cli_backends.gemini_setup import (
     safe_prompt,
     settings,
 )
+from sagent.providers.cli_backends.model import CliBackedModel
 from sagent.types import (
     AssistantContent,
     AssistantMessage,
@@ -58,8 +59,10 @@ SETTLE = 0.05
 """Seconds to wait for more `tool_use` lines once the CLI has called the bridge (they are written first)."""
 
 
-class GeminiCLIModel(Model):
+class GeminiCLIModel(CliBackedModel):
     """A `Model` answered by the Gemini CLI, with sagent's tools bridged over MCP."""
+
+    CLI_NAME = "Gemini CLI"
 
     def __init__(
         self,
@@ -105,7 +108,7 @@ class GeminiCLIModel(Model):
         self._finished = False
         binary = find_binary(self.binary)
         if self.bridge is None:
-            self.bridge = Bridge()
+            self.bridge = Bridge(provider=PROVIDER)
             await self.bridge.serve()
         if self.workspace is None:
             self.workspace = Workspace()
@@ -193,39 +196,6 @@ class GeminiCLIModel(Model):
         await self._start(request, replay_prompt(messages), None)
         self._history = messages
 
-    async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
-        """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
-        assert self.bridge is not None and self.cli is not None
-        bridge, waited = self.bridge, 0.0
-        while bridge.claim(call.id, call.name, call.arguments) is None and not any(
-            c.call_id == call.id for c in bridge.calls
-        ):
-            if not self.cli.alive:
-                raise ProviderConnectionError("the Gemini CLI exited while a tool ran", provider=PROVIDER)
-            if waited >= self.idle_timeout:
-                raise ProviderConnectionError(
-                    f"the Gemini CLI did not call {call.name} through the bridge within {self.idle_timeout:g}s",
-                    provider=PROVIDER,
-                )
-            waited += 1.0
-            bridge.arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(bridge.arrived.wait(), 1.0)
-        bridge.deliver(result)
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        complete = False
-        try:
-            await self._continue_or_start(request)
-            async for event in self._read_response():
-                complete = complete or isinstance(event, ResponseComplete)
-                yield event
-        except ProviderError:
-            await self._reset()  # the next attempt starts a new session on the whole conversation
-            raise
-        finally:
-            self._interrupted = self._interrupted or not complete
-
     async def _next(self, timeout: float, *, stop_on_call: bool) -> dict[str, Any] | Literal[True] | None:
         """The next JSON line of the CLI; None at its end; True when `stop_on_call` and the CLI has called
         the bridge (it waits for sagent) with no line to read within `SETTLE`."""
@@ -271,7 +241,7 @@ class GeminiCLIModel(Model):
                 if isinstance(value, dict):
                     return value
 
-    async def _read_response(self) -> AsyncIterator[ModelEvent]:
+    async def _read_response(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         assert self.cli is not None
         text: list[str] = []
         errors: list[str] = []
