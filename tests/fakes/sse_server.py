@@ -98,6 +98,12 @@ class FakeServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def setup(self) -> None:
+                super().setup()
+                # Each SSE event goes out as written, as from the real APIs' servers: with Nagle's algorithm a
+                # kept connection holds small writes back for the client's delayed ACK (40 ms a round).
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
