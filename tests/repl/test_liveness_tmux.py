@@ -239,8 +239,10 @@ def test_the_completion_menu_keeps_its_rows_when_the_screen_is_full(project: Pat
         term.wait_for("Esc interrupts")
         for _ in range(3):  # the scrollback fills the screen: the input sits on the last lines
             term.type("/help")
+            term.wait_for("› /help")
             term.press("Enter")
-            term.wait_for("Ctrl+D")
+            # Taken once the input box is empty again (an earlier /help's lines are still on the screen).
+            wait_until(term, lambda s: "/help" not in bottom(visible(term)), "the /help to be taken")
         term.type("/")
         screen = wait_until(term, lambda s: "› /" in visible(term), "the menu")
         screen = visible(term)
