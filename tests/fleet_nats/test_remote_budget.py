@@ -106,3 +106,34 @@ def test_sub_agents_elsewhere_end_on_the_trees_budget_with_its_reason(
             if worker is not None:
                 worker.stop()
             tap.close()
+
+
+def test_an_idle_persistent_sub_agent_elsewhere_stopped_on_the_budget_reports_why(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    def lead(request: dict[str, Any]) -> Reply:
+        texts = sent_texts(request)
+        if texts[-1:] == ["start an idler"]:
+            spawn = {"prompt": "task-idler", "label": "idler", "on": "worker1", "persistent": True}
+            return tool_use_response([("AgentSpawn", spawn)])
+        if any("[idle] ready" in text for text in texts[-1:]):
+            return text_response("noted at length", output_tokens=10_000)  # this answer spends the budget
+        return text_response("ok")
+
+    with FakeAnthropic([lead] * 6) as lead_fake, FakeAnthropic([text_response("ready")]) as worker_fake:
+        worker = Served(nats_server, "f1", "worker1", worker_fake, tmp_path / "w")
+        boss = Served(nats_server, "f1", "lead", lead_fake, tmp_path / "l", "--max-budget-usd", BUDGET)
+        try:
+            assert fleet(nats_server, "f1", boss.env, "send", "lead", "start an idler").returncode == 0
+            logs = tmp_path / "l" / "data"
+
+            def stopped_report() -> str:
+                lines = [line for p in logs.rglob("*.jsonl") for line in p.read_text().splitlines()]
+                return next((line for line in lines if "[stopped" in line and '"sender":"idler"' in line), "")
+
+            report = wait_until(stopped_report, "the idler's last report")
+            assert "[stopped (error_max_budget_usd)] stopped: $" in report
+            assert "which reaches the budget of $0.1000 (max_budget_usd)" in report
+        finally:
+            boss.stop()
+            worker.stop()
