@@ -143,7 +143,8 @@ class Fleet:
         self.models = models or registry_models
         self.bus: Bus = bus or LocalBus()
         self.agents: dict[str, Agent] = {}
-        # Persistent sub-agents running in other processes (a bus across processes): label -> its parent's.
+        # Sub-agents running in other processes (a bus across processes): label -> its parent's. A one-shot
+        # one is here while its parent's AgentSpawn call runs; a persistent one until it ends.
         self.remote: dict[str, str] = {}
         self._last_number = 0  # of the labels given out as agent-N
 
@@ -179,8 +180,8 @@ class Fleet:
                 agent.interrupt(budget=agent.budget_reason())
         tree = {agent.label for agent in in_tree}
         for label in [label for label, parent in self.remote.items() if parent in tree]:
-            with contextlib.suppress(FleetError):  # persistent sub-agents elsewhere stop too
-                self.bus.deliver(Envelope(owner.label, label, control="stop"))
+            with contextlib.suppress(FleetError):  # sub-agents elsewhere stop too, told why (the stop's text)
+                self.bus.deliver(Envelope(owner.label, label, owner.budget_reason(), control="stop"))
 
     def leave(self, agent: Agent) -> None:
         if self.agents.get(agent.label) is agent:

@@ -11,17 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 
+from sagent.agent.calls import SPAWN_TOOL, backgroundable, is_named
 from sagent.agent.cost import BudgetExceededError
 from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
 from sagent.events import Event, SmallModelCall
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
-from sagent.tools.base import ToolError
+from sagent.tools.base import Tool, ToolError
 from sagent.tools.runtime import SpawnRequest
-from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, UserMessage
+from sagent.types import (
+    AssistantMessage,
+    Effort,
+    Message,
+    ModelRequest,
+    PeerMessage,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
 
 SMALL_MODEL_MAX_TOKENS = 2048
 
@@ -49,6 +59,8 @@ class ToolsAgent(Protocol):
     def jobs(self) -> JobTable: ...
     @property
     def gate(self) -> RequestGate: ...
+    @property
+    def tools(self) -> Mapping[str, Tool]: ...
     def spawn(self, prompt: SpawnRequest) -> Child: ...
     def send(self, message: str, text: str) -> Receipt: ...
     def control(
@@ -69,6 +81,7 @@ class ToolsAgent(Protocol):
     ) -> None: ...
     def clear_tool_results(self, call_ids: Sequence[str]) -> list[str]: ...
     def cancel_job(self, job_id: str) -> tuple[str, ...]: ...
+    def background(self, name: str | None = None) -> None: ...
     def retract(self, message: UserMessage | PeerMessage) -> bool: ...
     def emit(self, event: Event) -> Event: ...
 
@@ -232,6 +245,39 @@ class AgentTools:
         cleared = me.clear_tool_results(chosen)
         return f"cleared {len(cleared)} tool result(s)" if cleared else "nothing to clear"
 
+    def detach(self, name: str) -> str:
+        # AgentSelf runs in a round, alongside the other calls of the same response: those whose results
+        # have not come in are the calls running now. A call moved to the background before (by the time
+        # limit, a message, `background: true`) is a job already.
+        me = self.agent
+        running = [c for c in self._running_calls() if backgroundable(me.tools, c.name)]
+        chosen = [c for c in running if is_named(c, name)]
+        if not chosen:
+            jobs = [j for j in me.jobs.running() if is_named(j.call, name)]
+            if jobs:
+                return f"{name} already runs in the background as {', '.join(j.id for j in jobs)}; Jobs manages it"
+            names = sorted({_call_name(c) for c in running}) or ["nothing"]
+            also = [f"{j.id} {_call_name(j.call)}" for j in me.jobs.running()]
+            jobs_line = f"; in the background already: {', '.join(also)}" if also else ""
+            raise ToolError(f"no running tool call is called {name!r}; running: {', '.join(names)}{jobs_line}")
+        me.background(name)
+        what = ", ".join(c.name if _call_name(c) == c.name else f"{c.name}({_call_name(c)})" for c in chosen)
+        return (
+            f"moving {what} to the background: this round no longer waits for it, and its result arrives "
+            "later as a message (Jobs lists it)"
+        )
+
+    def _running_calls(self) -> list[ToolCall]:
+        """The calls of the response being answered now whose results have not come in."""
+        history = self.agent.history
+        at = next((i for i in range(len(history) - 1, -1, -1) if isinstance(history[i], AssistantMessage)), None)
+        if at is None:
+            return []
+        turn = history[at]
+        assert isinstance(turn, AssistantMessage)
+        answered = {m.call_id for m in history[at + 1 :] if isinstance(m, ToolResult)}
+        return [c for c in turn.tool_calls if c.id not in answered]
+
     # --------------------------------------------------------------------------------------- jobs
 
     def jobs(self) -> str:
@@ -303,6 +349,12 @@ class AgentTools:
             return me.fleet.model(me.model.provider, name), True
         except FleetError:
             return me.model, False
+
+
+def _call_name(call: ToolCall) -> str:
+    """How a running call is named to the model: the label of the sub-agent it spawns, else its tool."""
+    label = call.arguments.get("label") if call.name == SPAWN_TOOL else None
+    return str(label) if label else call.name
 
 
 def accepts_images(model: Model) -> bool:

@@ -88,7 +88,8 @@ class AgentSettings:
     input_preempts: bool = False
     """Input given to `send()` (a person's message, typed while the agent works) does not wait on long tool
     calls: those still running 0.5 s into the round go on in the background and it is read at once, as
-    another agent's message always is. The REPL turns it on; off, it waits for the round to end."""
+    another agent's message always is. The REPL and `sagent serve` turn it on; off, it waits for the round
+    to end."""
 
     compaction: CompactionPolicy = field(default_factory=_compaction_policy)
     """When the context is compacted (by default at 80% of the model's window)."""

@@ -10,6 +10,10 @@ resumed history already holds it.
 
 While L runs, a sender's request on `…L.receipt` is answered once the message has reached the agent:
 whether it was working, and how many messages it has not read yet.
+
+A `stop` control whose text is not empty says why: its tree's budget is spent (the parent sends it so,
+see `Fleet.budget_reached`). The agent then ends as `error_max_budget_usd` with that text as its reason,
+as an agent of the tree in the parent's own process does, not as interrupted.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import os
+import weakref
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +43,14 @@ ACK_CHECK = 0.02  # seconds between looks for messages that have reached the ses
 HEARTBEAT_EVERY = 2.0
 RECEIPT_WAIT = 1.5  # seconds a receipt waits for its message to reach the agent
 ACK_WAIT = 3600.0  # a message unacknowledged this long (the agent kept working) is handed over again
+
+# Why each agent hosted here was stopped, when it was for its tree's budget (kept while the agent lives).
+_BUDGET_STOPS: weakref.WeakKeyDictionary[Agent, str] = weakref.WeakKeyDictionary()
+
+
+def budget_stop(agent: Agent) -> str | None:
+    """Why `agent` was stopped, when a `stop` came because its tree's budget is spent; None otherwise."""
+    return _BUDGET_STOPS.get(agent)
 
 
 class DurableInbox:
@@ -196,7 +209,7 @@ class DurableInbox:
     async def _hand_over(self, envelope: Envelope, msg: Msg, message_id: str, redelivered: bool) -> Receipt:
         agent = self.agent
         if agent is None or envelope.control is not None:
-            receipt = self.mailbox(envelope)
+            receipt = self.take_here(envelope)
             self._from_agent_loop(self._ack(msg, message_id))
             return receipt
         message: UserMessage | PeerMessage = (
@@ -214,6 +227,16 @@ class DurableInbox:
         if self._watcher is None or self._watcher.done():
             self._watcher = asyncio.create_task(self._watch_log(), name=f"sagent acks {self.label}")
         return Receipt(self.label, was_working, len(self._pending))
+
+    def take_here(self, envelope: Envelope) -> Receipt:
+        """Hand `envelope` to the agent's mailbox at once: a control, or any envelope from an agent of this
+        very process (which the bus hands over without the server). A stop that says why (its tree's budget
+        is spent) ends a run going on as `error_max_budget_usd` with that reason."""
+        agent = self.agent
+        if agent is not None and envelope.control == "stop" and envelope.text.strip():
+            _BUDGET_STOPS[agent] = envelope.text
+            agent.interrupt(budget=envelope.text)
+        return self.mailbox(envelope)
 
     async def _watch_log(self) -> None:
         """Acknowledge each handed-over message once the agent's history (so its log) holds it."""

@@ -7,7 +7,9 @@ its parent as a message from its label ("[idle] ..."), and when it ends ("[stopp
 the fleet may message it with AgentSend meanwhile; its parent (and the parent's ancestors) may send it
 controls, `stop` included. What it spends goes to its parent's tree after each run, on the subject
 `sagent.<fleet>.agent.<label>.usage`. When the parent ends (its run is over and it closes, or it is
-stopped), its persistent children elsewhere are sent `stop`.
+stopped), its persistent children elsewhere are sent `stop`. When its tree's budget is spent, the stop
+says so: the child ends as `error_max_budget_usd` and reports "[stopped (error_max_budget_usd)] ..."
+with the reason. A child's spend that reaches the budget stops its parent as well, if it is working.
 
 Its budget is what was left of its parent's tree's budget when it started, not held (a child that lives
 on cannot keep its parent from working): the tree can overshoot its budget by what the child spends in
@@ -19,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import Envelope, FleetError
 from sagent.fleet_nats import names
+from sagent.fleet_nats.inbox import budget_stop
 from sagent.types import Usage
 
 if TYPE_CHECKING:
@@ -43,9 +46,14 @@ async def follow_spending(bus: NatsBus, parent: Agent, label: str) -> None:
     tracker = CostTracker(parent=parent.cost)  # the child's spend joins the parent's tree, not its own
 
     def count(spent: dict[str, Any]) -> None:
+        was_over = parent.cost.over_budget()
         for model, usage in spent.items():
             with contextlib.suppress(TypeError, ValueError):
                 tracker.add(str(model), Usage(**usage))
+        if not was_over and parent.cost.over_budget():
+            # The fleet stops the tree's other agents and remote children; the parent, which the tree's
+            # counting takes for the spender here, stops too when it is working: the spend was not its own.
+            parent.interrupt(budget=parent.budget_reason())
 
     async def on_message(msg: Msg) -> None:
         with contextlib.suppress(ValueError):
@@ -93,6 +101,9 @@ class PersistentChild:
             result = child.failure(f"{type(error).__name__}: {error}")
         finally:
             self._send_spending()
+            why = budget_stop(child)
+            if result is not None and why is not None and result.subtype != "error_max_budget_usd":
+                result = replace(result, subtype="error_max_budget_usd", text=why)  # stopped while idle
             if result is not None:
                 self._report("stopped", result)
             await child.aclose()

@@ -10,7 +10,10 @@ its events go out on its own events subject (`sagent fleet attach` shows them).
 One budget across processes: the parent holds what is left of its tree's budget for the child while it
 runs (so requests started meanwhile cannot spend the same dollars), and the child gets that as its own
 budget. Its spend is added to the parent's tree when it answers. The tree can overshoot its budget by no
-more than a local child can: the responses already streaming when the limit is reached.
+more than a local child can: the responses already streaming when the limit is reached. While it runs the
+fleet counts it among the parent's sub-agents elsewhere (`Fleet.remote`): when the tree's budget is spent
+it is sent a `stop` whose text is the reason, and it ends as `error_max_budget_usd` (see `inbox`), even
+when its parent has moved the call to the background; any other stop ends it interrupted.
 """
 
 from __future__ import annotations
@@ -89,6 +92,10 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
 
         await follow_spending(bus, parent, label)
         held, watching = None, None  # nothing held; its events are followed for as long as it lives
+    else:
+        # While it runs, the fleet knows it as the parent's: when the tree's budget is spent, it is sent a
+        # stop that says so, whether its parent still waits for it or moved the call to the background.
+        parent.fleet.remote[label] = parent.label
     work = bus.nc.request(subject, json.dumps(fields).encode(), timeout=LONGEST)
     try:
         reply = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, bus.loop))
@@ -96,10 +103,13 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         where = "no worker (sagent serve --worker)" if request.on == "any" else f"no serve process {request.on!r}"
         raise ToolError(f"cannot spawn: {where} takes sub-agents now (start one with `sagent serve`)") from None
     except asyncio.CancelledError:  # the parent stopped waiting (interrupted, its tree's budget spent): so does it
+        why = parent.budget_reason() if parent.cost.over_budget() else ""  # a stop's text: the budget is why
         with contextlib.suppress(Exception):
-            bus.deliver(Envelope(parent.label, label, control="stop"))
+            bus.deliver(Envelope(parent.label, label, text=why, control="stop"))
         raise
     finally:
+        if not request.persistent and parent.fleet.remote.get(label) == parent.label:
+            del parent.fleet.remote[label]
         if held is not None:
             parent.cost.release(held)
         if watching is not None:  # the child's last events are handed on before its answer is

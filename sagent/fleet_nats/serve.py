@@ -5,6 +5,10 @@ Which session log the label continues is kept in `<data dir>/fleets/<fleet>/<lab
 (after a crash, a kill, a reboot) resumes the same conversation, and the messages its inbox held come in.
 SIGTERM or SIGINT ends it cleanly, keeping its place in the fleet; a `stop` control (`sagent fleet stop`)
 ends it and takes it out of the fleet.
+
+What a person sends it (`sagent fleet send`, a line typed in `sagent fleet attach`) is read as soon as a
+peer's message is: long tool calls running when it arrives go on in the background (its settings'
+`input_preempts`, as in the REPL), so the person never waits for a long Bash or a stuck sub-agent.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ class Served:
     """The loop of one served agent."""
 
     def __init__(self, agent: Agent, bus: NatsBus, *, worker: bool = False) -> None:
+        # Set here, not from a flag, so that every start of the label (a resumed one too) preempts.
+        agent.configure(input_preempts=True)
         self.agent = agent
         self.bus = bus
         self.worker = worker  # takes sub-agents spawned on "any" process (the fleet's queue group)

@@ -109,12 +109,15 @@ class AgentSelf(_AgentTool):
         "when the model cannot hold your current context). compact: free context now (old tool outputs "
         "pruned, older turns summarised, recent turns kept), keeping what `focus` names; it also happens by "
         "itself near the window's limit. clear_tool_results: replace old tool outputs you no longer need (by "
-        "call id, or all but the last `keep_last`) with a short note."
+        "call id, or all but the last `keep_last`) with a short note. detach: stop waiting for one long call "
+        "of the response you are in (call AgentSelf alongside it): `name` is the label of a sub-agent an "
+        "AgentSpawn call started, a tool's name or a call id; it goes on in the background and its result "
+        "arrives later as a message, while the other calls are still waited for."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "action": {"type": "string", "enum": ["status", "switch", "compact", "clear_tool_results"]},
+            "action": {"type": "string", "enum": ["status", "switch", "compact", "clear_tool_results", "detach"]},
             "provider": {"type": "string"},
             "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
             "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high"]},
@@ -122,6 +125,7 @@ class AgentSelf(_AgentTool):
             "focus": {"type": "string", "description": "for compact: what the summary must keep"},
             "ids": {"type": "array", "items": {"type": "string"}, "description": "tool call ids to clear"},
             "keep_last": {"type": "integer", "description": "clear all tool results but the last N"},
+            "name": {"type": "string", "description": "for detach: a sub-agent's label, a tool's name or a call id"},
         },
         "required": ["action"],
     }
@@ -137,6 +141,11 @@ class AgentSelf(_AgentTool):
             )
         if action == "compact":
             return runtime.compact(arguments.get("focus"))
+        if action == "detach":
+            name = (arguments.get("name") or "").strip()
+            if not name:
+                raise ToolError("detach needs the name of a running call: a sub-agent's label, a tool or a call id")
+            return runtime.detach(name)
         return runtime.clear_tool_results(arguments.get("ids"), arguments.get("keep_last"))
 
 

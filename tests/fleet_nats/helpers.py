@@ -101,3 +101,31 @@ def fleet(nats: NatsServer, fleet_name: str, env: dict[str, str], *args: str) ->
     """Run `sagent fleet ARGS` against the fleet."""
     command = [sys.executable, "-m", "sagent.cli.main", "fleet", *args, "--nats", nats.url, "--fleet", fleet_name]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=WAIT)
+
+
+class EventTap:
+    """Every event the agents of a fleet publish (what `sagent fleet attach` shows), by label, as it comes:
+    `results(label)` are the records of each run's end."""
+
+    def __init__(self, nats: NatsServer, fleet_name: str) -> None:
+        import json
+
+        from sagent.fleet_nats.bus import NatsBus
+
+        self.bus = NatsBus(nats.url, fleet=fleet_name)
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+        async def take(msg: Any) -> None:
+            label = msg.subject.split(".")[3]
+            self.events.append((label, json.loads(msg.data)))
+
+        async def subscribe() -> Any:
+            return await self.bus.nc.subscribe(f"sagent.{fleet_name}.agent.*.events", cb=take)
+
+        self.bus.call(subscribe(), 10)
+
+    def results(self, label: str) -> list[dict[str, Any]]:
+        return [e for name, e in list(self.events) if name == label and e.get("type") == "result"]
+
+    def close(self) -> None:
+        self.bus.close()

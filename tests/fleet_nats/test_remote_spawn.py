@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.fakes.nats_server import NatsServer
-from tests.fleet_nats.helpers import Served, fleet, sent_texts, wait_until
+from tests.fleet_nats.helpers import EventTap, Served, fleet, sent_texts, wait_until
 
 # claude-sonnet-4-6: $3 per million input tokens, $15 per million output; each fake response is 100 in, 20 out.
 PER_RESPONSE = 100 * 3 / 1e6 + 20 * 15 / 1e6
@@ -97,6 +97,7 @@ def test_a_sub_agent_elsewhere_is_stopped_when_its_parent_stops_waiting_for_it(
 ) -> None:
     lead_script = [tool_use_response([("AgentSpawn", {"prompt": "build", "label": "builder", "on": "any"})])]
     worker_script = [tool_use_response([("Bash", {"command": "sleep 300"})]), text_response("built")]
+    tap = EventTap(nats_server, "f1")
     with FakeAnthropic(lead_script) as lead_fake, FakeAnthropic(worker_script) as worker_fake:
         worker = Served(nats_server, "f1", "worker1", worker_fake, tmp_path / "w", "--worker", "--allowedTools", "Bash")
         lead = Served(nats_server, "f1", "lead", lead_fake, tmp_path / "l")
@@ -104,6 +105,8 @@ def test_a_sub_agent_elsewhere_is_stopped_when_its_parent_stops_waiting_for_it(
             assert fleet(nats_server, "f1", lead.env, "send", "lead", "build it").returncode == 0
             wait_until(lambda: len(worker_fake.requests) >= 1, "the builder to start its long call")
             assert lead.stop() == 0  # the lead's wait is cut short: its child elsewhere must not run on unseen
+            [ended] = wait_until(lambda: tap.results("builder"), "the builder's end")
+            assert (ended["subtype"], ended["text"]) == ("interrupted", "stopped by lead")  # not the budget
             gone = wait_until(
                 lambda: (r := fleet(nats_server, "f1", worker.env, "send", "builder", "hi")).returncode == 2 and r,
                 "the builder to stop and leave the fleet",
@@ -113,3 +116,4 @@ def test_a_sub_agent_elsewhere_is_stopped_when_its_parent_stops_waiting_for_it(
         finally:
             lead.stop()
             worker.stop()
+            tap.close()
