@@ -55,8 +55,3 @@ def done(part: str) -> None:
         _paused = False
     gc.freeze()
     gc.enable()
-
-
-def paused() -> bool:
-    """Whether the collector is paused for the start-up now."""
-    return _paused
