@@ -154,10 +154,10 @@ class ContextMeter:
     def next_total(self, system: str, tools: Sequence[ToolSpec], history: Sequence[Message]) -> int:
         """The size of the next request; cheap when the last report still holds (only the new messages are
         estimated)."""
-        known = self._since_report(history)
+        known = self.since_report(history)
         return known if known is not None else self.estimate(system, tools, history)
 
-    def _since_report(self, history: Sequence[Message]) -> int | None:
+    def since_report(self, history: Sequence[Message]) -> int | None:
         """The last reported count plus the scaled estimate of what `history` added since; None when the
         report no longer describes `history`."""
         if self._covered and self._covered <= len(history):
@@ -178,7 +178,7 @@ class ContextMeter:
             sum(estimate_message(m) for m in history if not isinstance(m, ToolResult)),
             sum(estimate_message(m) for m in history if isinstance(m, ToolResult)),
         )
-        known = self._since_report(history)
+        known = self.since_report(history)
         total = known if known is not None else round(sum(parts) * self._scale)
         system_part, tools_part, messages_part, results_part = _apportion(parts, total)
         return ContextSize(

@@ -59,9 +59,12 @@ class ContextWindow:
         return info.context_window if info is not None else self.policy.window
 
     def tokens(self) -> int:
-        """The size of the next request."""
+        """The size of the next request (without building it while the last report still holds)."""
+        known = self.meter.since_report(self.agent.history)
+        if known is not None:
+            return known
         request = self.agent.request()
-        return self.meter.next_total(request.system, request.tools, self.agent.history)
+        return self.meter.estimate(request.system, request.tools, self.agent.history)
 
     def size(self) -> ContextSize:
         """The next request by part: system prompt, tools, messages, tool results."""

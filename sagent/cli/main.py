@@ -32,7 +32,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, command: bool = False) -> int:
+    """Run the `sagent` command line `argv` (the process's arguments by default) and return its exit code.
+    `command` says this is the `sagent` process itself, which pauses the garbage collector while a run
+    starts (see `sagent.lib.startup`)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--version"]:
         from sagent import __version__
@@ -73,6 +76,19 @@ def main(argv: list[str] | None = None) -> int:
         from sagent.cli.fleet_cmd import fleet_command, serve_command
 
         return serve_command(argv[1:]) if argv[0] == "serve" else fleet_command(argv[1:])
+    if not command:
+        return _task_or_repl(argv)
+    from sagent.lib import startup
+
+    startup.pause()
+    try:
+        return _task_or_repl(argv)
+    finally:
+        startup.done("main")  # already done once the agent was built; this covers a run that ended before
+
+
+def _task_or_repl(argv: list[str]) -> int:
+    """A task (`-p`, piped input, a task after the flags) or the REPL."""
     named = _prefetch_named(argv)
     from sagent.cli.flags import EXIT_USAGE, add_task_argument, build_parser, checked, parse_with_settings
 
@@ -175,7 +191,7 @@ def _clean_text_flags(args: argparse.Namespace) -> None:
 
 def entry() -> NoReturn:
     """The `sagent` command: `main`, then an exit that skips the interpreter's teardown (see `exit_now`)."""
-    code = main()
+    code = main(command=True)
     from sagent.cli.exit import exit_now
 
     exit_now(code)

@@ -32,6 +32,7 @@ from sagent.cli.agent_setup import UsageError, agent_settings, models_for
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.evidence.gitref import start_point
+from sagent.lib import startup
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
@@ -79,11 +80,13 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
             from sagent.cli.fleet_client import run_in_fleet
 
             work = run_in_fleet(args, build, lambda agent: _run(agent, prompt, incoming, output))
+            startup.done("main")
             return asyncio.run(_closing_mcp(args, _setup_failures(work)))
         try:
             agent = build()
         except (UsageError, ProviderError, SessionError) as error:
             return _setup_failure(error)
+        startup.done("main")  # the start-up's objects are built: the collector may run again (sagent.lib.startup)
         return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output)))
     except OSError as error:
         if _in_data_dir(error):
@@ -142,6 +145,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         switch=switch,
         first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
     )
+    startup.done("main")
     try:
         return asyncio.run(_closing_mcp(args, repl.run()))
     except (EOFError, KeyboardInterrupt):

@@ -200,26 +200,19 @@ async def _post_stream(client: Any, body: dict[str, Any], *, beta: bool = False)
 
     `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
     request; the SDK's `post` takes the encoded body as it is and does the rest as `create` would (the same
-    headers, response and stream types, errors)."""
+    headers, errors and stream). The stream's events come as the JSON objects the API sent
+    (`AsyncStream[object]`), which `_Assembler` reads: the SDK would otherwise build and validate a pydantic
+    model for every event, only for sagent to read its fields."""
     from anthropic import AsyncStream
+    from anthropic.types import Message
 
-    cast_to: Any
-    stream_cls: Any
-    if beta:  # the beta types, which know the advisor's blocks, are imported only when it is used
-        from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
-
-        cast_to, stream_cls = BetaMessage, AsyncStream[BetaRawMessageStreamEvent]
-    else:
-        from anthropic.types import Message, RawMessageStreamEvent
-
-        cast_to, stream_cls = Message, AsyncStream[RawMessageStreamEvent]
     return await client.post(
         "/v1/messages",
         content=_ENCODER.encode(body).encode("utf-8"),
-        cast_to=cast_to,
+        cast_to=Message,
         options={"headers": {"anthropic-beta": ADVISOR_BETA}} if beta else {},
         stream=True,
-        stream_cls=stream_cls,
+        stream_cls=AsyncStream[object],
     )
 
 
@@ -244,45 +237,50 @@ class _Assembler:
         self.advisor_usage: list[tuple[str, Usage]] = []  # (model, usage) of each advisor consultation
 
     async def feed(self, stream: Any) -> AsyncIterator[ModelEvent]:
+        """The response's events, as the JSON objects the API sent (the SDK's `AsyncStream[object]`: its
+        SSE decoding and error handling, without building a pydantic model for every event)."""
         done = False
         async for event in stream:
-            kind = event.type
-            if kind == "message_start":
-                self.response_id = event.message.id
-                self._usage(event.message.usage)
-            elif kind == "content_block_start":
-                block = event.content_block.model_dump(exclude_none=True)
-                self.blocks[event.index] = {**block, "text": block.get("text", ""), "json": ""}
-                if block["type"] == "tool_use":
-                    yield ToolCallDelta(event.index, block["id"], block["name"])
-            elif kind == "content_block_delta":
-                block, delta = self.blocks[event.index], event.delta
-                if delta.type == "text_delta":
-                    block["text"] += delta.text
-                    yield TextDelta(delta.text)
-                elif delta.type == "thinking_delta":
-                    block["thinking"] = block.get("thinking", "") + delta.thinking
-                    yield ThinkingDelta(delta.thinking)
-                elif delta.type == "signature_delta":
-                    block["signature"] = block.get("signature", "") + delta.signature
-                elif delta.type == "input_json_delta":
-                    block["json"] += delta.partial_json
+            kind = event["type"]
+            if kind == "content_block_delta":
+                block, delta = self.blocks[event["index"]], event["delta"]
+                kind = delta["type"]
+                if kind == "text_delta":
+                    block["text"] += delta["text"]
+                    yield TextDelta(delta["text"])
+                elif kind == "input_json_delta":
+                    block["json"] += delta["partial_json"]
                     if block["type"] == "tool_use":  # a server tool's input is not a call for sagent to run
-                        yield ToolCallDelta(event.index, arguments_delta=delta.partial_json)
+                        yield ToolCallDelta(event["index"], arguments_delta=delta["partial_json"])
+                elif kind == "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta["thinking"]
+                    yield ThinkingDelta(delta["thinking"])
+                elif kind == "signature_delta":
+                    block["signature"] = block.get("signature", "") + delta["signature"]
+            elif kind == "content_block_start":
+                block = _without_none(event["content_block"])
+                self.blocks[event["index"]] = {**block, "text": block.get("text", ""), "json": ""}
+                if block["type"] == "tool_use":
+                    yield ToolCallDelta(event["index"], block["id"], block["name"])
+            elif kind == "message_start":
+                self.response_id = event["message"].get("id")
+                self._usage(event["message"].get("usage"))
             elif kind == "message_delta":
-                self.stop = event.delta.stop_reason or self.stop
-                self._usage(event.usage)
+                self.stop = (event.get("delta") or {}).get("stop_reason") or self.stop
+                self._usage(event.get("usage"))
             elif kind == "message_stop":
                 done = True
         if not done:
             raise StreamCutError("the stream ended before message_stop", provider=PROVIDER)
         yield ResponseComplete(self._message())
 
-    def _usage(self, usage: Any) -> None:
-        iterations = getattr(usage, "iterations", None)
+    def _usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
+            return
+        iterations = usage.get("iterations")
         if iterations:
             self.advisor_usage = [
-                (it.model, _iteration_usage(it)) for it in iterations if getattr(it, "type", "") == "advisor_message"
+                (it.get("model", ""), _iteration_usage(it)) for it in iterations if it.get("type") == "advisor_message"
             ]
         for key in (
             "input_tokens",
@@ -290,7 +288,7 @@ class _Assembler:
             "cache_read_input_tokens",
             "cache_creation_input_tokens",
         ):
-            value = getattr(usage, key, None)
+            value = usage.get(key)
             if value is not None:
                 self.usage[key] = value
 
@@ -324,13 +322,23 @@ class _Assembler:
         )
 
 
-def _iteration_usage(iteration: Any) -> Usage:
+def _iteration_usage(iteration: dict[str, Any]) -> Usage:
     return Usage(
-        iteration.input_tokens,
-        iteration.output_tokens,
-        iteration.cache_read_input_tokens or 0,
-        iteration.cache_creation_input_tokens or 0,
+        iteration.get("input_tokens") or 0,
+        iteration.get("output_tokens") or 0,
+        iteration.get("cache_read_input_tokens") or 0,
+        iteration.get("cache_creation_input_tokens") or 0,
     )
+
+
+def _without_none(value: Any) -> Any:
+    """`value` with the null fields of its objects left out, at every depth (as the SDK's
+    `model_dump(exclude_none=True)` gave them)."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
 
 
 def _advisor_part(use: dict[str, Any], result: dict[str, Any], used: tuple[str, Usage] | None) -> ServerToolPart:

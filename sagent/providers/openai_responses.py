@@ -8,6 +8,8 @@ is the session id, which keeps one session's requests on the same prompt cache.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -17,7 +19,6 @@ from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
 from sagent.providers.openai_compat import (
-    as_sent,
     call_id,
     http_client,
     map_openai_error,
@@ -102,8 +103,9 @@ class OpenAIModel(Model):
         )
 
     def warm(self) -> None:
-        # Touching the resource imports its module and its stream types, which the SDK loads on first use.
-        self._client.warm(lambda client: client.responses)
+        # The request goes through the client's `post` (see `_post_stream`): the `responses` resource and
+        # its many types, which the SDK loads on first use, are never needed.
+        self._client.warm()
 
     async def aclose(self) -> None:
         client = self._client.take()
@@ -157,7 +159,7 @@ class OpenAIModel(Model):
         SDK's errors mapped; `watch`, when given, sees each of the SDK's raw events first."""
         client = self._sdk()
         try:
-            events = await client.responses.create(**as_sent(params))
+            events = await _post_stream(client, params)
             try:
                 async for event in _Assembler(self._name).feed(events if watch is None else _watched(events, watch)):
                     yield event
@@ -170,105 +172,111 @@ class OpenAIModel(Model):
 
 
 class _Assembler:
-    """Turns the typed stream events of one response into sagent's deltas and the final message."""
+    """Turns the stream events of one response, the JSON objects the API sent, into sagent's deltas and the
+    final message."""
 
     def __init__(self, model: str) -> None:
         self.model = model
-        self.items: dict[int, Any] = {}  # output_index -> the finished item (or the added one, as a fallback)
+        self.items: dict[int, dict[str, Any]] = {}  # output_index -> the finished item (or the added one)
         self.arguments: dict[int, list[str]] = {}
         self.summaries: dict[int, list[str]] = {}
         self.text: dict[int, list[str]] = {}
 
     async def feed(self, events: Any) -> AsyncIterator[ModelEvent]:
         async for event in events:
-            kind = event.type
-            if kind == "response.output_item.added":
-                self.items[event.output_index] = event.item
-                if event.item.type == "function_call":
-                    yield ToolCallDelta(event.output_index, event.item.call_id, event.item.name, "")
-            elif kind == "response.output_text.delta":
-                self.text.setdefault(event.output_index, []).append(event.delta)
-                yield TextDelta(event.delta)
-            elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-                self.summaries.setdefault(event.output_index, []).append(event.delta)
-                yield ThinkingDelta(event.delta)
-            elif kind == "response.reasoning_summary_part.added" and self.summaries.get(event.output_index):
-                self.summaries[event.output_index].append("\n\n")  # summary parts read as paragraphs
+            kind = event.get("type")
+            if kind == "response.output_text.delta":
+                self.text.setdefault(event["output_index"], []).append(event["delta"])
+                yield TextDelta(event["delta"])
             elif kind == "response.function_call_arguments.delta":
-                self.arguments.setdefault(event.output_index, []).append(event.delta)
-                yield ToolCallDelta(event.output_index, None, None, event.delta)
+                self.arguments.setdefault(event["output_index"], []).append(event["delta"])
+                yield ToolCallDelta(event["output_index"], None, None, event["delta"])
+            elif kind == "response.output_item.added":
+                item = event["item"]
+                self.items[event["output_index"]] = item
+                if item.get("type") == "function_call":
+                    yield ToolCallDelta(event["output_index"], item.get("call_id"), item.get("name"), "")
+            elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+                self.summaries.setdefault(event["output_index"], []).append(event["delta"])
+                yield ThinkingDelta(event["delta"])
+            elif kind == "response.reasoning_summary_part.added" and self.summaries.get(event["output_index"]):
+                self.summaries[event["output_index"]].append("\n\n")  # summary parts read as paragraphs
             elif kind == "response.output_item.done":
-                self.items[event.output_index] = event.item
+                self.items[event["output_index"]] = event["item"]
             elif kind in ("response.completed", "response.incomplete"):
-                yield ResponseComplete(self._message(event.response))
+                await _read_to_end(events)
+                yield ResponseComplete(self._message(event.get("response") or {}))
                 return
             elif kind == "response.failed":
-                raise _failure(event.response)
+                raise _failure(event.get("response") or {})
             elif kind == "error":  # an error event mid-stream: its code carries what happened
-                code = getattr(event, "code", None) or ""
-                message = getattr(event, "message", None) or "the stream reported an error"
+                code = event.get("code") or ""
+                message = event.get("message") or "the stream reported an error"
                 text = f"{code}: {message}" if code else message
                 raise error_for_status(_STATUS_OF_CODE.get(code, 500), text, provider=PROVIDER)
         raise StreamCutError("the stream ended before the response completed", provider=PROVIDER)
 
-    def _message(self, response: Any) -> AssistantMessage:
+    def _message(self, response: dict[str, Any]) -> AssistantMessage:
         parts: list[Any] = []
         for index in sorted(self.items):
             item = self.items[index]
-            if item.type == "reasoning":
+            kind = item.get("type")
+            if kind == "reasoning":
                 text = "".join(self.summaries.get(index, [])) or _summary_text(item)
-                signature = getattr(item, "encrypted_content", None)
+                signature = item.get("encrypted_content")
                 if text or signature:
-                    parts.append(ThinkingPart(text, signature, PROVIDER, item_id=item.id))
-            elif item.type == "message":
+                    parts.append(ThinkingPart(text, signature, PROVIDER, item_id=item.get("id")))
+            elif kind == "message":
                 text = _message_text(item) or "".join(self.text.get(index, []))
                 if text:
                     parts.append(TextPart(text))
-            elif item.type == "function_call":
-                raw = getattr(item, "arguments", None) or "".join(self.arguments.get(index, []))
-                parts.append(parse_tool_call(item.call_id, item.name, raw))
+            elif kind == "function_call":
+                raw = item.get("arguments") or "".join(self.arguments.get(index, []))
+                parts.append(parse_tool_call(item.get("call_id") or "", item.get("name") or "", raw))
         stop = _stop_reason(response, any(isinstance(p, ToolCall) for p in parts))
-        return AssistantMessage(tuple(parts), PROVIDER, self.model, _usage(response.usage), stop, response.id)
+        return AssistantMessage(
+            tuple(parts), PROVIDER, self.model, _usage(response.get("usage")), stop, response.get("id")
+        )
 
 
-def _summary_text(item: Any) -> str:
-    return "\n\n".join(s.text for s in (getattr(item, "summary", None) or []))
+def _summary_text(item: dict[str, Any]) -> str:
+    return "\n\n".join(s.get("text") or "" for s in (item.get("summary") or []))
 
 
-def _message_text(item: Any) -> str:
+def _message_text(item: dict[str, Any]) -> str:
     out = []
-    for part in getattr(item, "content", None) or []:
-        if part.type == "output_text":
-            out.append(part.text)
-        elif part.type == "refusal":
-            out.append(part.refusal)
+    for part in item.get("content") or []:
+        if part.get("type") == "output_text":
+            out.append(part.get("text") or "")
+        elif part.get("type") == "refusal":
+            out.append(part.get("refusal") or "")
     return "".join(out)
 
 
-def _stop_reason(response: Any, has_calls: bool) -> StopReason:
+def _stop_reason(response: dict[str, Any], has_calls: bool) -> StopReason:
     if has_calls:
         return "tool_use"
-    if response.status == "incomplete":
-        details = getattr(response, "incomplete_details", None)
-        reason = getattr(details, "reason", None)
+    if response.get("status") == "incomplete":
+        reason = (response.get("incomplete_details") or {}).get("reason")
         return "refusal" if reason == "content_filter" else "max_tokens"
     return "end_turn"
 
 
-def _usage(u: Any) -> Usage:
-    if u is None:
+def _usage(u: dict[str, Any] | None) -> Usage:
+    if not u:
         return Usage()
-    details = getattr(u, "input_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+    cached = (u.get("input_tokens_details") or {}).get("cached_tokens") or 0
     return Usage(
-        input_tokens=(u.input_tokens or 0) - cached, output_tokens=u.output_tokens or 0, cache_read_tokens=cached
+        input_tokens=(u.get("input_tokens") or 0) - cached,
+        output_tokens=u.get("output_tokens") or 0,
+        cache_read_tokens=cached,
     )
 
 
-def _failure(response: Any) -> ProviderError:
-    error = getattr(response, "error", None)
-    code = getattr(error, "code", None) or ""
-    message = getattr(error, "message", None) or "the response failed"
+def _failure(response: dict[str, Any]) -> ProviderError:
+    error = response.get("error") or {}
+    code = error.get("code") or ""
+    message = error.get("message") or "the response failed"
     text = f"{code}: {message}" if code else message  # the code carries the meaning (context_length_exceeded)
     return error_for_status(_STATUS_OF_CODE.get(code, 500), text, provider=PROVIDER)
 
@@ -343,6 +351,42 @@ def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
         else:
             items.append({"role": "user", "content": _user_content(message.content)})
     return items
+
+
+async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
+    """`client.responses.create(**params)` as a stream, through the SDK's `post` as `create` sends it (the
+    same path, auth, headers and errors), with the body encoded here and the events left as the JSON
+    objects the API sent (`AsyncStream[object]`). `create` would walk the body against its declarations,
+    and build a pydantic model for every event, re-validating the response's whole schema on the first of
+    each kind in every stream: most of a tool round's time, for fields sagent reads once."""
+    from openai import AsyncStream
+
+    return await client.post(
+        "/responses",
+        content=_ENCODER.encode(params).encode("utf-8"),
+        cast_to=object,  # the response is a stream: its events are what is read
+        options={"security": {"bearer_auth": True}, "headers": {"Content-Type": "application/json"}},
+        stream=True,
+        stream_cls=AsyncStream[object],
+    )
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+END_WAIT = 1.0  # seconds the rest of a stream may take to end once its response is complete
+
+
+async def _read_to_end(events: Any) -> None:
+    """Read what follows the completed response, up to the stream's end (nothing, from the API), so the
+    connection goes back to the SDK's pool for the next request instead of being closed with the stream
+    half read (a new connection, and with TLS a new handshake, every round). A stream that does not end
+    within END_WAIT, or fails, is left for the caller to close: the response is complete either way."""
+
+    async def rest() -> None:
+        async for _ in events:
+            pass
+
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(rest(), END_WAIT)
 
 
 async def _watched(events: Any, watch: Callable[[Any], None]) -> AsyncIterator[Any]:

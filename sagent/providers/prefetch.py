@@ -20,6 +20,8 @@ import importlib
 import threading
 from typing import TYPE_CHECKING
 
+from sagent.lib import startup
+
 if TYPE_CHECKING:
     import ssl
 
@@ -52,6 +54,7 @@ def start(provider: str) -> threading.Thread | None:
         return None
     if sdk in _started:  # started already (from the command line's first look at its flags)
         return _started[sdk]
+    startup.expect("sdk")  # the collector stays paused until the import is over
     thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
     thread.start()
     _started[sdk] = thread
@@ -106,6 +109,9 @@ def named_provider(argv: list[str]) -> str | None:
 
 
 def _import(sdk: str) -> None:
-    for name in (sdk, *_TRANSPORT):
-        with contextlib.suppress(Exception):  # the adapter imports it again and says what is wrong
-            importlib.import_module(name)
+    try:
+        for name in (sdk, *_TRANSPORT):
+            with contextlib.suppress(Exception):  # the adapter imports it again and says what is wrong
+                importlib.import_module(name)
+    finally:
+        startup.done("sdk")

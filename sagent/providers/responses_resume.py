@@ -81,6 +81,7 @@ class ResumingOpenAIModel(OpenAIModel):
 
 def _note_id(event: Any, seen: dict[str, str]) -> None:
     """Note the response id from the first of the SDK's events that carries it."""
-    identifier = getattr(getattr(event, "response", None), "id", None)
+    response = event.get("response") if isinstance(event, dict) else None
+    identifier = response.get("id") if isinstance(response, dict) else None
     if isinstance(identifier, str) and "id" not in seen:
         seen["id"] = identifier

@@ -9,7 +9,8 @@ from sagent.events import ResponseComplete
 from sagent.providers.base import ContextTooLongError, RateLimitError
 from sagent.providers.openai_responses import OpenAIModel, convert_history
 from sagent.types import AssistantMessage, ImagePart, ModelRequest, TextPart, ToolCall, ToolResult, UserMessage
-from tests.fakes.openai_responses_server import FakeResponses, ResponsesReply, responses_text
+from tests.fakes.openai_responses_server import FakeResponses, ResponsesReply, responses_text, stream_events
+from tests.fakes.sse_server import Stream
 
 REQUEST = ModelRequest("Be brief.", (UserMessage.of("hi"),), cache_key="session-42", effort="high")
 
@@ -69,3 +70,36 @@ def test_history_carries_images_errors_and_invalid_arguments_as_given() -> None:
         "call_id": "call_x",
         "output": "Error: arguments are not valid JSON",
     }
+
+
+async def test_a_model_keeps_its_connection_between_requests_when_the_server_does() -> None:
+    # The stream is read to its end after `response.completed`, so the connection goes back to the pool:
+    # a tool loop must not open a new connection (with TLS, a new handshake) every round.
+    with FakeResponses([responses_text(word) for word in ("one", "two", "three")]) as fake:
+        fake.keep_alive = True
+        model = OpenAIModel("gpt-5.4", base_url=fake.url, api_key="test")
+        try:
+            for word in ("one", "two", "three"):
+                events = [e async for e in model.stream(REQUEST)]
+                assert isinstance(events[-1], ResponseComplete) and events[-1].message.text == word
+        finally:
+            await model.aclose()
+    assert len({r["peer"] for r in fake.requests}) == 1
+
+
+async def test_a_stream_that_stays_open_after_the_response_completed_does_not_hold_the_answer() -> None:
+    # A server that keeps the stream open past `response.completed` (here: silent for 30 s before one more
+    # event) still gives the complete answer: the rest is read only for a short while, then dropped.
+    events = stream_events(responses_text("done"), "gpt-5.4")
+    late = {"type": "response.output_text.done", "sequence_number": len(events)}
+    held = Stream([(e["type"], e) for e in [*events, late]], pause=(len(events), 30.0), chunked=True)
+    with FakeResponses([held]) as fake:
+        fake.keep_alive = True
+        model = OpenAIModel("gpt-5.4", base_url=fake.url, api_key="test")
+        try:
+            got = [e async for e in model.stream(REQUEST)]
+            still_sending = "answered" not in fake.requests[0]
+        finally:
+            await model.aclose()
+    assert isinstance(got[-1], ResponseComplete) and got[-1].message.text == "done"
+    assert still_sending  # the answer came while the server still held the stream open
