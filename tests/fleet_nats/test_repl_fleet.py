@@ -6,15 +6,17 @@ Real processes throughout: a nats-server, `sagent serve`, the REPL in tmux, `sag
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pty
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.fakes.anthropic_server import FakeAnthropic, tool_use_response
+from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.fakes.nats_server import NatsServer, free_port
 from tests.fleet_nats.helpers import MODEL, WAIT, Served, echo, environment, fleet, sent_texts, wait_until
 from tests.repl.tmux import HAVE_TMUX, Tmux
@@ -24,14 +26,28 @@ def all_texts(fake: FakeAnthropic) -> list[str]:
     return [t for request in fake.requests for t in sent_texts(request)]
 
 
+def repl_model(request: dict[str, Any]) -> Any:
+    """The REPL's model: asks b for the port, or runs a sub-agent on b's process, when the user says so;
+    says what a tool answered; echoes whatever else reaches it last (b's message, the user's words)."""
+    last = request["body"]["messages"][-1]["content"]
+    blocks = last if isinstance(last, list) else []
+    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if results:
+        return text_response("the tool said: " + " ".join(map(str, (r.get("content") for r in results))))
+    texts = sent_texts(request)
+    if texts and texts[-1] == "ask b for the port":
+        return tool_use_response([("AgentSend", {"to": "b", "message": "which port?"})])
+    if texts and texts[-1] == "count on b":
+        return tool_use_response([("AgentSpawn", {"prompt": "count the files", "on": "b"})])
+    return echo(request)
+
+
 @pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
 def test_the_repl_in_a_fleet_talks_with_a_served_agent_and_is_reached_by_its_label_across_clear(
     nats_server: NatsServer, tmp_path: Path
 ) -> None:
-    # The REPL's model asks b, then echoes whatever reaches it last (b's answer, the user's words).
-    repl_script = [tool_use_response([("AgentSend", {"to": "b", "message": "which port?"})]), *[echo] * 8]
-    b_script = [tool_use_response([("AgentSend", {"to": "me", "message": "port 8080"})]), echo]
-    with FakeAnthropic(repl_script) as fake_repl, FakeAnthropic(b_script) as fake_b:
+    b_script = [tool_use_response([("AgentSend", {"to": "me", "message": "port 8080"})]), *[echo] * 4]
+    with FakeAnthropic([repl_model] * 12) as fake_repl, FakeAnthropic(b_script) as fake_b:
         b = Served(nats_server, "team", "b", fake_b, tmp_path / "b")
         env = {**environment(fake_repl, tmp_path / "me"), "TERM": "xterm-256color", "EDITOR": "true"}
         args = ["--model", MODEL, "--fleet", "team", "--nats", nats_server.url, "--label", "me"]
@@ -48,6 +64,12 @@ def test_the_repl_in_a_fleet_talks_with_a_served_agent_and_is_reached_by_its_lab
                 assert "which port?" in " ".join(all_texts(fake_b))
                 listed = fleet(nats_server, "team", b.env, "ls")
                 assert listed.returncode == 0 and "me " in listed.stdout and "b " in listed.stdout, listed
+
+                # A one-shot sub-agent on b's process: its answer comes back as AgentSpawn's result.
+                term.type("count on b")
+                term.press("Enter")
+                term.wait_for("echo: count the files", timeout=WAIT)  # b's model answered the child's task
+                assert "count the files" in " ".join(all_texts(fake_b))  # the child's task, at b's model
 
                 # A message to the REPL's label from another terminal shows up and reaches the model.
                 sent = fleet(nats_server, "team", b.env, "send", "me", "hello from outside")
@@ -121,3 +143,55 @@ def test_the_repl_with_a_bad_fleet_setup_says_what_is_wrong_in_one_line_before_t
     for _, stderr in (bad_name, bad_label, dead, taken):
         assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
     assert fake_repl.requests == []
+
+
+def test_a_rebuilt_agent_takes_the_label_over_and_gets_what_was_sent_while_it_had_none(
+    nats_server: NatsServer,
+) -> None:
+    """What /clear, /resume and /fork do in the REPL (`FleetSeat.rebuild`), in one process: a message sent
+    after the old agent gave its label up and before the new one took it waits, and reaches the new one;
+    when the new one cannot be built, the old one keeps the label."""
+    from sagent import Agent, Fleet, UserMessage
+    from sagent.agent.fleet import Envelope, FleetError
+    from sagent.cli.fleet_client import FleetSeat
+    from sagent.fleet_nats import NatsBus, QueuedReceipt
+    from sagent.providers.scripted import ScriptedModel, text_turn
+
+    async def main() -> None:
+        bus = NatsBus(nats_server.url, fleet="seat")
+        other = NatsBus(nats_server.url, fleet="seat")  # another terminal's `sagent fleet send`
+        seat = FleetSeat(bus, "me")
+
+        def build() -> Agent:
+            return Agent(ScriptedModel([text_turn("read it")]), label="me", fleet=Fleet(bus=bus))
+
+        old = build()
+        receipts = []
+
+        def build_after_a_message() -> Agent:
+            receipts.append(other.deliver(Envelope("user", "me", "in between")))
+            return build()
+
+        try:
+            new = seat.rebuild(old, build_after_a_message)
+            assert isinstance(receipts[0], QueuedReceipt)  # nobody held the label when it was sent
+            await old.aclose()
+            assert await asyncio.wait_for(new.wait_for_input(), WAIT)
+            async for _ in new.run():
+                pass
+            assert [m for m in new.history if isinstance(m, UserMessage)] == [UserMessage.of("in between")]
+
+            def fail() -> Agent:
+                raise FleetError("cannot build it")
+
+            with pytest.raises(FleetError, match="cannot build it"):
+                seat.rebuild(new, fail)
+            receipt = await asyncio.to_thread(other.deliver, Envelope("user", "me", "still here"))
+            assert not isinstance(receipt, QueuedReceipt) and receipt.to == "me"  # new kept its label
+            assert await asyncio.wait_for(new.wait_for_input(), WAIT)
+            await new.aclose()
+        finally:
+            other.close()
+            bus.close()
+
+    asyncio.run(main())
