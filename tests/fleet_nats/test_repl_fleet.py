@@ -102,6 +102,25 @@ def test_the_repl_in_a_fleet_talks_with_a_served_agent_and_is_reached_by_its_lab
             b.stop()
 
 
+@pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
+def test_the_repl_without_a_label_is_cli_pid_in_the_fleet_and_leaves_it_when_it_quits(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    with FakeAnthropic([echo] * 4) as fake:
+        env = {**environment(fake, tmp_path / "me"), "TERM": "xterm-256color", "EDITOR": "true"}
+        with Tmux(["--model", MODEL, "--fleet", "solo", "--nats", nats_server.url], env, tmp_path, width=120) as term:
+            screen = term.wait_for("Esc interrupts", timeout=WAIT)
+            [label] = [word.rstrip(":") for word in screen.split() if word.startswith("cli-")]
+            sent = fleet(nats_server, "solo", env, "send", label, "are you there?")
+            assert sent.returncode == 0 and f"delivered to {label}" in sent.stdout, sent
+            term.wait_for("echo: are you there?", timeout=WAIT)
+            term.type("/quit")
+            term.press("Enter")
+            term.wait_for("[sagent exited 0]", timeout=WAIT)
+        gone = fleet(nats_server, "solo", env, "send", label, "still there?")
+        assert gone.returncode == 2 and f"no agent is called {label!r}" in gone.stderr, gone
+
+
 def repl_on_a_terminal(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str]:
     """Start the REPL with a pseudo-terminal for its input and output (stderr kept apart); its exit code
     and stderr. Only runs that end before the screen opens are run this way."""
