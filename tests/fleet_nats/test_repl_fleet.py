@@ -110,7 +110,7 @@ def test_the_repl_without_a_label_is_cli_pid_in_the_fleet_and_leaves_it_when_it_
         env = {**environment(fake, tmp_path / "me"), "TERM": "xterm-256color", "EDITOR": "true"}
         with Tmux(["--model", MODEL, "--fleet", "solo", "--nats", nats_server.url], env, tmp_path, width=120) as term:
             screen = term.wait_for("Esc interrupts", timeout=WAIT)
-            [label] = [word.rstrip(":") for word in screen.split() if word.startswith("cli-")]
+            [label] = {word.rstrip(":") for word in screen.split() if word.startswith("cli-")}  # banner, status
             sent = fleet(nats_server, "solo", env, "send", label, "are you there?")
             assert sent.returncode == 0 and f"delivered to {label}" in sent.stdout, sent
             term.wait_for("echo: are you there?", timeout=WAIT)
