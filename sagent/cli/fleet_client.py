@@ -46,6 +46,16 @@ class FleetSeat:
     bus: NatsBus
     label: str
 
+    def others(self, agent: Agent) -> list[str]:
+        """One line per agent of the fleet running in other processes than `agent` and its sub-agents (label,
+        model, status, host and process, spend), by their heartbeats; FleetError when the server cannot
+        list them now."""
+        return [
+            f"{info.label:<16} {info.model:<30} {info.status:<8} {info.host}:{info.pid}  ${info.cost_usd:.4f}"
+            for info in self.bus.agents()
+            if info.label not in agent.fleet.agents
+        ]
+
     def rebuild(self, old: Agent, build: Callable[[], Agent]) -> Agent:
         """A new agent under the same label (`build` makes it on this seat), for the REPL's /clear, /resume
         and /fork: the old agent gives the label up first, so the new one can take it; what is sent in

@@ -151,6 +151,11 @@ def run_interactive(args: argparse.Namespace) -> int:
             switch=switch,
             first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
         )
+        if seat is not None:  # the banner, the status line and /agents show the fleet
+            from sagent.repl.fleet_view import FleetPlace
+
+            place = seat
+            repl.state.fleet = FleetPlace(place.bus.fleet, place.label, lambda: place.others(repl.agent))
         return repl.run()
 
     if args.fleet:  # joined before the screen opens: a bad name, a taken label or a dead server is one line

@@ -33,7 +33,7 @@ from sagent.events import (
     TurnFinished,
 )
 from sagent.providers.base import ProviderError
-from sagent.repl import approval, budget, fleet_view, stopping
+from sagent.repl import approval, budget, stopping
 from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.liveness import tick
@@ -280,9 +280,8 @@ class Repl:
             context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
         cost = f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else "")
         parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
-        place = fleet_view.fleet_text(self.agent)  # with --fleet: `fleet NAME as LABEL`
-        if place:
-            parts.append(place)
+        if self.state.fleet is not None:  # with --fleet: `fleet NAME as LABEL`
+            parts.append(self.state.fleet.text())
         running = [r.call.name for r in self.renderer.running.values()]
         jobs = now.running_jobs()
         if jobs:
@@ -357,8 +356,8 @@ class Repl:
                 "Enter sends · Alt+Enter newline · Tab: hold till idle · Esc interrupts · /help · Ctrl+C twice quits",
             ),
         ]
-        place = fleet_view.fleet_text(self.agent)
-        if place:
+        if self.state.fleet is not None:
+            place = self.state.fleet.text()
             lines.append(self.renderer.c("dim", f"in the {place}: AgentSend reaches its agents, /agents lists them"))
         if self.agent.history:
             lines += self.renderer.history(list(self.agent.history))

@@ -411,7 +411,7 @@ def _agents(repl: ReplHost, arg: str) -> list[str]:
     from sagent.repl.fleet_view import remote_rows
 
     here = [*rows, "/send LABEL MESSAGE talks to one; /stop LABEL stops it"] if rows else [NO_SUB_AGENTS]
-    return [*here, *remote_rows(repl.agent)]  # with --fleet, the fleet's agents in other processes too
+    return [*here, *remote_rows(repl.state.fleet)]  # with --fleet, the fleet's agents in other processes too
 
 
 NO_SUB_AGENTS = "no sub-agents; the agent starts them with AgentSpawn"

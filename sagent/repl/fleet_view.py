@@ -1,48 +1,42 @@
 """What the REPL shows of a fleet across processes (`sagent --fleet NAME`): the fleet and the agent's label
-in the status line, and the fleet's agents in other processes under /agents.
+in the banner and the status line, and the fleet's agents in other processes under /agents.
 
-Nothing here imports the NATS bus: a bus that spans processes says so by its `fleet` name and its
-`agents()` listing (the heartbeats of the agents running now); the in-process bus has neither.
+The command line joins the fleet and gives the REPL its `FleetPlace` (in `ReplState.fleet`); the REPL
+reads nothing of the agent's fleet or bus itself.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from sagent.agent.fleet import FleetError
 
-if TYPE_CHECKING:
-    from sagent.agent.agent import Agent
+
+@dataclass(frozen=True, slots=True)
+class FleetPlace:
+    """The REPL agent's place in a fleet across processes: the fleet's name, the agent's label (kept across
+    /clear, /resume and /fork), and `others()`, one line per agent of the fleet running in another process
+    (FleetError when the server cannot list them now)."""
+
+    fleet: str
+    label: str
+    others: Callable[[], list[str]]
+
+    def text(self) -> str:
+        """`fleet NAME as LABEL`, for the status line."""
+        return f"fleet {self.fleet} as {self.label}"
 
 
-def fleet_name(agent: Agent) -> str | None:
-    """The name of the fleet across processes `agent` is in, None when its fleet is this process only."""
-    name = getattr(agent.fleet.bus, "fleet", None)
-    return name if isinstance(name, str) else None
-
-
-def fleet_text(agent: Agent) -> str | None:
-    """`fleet NAME as LABEL` for the status line, None outside a fleet across processes."""
-    name = fleet_name(agent)
-    return None if name is None else f"fleet {name} as {agent.label}"
-
-
-def remote_rows(agent: Agent) -> list[str]:
-    """One line per agent of the fleet running in another process (label, host, model, status, spend), for
-    /agents; a line saying why when they cannot be listed now; nothing outside a fleet across processes."""
-    name = fleet_name(agent)
-    listing = getattr(agent.fleet.bus, "agents", None)
-    if name is None or not callable(listing):
+def remote_rows(place: FleetPlace | None) -> list[str]:
+    """The lines /agents adds for the fleet's agents in other processes (a line saying why when they cannot
+    be listed now); nothing outside a fleet across processes."""
+    if place is None:
         return []
     try:
-        found = listing()
+        rows = place.others()
     except FleetError as error:
-        return [f"the fleet {name}'s other agents cannot be listed now: {error}"]
-    rows = [
-        f"{info.label:<16} {info.model:<30} {info.status:<8} {info.host}:{info.pid}  ${info.cost_usd:.4f}"
-        for info in found
-        if info.label not in agent.fleet.agents
-    ]
+        return [f"the fleet {place.fleet}'s other agents cannot be listed now: {error}"]
     if not rows:
-        return [f"no other agent runs in the fleet {name} now"]
-    return [f"in the fleet {name}, in other processes:", *rows, "AgentSend or /send LABEL MESSAGE reaches them"]
+        return [f"no other agent runs in the fleet {place.fleet} now"]
+    return [f"in the fleet {place.fleet}, in other processes:", *rows, "AgentSend or /send LABEL MESSAGE reaches them"]
