@@ -26,6 +26,17 @@ def all_texts(fake: FakeAnthropic) -> list[str]:
     return [t for request in fake.requests for t in sent_texts(request)]
 
 
+def turn_ended(term: Tmux, text: str) -> None:
+    """Wait until `text` is on the screen and the turn that showed it has ended (its footer is below it)."""
+
+    def ended() -> bool:
+        screen = term.screen()
+        at = screen.rfind(text)
+        return at >= 0 and "─ this turn" in screen[at:]
+
+    wait_until(ended, f"the end of the turn that showed {text!r}")
+
+
 def repl_model(request: dict[str, Any]) -> Any:
     """The REPL's model: asks b for the port, or runs a sub-agent on b's process, when the user says so;
     says what a tool answered; echoes whatever else reaches it last (b's message, the user's words)."""
@@ -53,8 +64,7 @@ def test_the_repl_in_a_fleet_talks_with_a_served_agent_and_is_reached_by_its_lab
         args = ["--model", MODEL, "--fleet", "team", "--nats", nats_server.url, "--label", "me"]
         try:
             with Tmux(args, env, tmp_path, width=120) as term:
-                screen = term.wait_for("Esc interrupts", timeout=WAIT)
-                assert "in the fleet team as me" in screen
+                term.wait_for("in the fleet team as me", timeout=WAIT)  # the banner
                 term.wait_for("fleet team as me │", timeout=WAIT)  # the status line names the fleet and label
                 term.type("ask b for the port")
                 term.press("Enter")
@@ -75,7 +85,7 @@ def test_the_repl_in_a_fleet_talks_with_a_served_agent_and_is_reached_by_its_lab
                 sent = fleet(nats_server, "team", b.env, "send", "me", "hello from outside")
                 assert sent.returncode == 0, sent.stderr
                 term.wait_for("› hello from outside", timeout=WAIT)
-                term.wait_for("echo: hello from outside", timeout=WAIT)
+                turn_ended(term, "echo: hello from outside")  # /clear waits for an idle agent
                 assert "hello from outside" in all_texts(fake_repl)
 
                 # /clear: a new session under the same label; what is sent next still arrives.
