@@ -35,6 +35,7 @@ sagent: a coding agent for the terminal.
   sagent slack [FLAGS]                     persistent agents in Slack (see sagent slack --help)
   sagent serve --label L [--fleet F]       host agent L of a fleet on a NATS server, for good
   sagent fleet ls|send|attach|stop         the fleet's agents, from any terminal (sagent fleet --help)
+  sagent --fleet F [--label L]             the REPL with its agent in fleet F, reachable as L
 
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """
@@ -210,14 +211,16 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument(
         "--fleet",
         metavar="NAME",
-        help="join the fleet NAME on a NATS server for this run (-p): the agent is reachable by --label and "
-        "messages the fleet's served agents with AgentSend (credentials: sagent fleet --help)",
+        help="join the fleet NAME on a NATS server, in the REPL or for a -p run: the agent is reachable by "
+        "--label and messages the fleet's served agents with AgentSend (credentials: sagent fleet --help)",
     )
     fleet.add_argument(
         "--nats", metavar="URL", help="the fleet's NATS server (default $SAGENT_NATS_URL, else nats://127.0.0.1:4222)"
     )
     fleet.add_argument(
-        "--label", metavar="LABEL", help="the agent's label in the --fleet (default: cli-PID, leaves at the end)"
+        "--label",
+        metavar="LABEL",
+        help="the agent's label in the --fleet (default: cli-PID, which leaves at the end; a named one stays)",
     )
     sessions = p.add_argument_group("sessions")
     sessions.add_argument(

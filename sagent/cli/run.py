@@ -42,7 +42,7 @@ from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
 
 if TYPE_CHECKING:
-    pass
+    from sagent.cli.fleet_client import FleetSeat
 from sagent.types import UserMessage
 
 
@@ -79,7 +79,9 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
         if args.fleet:  # the agent joins a fleet on a NATS server: it is built inside the run's event loop
             from sagent.cli.fleet_client import run_in_fleet
 
-            work = run_in_fleet(args, build, lambda agent: _run(agent, prompt, incoming, output))
+            work = run_in_fleet(
+                args, lambda seat: build(seat.bus, seat.label), lambda agent: _run(agent, prompt, incoming, output)
+            )
             startup.done("main")
             return asyncio.run(_closing_mcp(args, _setup_failures(work)))
         try:
@@ -97,11 +99,9 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
 
 
 def run_interactive(args: argparse.Namespace) -> int:
-    """The REPL on a terminal: the same model, tools, sessions and agent as a headless run."""
+    """The REPL on a terminal: the same model, tools, sessions and agent as a headless run. With --fleet its
+    agent joins the fleet on a NATS server under its label, and keeps it across /clear, /resume and /fork."""
     cwd = Path(args.cwd or ".").resolve()
-    if args.fleet:
-        sys.stderr.write("sagent: error: --fleet joins a fleet for a -p run; the REPL does not yet\n")
-        return EXIT_USAGE
     try:
         tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=False)
@@ -120,13 +120,18 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sagent.repl.app import Repl, terminal_settings
 
     args.input_preempts = True  # what the user types while a long call runs is read at once
-    try:
-        agent = make_agent(args, model, tools, cwd, session_path)
-    except (UsageError, ProviderError, SessionError) as error:
-        return _setup_failure(error)
+    seat: FleetSeat | None = None  # the agent's place in a fleet across processes (--fleet)
+    repl: Repl
+
+    def first_agent() -> Agent:
+        return make_agent(args, model, tools, cwd, session_path, **_placed(seat))
 
     def new_agent(path: Path | None) -> Agent:
-        return make_agent(args, repl.agent.model, list(repl.agent.tools.values()), cwd, path, settings_from=repl.agent)
+        def build() -> Agent:
+            old = repl.agent
+            return make_agent(args, old.model, list(old.tools.values()), cwd, path, settings_from=old, **_placed(seat))
+
+        return seat.rebuild(repl.agent, build) if seat is not None else build()
 
     def switch(current: Agent, provider: str | None, model_name: str | None) -> str:
         try:
@@ -136,20 +141,47 @@ def run_interactive(args: argparse.Namespace) -> int:
         current.switch_model(new)
         return f"switched to {new.provider}/{new.name}; the conversation goes with it"
 
-    width = shutil.get_terminal_size((100, 30)).columns
-    repl = Repl(
-        agent,
-        new_agent=new_agent,
-        settings=terminal_settings(width),
-        history_file=None if args.ephemeral else _input_history(),
-        switch=switch,
-        first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
-    )
-    startup.done("main")
+    def open_repl(agent: Agent) -> Coroutine[Any, Any, int]:
+        nonlocal repl
+        repl = Repl(
+            agent,
+            new_agent=new_agent,
+            settings=terminal_settings(shutil.get_terminal_size((100, 30)).columns),
+            history_file=None if args.ephemeral else _input_history(),
+            switch=switch,
+            first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
+        )
+        if seat is not None:  # the banner, the status line and /agents show the fleet
+            from sagent.repl.fleet_view import FleetPlace
+
+            place = seat
+            repl.state.fleet = FleetPlace(place.bus.fleet, place.label, lambda: place.others(repl.agent))
+        return repl.run()
+
+    if args.fleet:  # joined before the screen opens: a bad name, a taken label or a dead server is one line
+        from sagent.cli.fleet_client import run_in_fleet
+
+        def joined(place: FleetSeat) -> Agent:
+            nonlocal seat
+            seat = place
+            return first_agent()
+
+        work = _setup_failures(run_in_fleet(args, joined, open_repl))
+    else:
+        try:
+            work = open_repl(first_agent())
+        except (UsageError, ProviderError, SessionError) as error:
+            return _setup_failure(error)
+    startup.done("main")  # the start-up's objects are built: the collector may run again (sagent.lib.startup)
     try:
-        return asyncio.run(_closing_mcp(args, repl.run()))
+        return asyncio.run(_closing_mcp(args, work))
     except (EOFError, KeyboardInterrupt):
         return 0
+
+
+def _placed(seat: FleetSeat | None) -> dict[str, Any]:
+    """`make_agent`'s label and bus for an agent in the fleet `seat` is a place in (none without one)."""
+    return {} if seat is None else {"label": seat.label, "bus": seat.bus}
 
 
 def make_agent(

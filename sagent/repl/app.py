@@ -280,6 +280,8 @@ class Repl:
             context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
         cost = f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else "")
         parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
+        if self.state.fleet is not None:  # with --fleet: `fleet NAME as LABEL`
+            parts.append(self.state.fleet.text())
         running = [r.call.name for r in self.renderer.running.values()]
         jobs = now.running_jobs()
         if jobs:
@@ -354,6 +356,9 @@ class Repl:
                 "Enter sends · Alt+Enter newline · Tab: hold till idle · Esc interrupts · /help · Ctrl+C twice quits",
             ),
         ]
+        if self.state.fleet is not None:
+            place = self.state.fleet.text()
+            lines.append(self.renderer.c("dim", f"in the {place}: AgentSend reaches its agents, /agents lists them"))
         if self.agent.history:
             lines += self.renderer.history(list(self.agent.history))
             lines.append(self.renderer.c("dim", f"─ resumed session {self.agent.session_id}"))

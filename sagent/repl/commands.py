@@ -408,9 +408,13 @@ def _agents(repl: ReplHost, arg: str) -> list[str]:
             f"{'  ' * row.depth}{row.label:<16} {row.provider}/{row.model:<28} {row.status:<8} "
             f"{kind:<10} ${row.total_usd:.4f}"
         )
-    if not rows:
-        return ["no sub-agents; the agent starts them with AgentSpawn"]
-    return [*rows, "/send LABEL MESSAGE talks to one; /stop LABEL stops it"]
+    from sagent.repl.fleet_view import remote_rows
+
+    here = [*rows, "/send LABEL MESSAGE talks to one; /stop LABEL stops it"] if rows else [NO_SUB_AGENTS]
+    return [*here, *remote_rows(repl.state.fleet)]  # with --fleet, the fleet's agents in other processes too
+
+
+NO_SUB_AGENTS = "no sub-agents; the agent starts them with AgentSpawn"
 
 
 @command("send", "message a sub-agent", "/send LABEL MESSAGE")

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.application import Application
 
     from sagent.agent.agent import Agent
+    from sagent.repl.fleet_view import FleetPlace
     from sagent.repl.picker import Picker
     from sagent.repl.render import Renderer, Settings
     from sagent.types import UserContent, UserMessage
@@ -47,6 +48,7 @@ class ReplState:
     picker: Picker | None = None  # an open searchable list (/model): the input box is its search field
     context: list[UserContent] = field(default_factory=list)  # `!command` outputs for the next message
     shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
+    fleet: FleetPlace | None = None  # the agent's place in a fleet across processes (`sagent --fleet`)
 
 
 class ReplHost(Protocol):
