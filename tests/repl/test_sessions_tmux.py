@@ -73,7 +73,7 @@ def test_rewind_puts_back_the_file_sagent_edited_and_the_message_returns_to_the_
     with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
         term.wait_for("Esc interrupts")
         send(term, "make it print v2")
-        term.wait_for("Now it prints v2.")
+        wait_after(term, "Now it prints v2.", "─ this turn")  # the turn is over: /rewind is not refused
         assert (project / "app.py").read_text() == "print('v2')\n"
 
         send(term, "/rewind")
@@ -204,7 +204,7 @@ def test_rewind_by_number_can_put_back_the_files_alone(project: Path, tmp_path: 
     with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
         term.wait_for("Esc interrupts")
         send(term, "make it print v2")
-        term.wait_for("Now it prints v2.")
+        wait_after(term, "Now it prints v2.", "─ this turn")  # the turn is over: /rewind is not refused
         send(term, "/rewind 1 files")
         screen = term.wait_for("the conversation kept")
         assert (project / "app.py").read_text() == "print('v1')\n"
