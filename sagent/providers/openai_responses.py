@@ -357,8 +357,8 @@ async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
     """`client.responses.create(**params)` as a stream, through the SDK's `post` as `create` sends it (the
     same path, auth, headers and errors), with the body encoded here and the events left as the JSON
     objects the API sent (`AsyncStream[object]`). `create` would walk the body against its declarations,
-    and build a pydantic model for every event, re-validating the response's whole schema on the first of
-    each kind in every stream: most of a tool round's time, for fields sagent reads once."""
+    and build a pydantic model for every event (the response's large schema included): most of a tool
+    round's time, for fields sagent reads once."""
     from openai import AsyncStream
 
     return await client.post(
