@@ -16,7 +16,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,14 +23,10 @@ sys.path.insert(0, str(ROOT))
 # Run as a script, this folder comes first on the path, and its mcp.py would hide the MCP SDK the bridge uses.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
-from sagent.agent.agent import Agent  # noqa: E402
-from sagent.events import Result  # noqa: E402
+from benchmarks.cli_providers import ROUND_EXTRA_MS, ROUNDS, report, timed_task  # noqa: E402
 from sagent.providers.base import Model  # noqa: E402
-from sagent.tools import builtin_tools  # noqa: E402
 from tests.fakes.gemini_server import FakeGemini, GeminiReply, gemini_text, gemini_tools  # noqa: E402
 
-ROUNDS = 8
-ROUND_EXTRA_MS = 250.0
 MODEL = "gemini-2.5-flash"
 LOCAL = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "gemini"
 PRIVATE = ("HOME", "GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL")
@@ -40,30 +35,6 @@ PRIVATE = ("HOME", "GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGL
 def gemini_binary() -> str | None:
     """The `gemini` CLI the tests use: the pinned one in .ci/node, else one on PATH."""
     return str(LOCAL) if LOCAL.exists() else shutil.which("gemini")
-
-
-async def _task(model: Model, fake: FakeGemini, cwd: Path) -> tuple[float, float]:
-    """(ms from start to the first request, ms per tool round after it) for one run of the task."""
-    agent = Agent(model, tools=builtin_tools(fleet=False), cwd=cwd)
-    start = time.perf_counter()
-    first: list[float] = []
-
-    async def watch() -> None:  # the moment the server sees the first request
-        while not fake.requests:
-            await asyncio.sleep(0.001)
-        first.append(time.perf_counter())
-
-    watcher = asyncio.create_task(watch())
-    try:
-        async for event in agent.run("read a.txt several times"):
-            if isinstance(event, Result) and (event.is_error or event.num_turns < ROUNDS):
-                raise RuntimeError(f"the task did not run its {ROUNDS} rounds: {event.subtype} {event.text}")
-    finally:
-        await agent.aclose()
-        watcher.cancel()
-    end = time.perf_counter()
-    began = first[0] if first else end
-    return (began - start) * 1000, (end - began) * 1000 / ROUNDS
 
 
 def _steps(prefix: str) -> list[GeminiReply]:
@@ -81,13 +52,7 @@ def measure(provider: str, binary: str | None, cwd: Path) -> tuple[float, float]
             model = GeminiCLIModel(MODEL, api_key="test", base_url=fake.url, binary=binary)
         else:
             model = GoogleModel(MODEL, api_key="test", base_url=fake.url)
-        return asyncio.run(_task(model, fake, cwd))
-
-
-def report(name: str, value: float, unit: str, target: float) -> bool:
-    ok = value < target
-    print(f"{name:<52} {value:>9.2f} {unit:<3} target < {target:g} {unit:<3} {'ok' if ok else 'MISSED'}")
-    return ok
+        return asyncio.run(timed_task(model, fake, cwd))
 
 
 def gemini_cli_figures() -> list[bool]:

@@ -42,8 +42,9 @@ def claude_binary() -> str | None:
     return str(LOCAL) if LOCAL.exists() else shutil.which("claude")
 
 
-async def _task(model: Model, fake: FakeServer, cwd: Path) -> tuple[float, float]:
-    """(ms from start to the first request, ms per tool round after it) for one run of the task."""
+async def timed_task(model: Model, fake: FakeServer, cwd: Path) -> tuple[float, float]:
+    """(ms from start to the first request, ms per tool round after it) for one run of the task: ROUNDS
+    Reads of a.txt in `cwd` and a final answer, as `fake` is scripted (every CLI benchmark runs this one)."""
     agent = Agent(model, tools=builtin_tools(fleet=False), cwd=cwd)
     start = time.perf_counter()
     first: list[float] = []
@@ -81,7 +82,7 @@ def measure(provider: str, binary: str | None, cwd: Path) -> tuple[float, float]
             model = ClaudeCLIModel("claude-sonnet-4-6", api_key="test", base_url=fake.url, binary=binary, cwd=cwd)
         else:
             model = AnthropicModel("claude-sonnet-4-6", api_key="test", base_url=fake.url)
-        return asyncio.run(_task(model, fake, cwd))
+        return asyncio.run(timed_task(model, fake, cwd))
 
 
 def report(name: str, value: float, unit: str, target: float) -> bool:
@@ -142,7 +143,7 @@ def _codex_measure(provider: str, binary: str | None, cwd: Path) -> tuple[float,
             model = CodexCLIModel("gpt-5.4", api_key="test", base_url=fake.url, binary=binary, cwd=cwd)
         else:
             model = OpenAIModel("gpt-5.4", api_key="test", base_url=fake.url)
-        return asyncio.run(_task(model, fake, cwd))
+        return asyncio.run(timed_task(model, fake, cwd))
 
 
 def codex_figures() -> list[bool]:
