@@ -1,6 +1,7 @@
 """Tests never see the developer's provider keys or endpoints: each test starts with none set, so what a
 test expects cannot depend on the machine it runs on (and no test can reach a real provider). Nor do they
-see the developer's own agent memory (~/.config/sagent/AGENTS.md)."""
+see the developer's own agent memory (~/.config/sagent/AGENTS.md), nor write to their caches: the runs of
+the whole session share one cache folder of their own."""
 
 from __future__ import annotations
 
@@ -19,8 +20,16 @@ _PROVIDER_VARIABLES = {v for variables in KEY_VARIABLES.values() for v in variab
 }
 
 
+@pytest.fixture(scope="session")
+def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def _no_provider_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, _cache_home: str
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", _cache_home)
     for name in _PROVIDER_VARIABLES & set(os.environ):
         monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))

@@ -1,4 +1,4 @@
-"""The garbage collector paused while a run starts.
+"""The garbage collector paused, and the methods of dataclasses compiled from a cache, while a run starts.
 
 A run's start-up is mostly imports: the provider's SDK (a second or more for `anthropic`) and sagent itself.
 Imports create hundreds of thousands of objects that live as long as the process, and the collector, which
@@ -12,6 +12,9 @@ of the collector's view, as `gc.freeze` does: the modules, classes and settings 
 and the collector runs again, only over what the run creates from then on, which also keeps its pauses
 short while the agent works.
 
+While it is paused, `dataclasses` also compiles the methods it generates through the cache of
+`sagent.lib.codecache`, which saves what it compiled when the start-up is done.
+
 Only the command does this (`sagent.cli.main.entry`): a library user's process, or a test calling `main`,
 keeps its collector as it is. Every call here is harmless when nothing was paused.
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 
 import gc
 import threading
+
+from sagent.lib import codecache
 
 _lock = threading.Lock()
 _waiting: set[str] = set()
@@ -36,6 +41,7 @@ def pause() -> None:
         gc.disable()
         _paused = True
         _waiting.add("main")
+    codecache.install()
 
 
 def expect(part: str) -> None:
@@ -53,5 +59,6 @@ def done(part: str) -> None:
         if not _paused or _waiting:
             return
         _paused = False
+    codecache.remove()
     gc.freeze()
     gc.enable()
