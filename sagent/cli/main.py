@@ -138,7 +138,7 @@ def _prefetch_named(argv: list[str]) -> bool:
 
     name = prefetch.named_provider(argv)
     if name:
-        prefetch.start(name)
+        prefetch.start(name, prefetch.named_base_url(argv))
     return bool(name)
 
 
@@ -153,7 +153,7 @@ def _prefetch_sdk(args: argparse.Namespace) -> None:
     from sagent.providers.registry import choose
 
     try:
-        prefetch.start(choose(args.provider, args.model).provider)
+        prefetch.start(choose(args.provider, args.model).provider, args.base_url)
     except Exception:  # a bad name is reported where the model is built, in one line
         return
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -104,7 +105,7 @@ class OpenAICompatModel(Model):
             base_url=self._base_url,
             max_retries=0,
             timeout=timeout,
-            http_client=http_client(timeout),
+            http_client=http_client(timeout, self._base_url),
         )
 
     def warm(self) -> None:
@@ -207,12 +208,12 @@ class OpenAICompatModel(Model):
         yield ResponseComplete(AssistantMessage(tuple(parts), self._provider, self._name, usage, stop, response_id))
 
 
-def http_client(timeout: Any) -> Any:
-    """An `openai` HTTP client on the TLS context built at start-up (see `prefetch.tls_context`), or None
-    for the SDK's own."""
+def http_client(timeout: Any, base_url: str | None) -> Any:
+    """An `openai` HTTP client for `base_url` (None: OPENAI_BASE_URL, then the SDK's default) on the TLS
+    context `prefetch.tls_context` gives, or None for the SDK's own."""
     import openai
 
-    tls = prefetch.tls_context()
+    tls = prefetch.tls_context(base_url or os.environ.get("OPENAI_BASE_URL"))
     return openai.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
 
 

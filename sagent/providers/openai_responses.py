@@ -99,7 +99,7 @@ class OpenAIModel(Model):
             base_url=self._base_url,
             max_retries=0,
             timeout=timeout,
-            http_client=http_client(timeout),
+            http_client=http_client(timeout, self._base_url),
         )
 
     def warm(self) -> None:

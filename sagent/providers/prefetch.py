@@ -9,6 +9,8 @@ stack's async backend) are imported too, so the request itself imports nothing.
 For the SDKs whose clients run on `httpx2` (anthropic, openai), the TLS context their client would build
 (loading the system's trust store, tens of milliseconds spent outside Python's interpreter lock) is built
 at the same time in a thread of its own, on the other core, and handed to the clients (`tls_context`).
+Not for an endpoint on plain `http://` (a local server): its client gets a context that loads the trust
+store only if a TLS connection is ever made (a redirect, a proxy), so nothing is loaded for nothing.
 
 Nothing here is required: a failed import is left for the adapter to import again and report.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -31,8 +34,9 @@ _TRANSPORT = ("httpcore2", "anyio._backends._asyncio", "anyio._core._sockets", "
 
 _started: dict[str, threading.Thread] = {}
 
-# SDKs whose client takes an `httpx2` client, and so a TLS context built here.
-_TLS_SDKS = ("anthropic", "openai")
+# SDKs whose client takes an `httpx2` client, and so a TLS context built here, with the variable that
+# moves their default endpoint.
+_TLS_SDKS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 _tls: list[ssl.SSLContext] = []
 _tls_done = threading.Event()
 _tls_started = threading.Event()
@@ -47,10 +51,14 @@ def sdk_of(provider: str) -> str | None:
     return spec.sdk if spec is not None else None
 
 
-def start(provider: str) -> threading.Thread | None:
-    """Begin importing `provider`'s SDK in a daemon thread (it cannot keep the process from exiting)."""
-    sdk = sdk_of(provider)
-    if sdk is None:
+def start(provider: str, base_url: str | None = None) -> threading.Thread | None:
+    """Begin importing `provider`'s SDK in a daemon thread (it cannot keep the process from exiting), and
+    building its TLS context unless its endpoint (`base_url` when the user named one) is plain HTTP."""
+    from sagent.providers.specs import find_spec
+
+    spec = find_spec(provider)
+    sdk = spec.sdk if spec is not None else None
+    if spec is None or sdk is None:
         return None
     if sdk in _started:  # started already (from the command line's first look at its flags)
         return _started[sdk]
@@ -58,7 +66,8 @@ def start(provider: str) -> threading.Thread | None:
     thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
     thread.start()
     _started[sdk] = thread
-    if sdk in _TLS_SDKS and not _tls_started.is_set():
+    endpoint = base_url or spec.base_url or os.environ.get(_TLS_SDKS.get(sdk, ""), "")
+    if sdk in _TLS_SDKS and not plain_http(endpoint) and not _tls_started.is_set():
         _tls_started.set()
         threading.Thread(target=_build_tls, name="sagent-tls", daemon=True).start()
     return thread
@@ -73,10 +82,21 @@ def finished(sdk: str) -> None:
         thread.join()
 
 
-def tls_context() -> ssl.SSLContext | None:
-    """The TLS context built at start-up, as `httpx2` builds its default one (waiting for it when it is
-    still being built), for an SDK client to use instead of building its own; None when none was started
-    or building it failed (the SDK then builds its own, and reports what is wrong)."""
+def plain_http(url: str | None) -> bool:
+    """Whether `url` is an endpoint on plain HTTP, which needs no TLS."""
+    return url is not None and url.strip().lower().startswith("http://")
+
+
+def tls_context(base_url: str | None = None) -> ssl.SSLContext | None:
+    """The TLS context for an SDK client on `base_url` to use instead of building its own: for a plain
+    HTTP endpoint, one whose trust store loads on its first use (`lazy_tls.TrustOnFirstUse`); otherwise the one
+    built at start-up, as `httpx2` builds its default one (waiting for it when it is still being built).
+    None when none was started or building it failed (the SDK then builds its own, and reports what is
+    wrong)."""
+    if plain_http(base_url):
+        from sagent.providers.lazy_tls import TrustOnFirstUse
+
+        return TrustOnFirstUse()
     if not _tls_started.is_set():
         return None
     _tls_done.wait()
@@ -98,12 +118,21 @@ def named_provider(argv: list[str]) -> str | None:
     """The provider `--provider NAME` (or `--provider=NAME`) names in `argv`, read before the flags are
     parsed so the import can start first; None when no flag names one (the settings files, the model or
     the environment decide, once the flags are parsed)."""
+    return _flag(argv, "--provider")
+
+
+def named_base_url(argv: list[str]) -> str | None:
+    """The endpoint `--base-url URL` names in `argv`, read as `named_provider` reads the provider."""
+    return _flag(argv, "--base-url")
+
+
+def _flag(argv: list[str], flag: str) -> str | None:
     for n, arg in enumerate(argv):
         if arg == "--":
             return None
-        if arg == "--provider" and n + 1 < len(argv):
+        if arg == flag and n + 1 < len(argv):
             return argv[n + 1]
-        if arg.startswith("--provider="):
+        if arg.startswith(flag + "="):
             return arg.partition("=")[2]
     return None
 
