@@ -131,7 +131,9 @@ class GoogleModel(Model):
         """The `generate_content_stream` arguments for a provider-neutral request."""
         from google.genai import types
 
-        config: dict[str, Any] = {}
+        # sagent runs the tools itself: the SDK's automatic function calling stays off (and with it a deep
+        # copy of the whole request every round).
+        config: dict[str, Any] = {"automatic_function_calling": {"disable": True}}
         if request.system:
             config["system_instruction"] = request.system
         # The conversation and the tools travel as they are sent, as the SDK's `extra_body`: given as
@@ -167,7 +169,7 @@ class GoogleModel(Model):
             "model": self._name,
             # A stand-in the SDK accepts: `extra_body` replaces it with the conversation.
             "contents": [{"role": "user", "parts": [{"text": ""}]}] if contents else [],
-            "config": types.GenerateContentConfig(**config),
+            "config": config,
         }
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
