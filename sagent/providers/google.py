@@ -127,65 +127,69 @@ class GoogleModel(Model):
         if client is not None:
             await client.aio.aclose()
 
-    def build_params(self, request: ModelRequest) -> dict[str, Any]:
-        """The `generate_content_stream` arguments for a provider-neutral request."""
-        from google.genai import types
-
-        # sagent runs the tools itself: the SDK's automatic function calling stays off (and with it a deep
-        # copy of the whole request every round).
-        config: dict[str, Any] = {"automatic_function_calling": {"disable": True}}
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The `streamGenerateContent` request body, as the JSON the API takes, for a provider-neutral
+        request (the conversation's parts converted once per message: see `HistoryCache`)."""
+        body: dict[str, Any] = {"contents": self._history.convert(request.messages)}
         if request.system:
-            config["system_instruction"] = request.system
-        # The conversation and the tools travel as they are sent, as the SDK's `extra_body`: given as
-        # `types` values, the SDK validates and converts the whole conversation again every round.
-        body: dict[str, Any] = {}
+            body["systemInstruction"] = {"parts": [{"text": request.system}], "role": "user"}
         if request.tools:
             declarations = [
-                {"name": t.name, "description": t.description, "parameters_json_schema": t.input_schema}
+                {"name": t.name, "description": t.description, "parametersJsonSchema": t.input_schema}
                 for t in request.tools
             ]
             body["tools"] = [{"functionDeclarations": declarations}]
-        contents = self._history.convert(request.messages)
-        if contents:
-            body["contents"] = contents
-        if body:
-            config["http_options"] = types.HttpOptions(extra_body=body)
+        generation: dict[str, Any] = {}
         max_tokens = request.max_tokens or self._max_tokens
         if max_tokens:
-            config["max_output_tokens"] = max_tokens
+            generation["maxOutputTokens"] = max_tokens
         if request.temperature is not None:
-            config["temperature"] = request.temperature
+            generation["temperature"] = request.temperature
         if request.thinking_budget:
-            config["thinking_config"] = types.ThinkingConfig(
-                thinking_budget=request.thinking_budget, include_thoughts=True
-            )
+            generation["thinkingConfig"] = {"thinkingBudget": request.thinking_budget, "includeThoughts": True}
         elif request.effort:
-            config["thinking_config"] = types.ThinkingConfig(
-                thinking_level=types.ThinkingLevel(request.effort.upper()), include_thoughts=True
-            )
+            generation["thinkingConfig"] = {"thinkingLevel": request.effort.upper(), "includeThoughts": True}
         elif self._thinks:
-            config["thinking_config"] = types.ThinkingConfig(include_thoughts=True)
-        return {
-            "model": self._name,
-            # A stand-in the SDK accepts: `extra_body` replaces it with the conversation.
-            "contents": [{"role": "user", "parts": [{"text": ""}]}] if contents else [],
-            "config": config,
-        }
+            generation["thinkingConfig"] = {"includeThoughts": True}
+        if generation:
+            body["generationConfig"] = generation
+        return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         try:
             client = self._sdk()
+            body = self.build_body(request)
+            # The request goes through the SDK's API client (the key, the endpoint, the headers, the HTTP
+            # stack, `errors.APIError` for an error status or an error in the stream), as JSON: its typed
+            # `generate_content_stream` validates and converts the whole request, then every chunk of the
+            # response, which cost more than the rest of a tool round. The chunks are read as JSON too.
             # google-genai sends its request timeout to the server as the whole request's deadline and
             # uses it for every read, so the idle limit is kept here, between chunks, instead.
             async with asyncio.timeout(self._idle_timeout):
-                chunks = await client.aio.models.generate_content_stream(**self.build_params(request))
-            async for event in _Assembler(self._name).feed(idle_limited(chunks, self._idle_timeout)):
+                chunks = await client.aio._api_client.async_request_streamed("post", _path(self._name), body)
+            async for event in _Assembler(self._name).feed(idle_limited(_json(chunks), self._idle_timeout)):
                 yield event
         except ProviderError:
             raise
         except Exception as error:
             await _close_response(error)
             raise map_error(error, self._base_url or DEFAULT_BASE_URL, self._idle_timeout) from error
+
+
+def _path(model: str) -> str:
+    """The request path of a streamed response from `model` (an id, or a `models/` or `tunedModels/` name)."""
+    if not model or ".." in model or "?" in model or "&" in model:
+        raise ValueError(f"not a Gemini model name: {model!r}")
+    name = model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+    return f"{name}:streamGenerateContent?alt=sse"
+
+
+async def _json(responses: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+    """The chunks of a streamed response, each one JSON object."""
+    async for response in responses:
+        chunk = json.loads(response.body) if response.body else {}
+        if isinstance(chunk, dict):
+            yield chunk
 
 
 @dataclass
@@ -209,24 +213,25 @@ class _Assembler:
             self.segments.append(_Segment(kind))
         return self.segments[-1]
 
-    async def feed(self, chunks: Any) -> AsyncIterator[ModelEvent]:
+    async def feed(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[ModelEvent]:
+        """Events from the JSON chunks of one response."""
         usage = Usage()
         finish: str | None = None
         response_id = None
         blocked = None
         async for chunk in chunks:
-            response_id = response_id or chunk.response_id
-            if chunk.usage_metadata is not None:
-                usage = _usage(chunk.usage_metadata)
-            feedback = chunk.prompt_feedback
-            if feedback is not None and feedback.block_reason is not None:
-                blocked = _name(feedback.block_reason)
-            for candidate in chunk.candidates or []:
-                for part in (candidate.content.parts if candidate.content else None) or []:
+            response_id = response_id or chunk.get("responseId")
+            if chunk.get("usageMetadata") is not None:
+                usage = _usage(chunk["usageMetadata"])
+            feedback = chunk.get("promptFeedback") or {}
+            if feedback.get("blockReason") is not None:
+                blocked = str(feedback["blockReason"])
+            for candidate in chunk.get("candidates") or []:
+                for part in (candidate.get("content") or {}).get("parts") or []:
                     for event in self._part(part):
                         yield event
-                if candidate.finish_reason is not None:
-                    finish = _name(candidate.finish_reason)
+                if candidate.get("finishReason") is not None:
+                    finish = str(candidate["finishReason"])
         if finish is None and blocked is None:
             raise StreamCutError("the stream ended before a finish reason", provider=PROVIDER)
         if finish in _MALFORMED_CALL:
@@ -252,21 +257,23 @@ class _Assembler:
             stop = _STOP.get(finish or "STOP", "end_turn")
         yield ResponseComplete(AssistantMessage(tuple(parts), PROVIDER, self.model, usage, stop, response_id))
 
-    def _part(self, part: Any) -> list[ModelEvent]:
-        signature = base64.b64encode(part.thought_signature).decode() if part.thought_signature else None
+    def _part(self, part: dict[str, Any]) -> list[ModelEvent]:
+        signature = _signature(part.get("thoughtSignature"))
         events: list[ModelEvent] = []
-        if part.function_call is not None:
-            fc = part.function_call
+        if part.get("functionCall") is not None:
+            fc = part["functionCall"]
             seg = self._segment("call")
-            cid = fc.id or f"gcall_{uuid.uuid4().hex[:16]}"
-            seg.call = ToolCall(cid, fc.name or "", dict(fc.args or {}))
-            events.append(ToolCallDelta(self.calls, cid, fc.name, json.dumps(seg.call.arguments)))
+            cid = fc.get("id") or f"gcall_{uuid.uuid4().hex[:16]}"
+            name = fc.get("name") or ""
+            seg.call = ToolCall(cid, name, dict(fc.get("args") or {}))
+            events.append(ToolCallDelta(self.calls, cid, name, json.dumps(seg.call.arguments)))
             self.calls += 1
-        elif part.text is not None:
-            seg = self._segment("thought" if part.thought else "text")
-            seg.text.append(part.text)
-            if part.text:
-                events.append(ThinkingDelta(part.text) if part.thought else TextDelta(part.text))
+        elif part.get("text") is not None:
+            text = str(part["text"])
+            seg = self._segment("thought" if part.get("thought") else "text")
+            seg.text.append(text)
+            if text:
+                events.append(ThinkingDelta(text) if part.get("thought") else TextDelta(text))
         else:
             return events  # parts sagent does not use (inline data, code execution) are skipped
         if signature:
@@ -274,14 +281,19 @@ class _Assembler:
         return events
 
 
-def _name(value: Any) -> str:
-    return getattr(value, "name", None) or str(value)
+def _signature(wire: Any) -> str | None:
+    """A thought signature as sagent keeps it (standard base64) from the URL-safe or standard base64 the
+    API sends; None for none."""
+    if not wire or not isinstance(wire, str):
+        return None
+    raw = base64.urlsafe_b64decode(wire.replace("+", "-").replace("/", "_") + "=" * (-len(wire) % 4))
+    return base64.b64encode(raw).decode("ascii")
 
 
-def _usage(u: Any) -> Usage:
-    cached = u.cached_content_token_count or 0
-    output = (u.candidates_token_count or 0) + (u.thoughts_token_count or 0)  # thoughts bill as output
-    return Usage(input_tokens=(u.prompt_token_count or 0) - cached, output_tokens=output, cache_read_tokens=cached)
+def _usage(u: dict[str, Any]) -> Usage:
+    cached = u.get("cachedContentTokenCount") or 0
+    output = (u.get("candidatesTokenCount") or 0) + (u.get("thoughtsTokenCount") or 0)  # thoughts bill as output
+    return Usage(input_tokens=(u.get("promptTokenCount") or 0) - cached, output_tokens=output, cache_read_tokens=cached)
 
 
 _DELAY = re.compile(r"^([\d.]+)s$")

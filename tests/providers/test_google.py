@@ -8,8 +8,17 @@ import pytest
 from sagent.events import ResponseComplete
 from sagent.providers.base import AuthenticationError
 from sagent.providers.google import GoogleModel, convert_history
-from sagent.types import AssistantMessage, ImagePart, ModelRequest, TextPart, ThinkingPart, ToolCall, UserMessage
-from tests.fakes.gemini_server import FakeGemini, GeminiReply, gemini_text
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    ModelRequest,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolSpec,
+    UserMessage,
+)
+from tests.fakes.gemini_server import FakeGemini, GeminiReply, gemini_text, gemini_tools
 
 
 async def stream(steps: list, request: ModelRequest, model_id: str = "gemini-3-flash-preview"):
@@ -72,3 +81,35 @@ def test_signatures_go_back_on_the_parts_they_came_on() -> None:
     assert first["functionCall"]["name"] == "Read" and first["thoughtSignature"] == "c2lnLWE="
     assert "thoughtSignature" not in second
     assert text["text"] == "and" and text["thoughtSignature"] == "c2lnLWI="
+
+
+async def test_a_url_safe_signature_is_kept_and_goes_back_as_it_came() -> None:
+    """The API sends bytes as URL-safe base64 (`-` and `_`); sagent keeps a signature in standard base64
+    and sends it back in the API's own alphabet, so the model gets back exactly the bytes it signed."""
+    wire = "-_-_ab"  # the bytes fb ff bf 69, unpadded, as the API may write them
+    events, _ = await stream(
+        [gemini_tools([("Read", {"path": "a"})], signature=wire)], ModelRequest("", (UserMessage.of("hi"),))
+    )
+    message = events[-1].message
+    thinking, call = message.content
+    assert isinstance(thinking, ThinkingPart) and thinking.signature == "+/+/aQ=="
+    assert isinstance(call, ToolCall) and call.name == "Read" and call.arguments == {"path": "a"}
+    (_, model) = convert_history((UserMessage.of("hi"), message))
+    assert model["parts"][0]["thoughtSignature"] == "-_-_aQ=="
+
+
+async def test_the_request_is_the_json_the_api_takes() -> None:
+    request = ModelRequest(
+        "be brief",
+        (UserMessage.of("hi"),),
+        tools=(ToolSpec("Read", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}}),),
+        temperature=0.2,
+    )
+    _, requests = await stream([gemini_text("ok")], request, "models/gemini-3-pro-preview")
+    assert requests[0]["path"].split("?")[0].endswith("/models/gemini-3-pro-preview:streamGenerateContent")
+    body = requests[0]["body"]
+    assert body["contents"] == [{"role": "user", "parts": [{"text": "hi"}]}]
+    assert body["systemInstruction"]["parts"] == [{"text": "be brief"}]
+    [declaration] = body["tools"][0]["functionDeclarations"]
+    assert declaration["name"] == "Read" and declaration["parametersJsonSchema"]["properties"]["path"]
+    assert body["generationConfig"]["temperature"] == 0.2
