@@ -51,8 +51,10 @@ settings files: $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/
 .sagent/settings.json and .sagent/settings.local.json at the project root; flags win over them all.
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
-~/.local/share/sagent/sessions); LLAMA_CPP_SERVER (a llama-server binary for the local model),
-LLAMA_CPP_MODEL (its .gguf), SAGENT_LOCAL_TOOLS (auto, native or text tool calls for it).
+~/.local/share/sagent/sessions); XDG_CACHE_HOME (sagent keeps compiled start-up code in
+$XDG_CACHE_HOME/sagent, default ~/.cache/sagent; safe to delete); LLAMA_CPP_SERVER (a
+llama-server binary for the local model), LLAMA_CPP_MODEL (its .gguf), SAGENT_LOCAL_TOOLS (auto, native
+or text tool calls for it).
 
 web and papers: WebSearch uses DuckDuckGo, or Brave Search when BRAVE_API_KEY is set, or a SearXNG
 instance when SEARXNG_URL is set (SAGENT_SEARCH=duckduckgo|brave|searxng chooses). The paper tools use
@@ -246,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --continue, --session or --resume: when the session log is damaged (it fails its check), go "
         "on from its last good record as a new session (the damaged file is kept as it is)",
     )
-    sessions.add_argument("--ephemeral", action="store_true", help="write no session log")
+    sessions.add_argument(
+        "--ephemeral", action="store_true", help="write no session log, memory, input history or start-up cache"
+    )
     return p
 
 

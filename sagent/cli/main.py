@@ -98,6 +98,10 @@ def _task_or_repl(argv: list[str]) -> int:
     if args is None:
         return EXIT_USAGE
     _clean_text_flags(args)
+    if args.ephemeral:
+        from sagent.lib import codecache
+
+        codecache.save_nothing()  # it leaves no file behind, not even the start-up's cache
     if args.effort == "none":
         args.effort = None  # as /effort off in the REPL: no effort is sent
     problem = checked(args)

@@ -17,7 +17,8 @@ holds code, as a `.pyc` does). It is rewritten whole (to a temporary file rename
 so two runs saving at once leave one of their versions. It keeps what the runs used, and is trimmed to
 what the last run used when it grows past `LIMIT` entries (after upgrades).
 
-Only the command does this; a library user's process keeps `dataclasses` as it is.
+Only the command does this; a library user's process keeps `dataclasses` as it is. A run that leaves no
+file behind (`--ephemeral`) uses the file but writes none (`save_nothing`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ _codes: dict[str, CodeType] = {}  # what the file held, then what was compiled
 _used: set[str] = set()
 _new = False
 _installed = False
+_saving = True
 
 
 def path() -> Path:
@@ -61,6 +63,13 @@ def install() -> None:
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # module global that shadows the builtin
 
 
+def save_nothing() -> None:
+    """Write no cache file from this process (a run that leaves no file behind, `--ephemeral`); what was
+    read is still used."""
+    global _saving
+    _saving = False
+
+
 def remove() -> None:
     """Give `dataclasses` the builtin `exec` back, and save the cache when this run compiled new methods."""
     global _installed, _new
@@ -69,7 +78,7 @@ def remove() -> None:
             return
         _installed = False
         vars(dataclasses).pop("exec", None)
-        if not _new:
+        if not _new or not _saving:
             return
         _new = False
         keep = _codes if len(_codes) <= LIMIT else {source: _codes[source] for source in _used}
