@@ -64,7 +64,9 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
     # Calls on the same resource (a file) run in order, in one task; all others run concurrently.
     groups: dict[object, list[ToolCall]] = {}
     for call in foreground:
-        groups.setdefault(resource_of(agent.tools, call, agent.context), []).append(call)
+        # A lone call shares its resource with nothing: it is not looked up (a file's is a path resolved).
+        key = resource_of(agent.tools, call, agent.context) if len(foreground) > 1 else call.id
+        groups.setdefault(key, []).append(call)
     tasks = {asyncio.create_task(_run_group(agent, inbox, group, epoch)): group for group in groups.values()}
     task_of = {call.id: task for task, group in tasks.items() for call in group}
     pending = {call.id: call for call in foreground}

@@ -106,8 +106,9 @@ class FakeServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                arrived = time.perf_counter()
+                raw = self.rfile.read(length)
+                arrived = time.perf_counter()  # the whole request is in; parsing it is the fake's own time
+                body = json.loads(raw or b"{}")
                 request = {"path": self.path, "headers": dict(self.headers), "body": body, "arrived": arrived}
                 request["peer"] = self.client_address[1]  # the client's port: one per connection
                 with fake._lock:
