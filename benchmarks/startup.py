@@ -5,8 +5,9 @@ For each provider, a real `sagent -p TASK --provider P --base-url URL` process r
 - spawn to first request, over a bare `python -c "import SDK"` (to its end) measured right before it (the floor the
   SDK sets: sagent's own start-up should hide behind it), the median of REPEATS such pairs;
 - the last response fully sent to the process's exit (writing the result, closing the session log);
-- the gap per tool round, in a task of ROUNDS rounds of a Read of a small file: the time from the end of
-  one response to the arrival of the next request, median over the rounds.
+- the gap per tool round, in REPEATS tasks of ROUNDS rounds of a Read of a small file, one after each pair
+  above: the time from the end of one response to the arrival of the next request (all of it in), median
+  over the rounds.
 
     uv run python benchmarks/startup.py            # all three providers
     uv run python benchmarks/startup.py anthropic  # one
@@ -148,7 +149,7 @@ def measure(p: Provider, cwd: Path) -> list[bool]:
         firsts.append(run.first_request)
         over.append(run.first_request - imports[-1])
         tails.append(run.exit_tail)
-    for _ in range(max(2, REPEATS // 2)):
+        # The rounds too are taken across the whole measurement, not in one burst of the machine's load.
         gaps += one_run(p, cwd, ROUNDS).gaps
     sdk = statistics.median(imports) * 1000
     first = statistics.median(firsts) * 1000
