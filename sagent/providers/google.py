@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers import prefetch
 from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import (
@@ -109,12 +110,18 @@ class GoogleModel(Model):
         key = self._api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
         if not key:
             raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
+        # The TLS context built at start-up (or a lazy one for a plain HTTP endpoint), for the HTTP client
+        # and the websocket one alike: without it the SDK loads a trust store for each, tens of ms apiece.
+        tls = prefetch.tls_context(self._base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_BASE_URL)
+        tls_args: dict[str, Any] = {} if tls is None else {"verify": tls, "ssl": tls}
         options = types.HttpOptions(
             base_url=self._base_url,
             api_version="v1beta",
             timeout=int(self._timeout * 1000),
             # One attempt: sagent's own retry policy decides, the same for every provider.
             retry_options=types.HttpRetryOptions(attempts=1),
+            client_args={"verify": tls} if tls is not None else None,
+            async_client_args=tls_args or None,
         )
         remember_secret(key)
         return genai.Client(api_key=key, http_options=options)

@@ -6,9 +6,10 @@ session are prepared; the adapter's own `import` then finds the modules loaded (
 import lock for the rest). Besides the SDK, the modules its first request would import lazily (its HTTP
 stack's async backend) are imported too, so the request itself imports nothing.
 
-For the SDKs whose clients run on `httpx2` (anthropic, openai), the TLS context their client would build
-(loading the system's trust store, tens of milliseconds spent outside Python's interpreter lock) is built
-at the same time in a thread of its own, on the other core, and handed to the clients (`tls_context`).
+For the SDKs whose clients run on `httpx2` (anthropic, openai, google-genai), the TLS context their
+client would build (loading the system's trust store, tens of milliseconds spent outside Python's
+interpreter lock) is built at the same time in a thread of its own, on the other core, and handed to the
+clients (`tls_context`).
 Not for an endpoint on plain `http://` (a local server): its client gets a context that loads the trust
 store only if a TLS connection is ever made (a redirect, a proxy), so nothing is loaded for nothing.
 
@@ -34,9 +35,9 @@ _TRANSPORT = ("httpcore2", "anyio._backends._asyncio", "anyio._core._sockets", "
 
 _started: dict[str, threading.Thread] = {}
 
-# SDKs whose client takes an `httpx2` client, and so a TLS context built here, with the variable that
+# SDKs whose client runs on `httpx2`, and so takes a TLS context built here, with the variable that
 # moves their default endpoint.
-_TLS_SDKS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+_TLS_SDKS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL", "google.genai": "GOOGLE_GEMINI_BASE_URL"}
 _tls: list[ssl.SSLContext] = []
 _tls_done = threading.Event()
 _tls_started = threading.Event()

@@ -8,6 +8,7 @@ import pytest
 from sagent.events import ResponseComplete
 from sagent.providers.base import AuthenticationError
 from sagent.providers.google import GoogleModel, convert_history
+from sagent.providers.lazy_tls import TrustOnFirstUse
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -113,3 +114,13 @@ async def test_the_request_is_the_json_the_api_takes() -> None:
     [declaration] = body["tools"][0]["functionDeclarations"]
     assert declaration["name"] == "Read" and declaration["parametersJsonSchema"]["properties"]["path"]
     assert body["generationConfig"]["temperature"] == 0.2
+
+
+def test_the_sdk_client_gets_sagents_tls_context_and_loads_no_trust_store_for_a_local_endpoint() -> None:
+    """google-genai would load a trust store for its HTTP client and another for its websockets when the
+    client is built (tens of milliseconds each); a local endpoint on plain HTTP needs neither."""
+    client = GoogleModel("gemini-3-flash-preview", base_url="http://127.0.0.1:9", api_key="g-test")._build_client()
+    options = client._api_client._http_options
+    lazy = options.client_args["verify"]
+    assert isinstance(lazy, TrustOnFirstUse) and lazy.cert_store_stats()["x509_ca"] == 0
+    assert options.async_client_args["verify"] is lazy and options.async_client_args["ssl"] is lazy
