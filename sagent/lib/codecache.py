@@ -78,13 +78,15 @@ def remove() -> None:
             return
         _installed = False
         vars(dataclasses).pop("exec", None)
-        if not _new or not _saving:
-            return
+        save = _new and _saving
         _new = False
         keep = _codes if len(_codes) <= LIMIT else {source: _codes[source] for source in _used}
-        contents = dict(keep)
-    with contextlib.suppress(OSError, ValueError):
-        _save(path(), contents)
+        contents = dict(keep) if save else {}
+        _codes.clear()  # the run keeps none of it: the classes hold the functions they were given
+        _used.clear()
+    if contents:
+        with contextlib.suppress(OSError, ValueError):
+            _save(path(), contents)
 
 
 def _exec(source: Any, globals: Any = None, locals: Any = None) -> None:

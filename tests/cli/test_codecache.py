@@ -51,6 +51,7 @@ PROBE = """
         frozen = True
     print(json.dumps({
         "installed": installed, "removed": "exec" not in vars(dataclasses), "compiled": len(compiled),
+        "kept": len(codecache._codes),
         "repr": repr(p), "eq": p == Point(1, 2), "hash": hash(p) == hash(Point(1)), "frozen": frozen,
         "order": Version(1, 2) < Version(2), "version": repr(Version(3, 4)),
         "fields": [f.name for f in dataclasses.fields(Point)],
@@ -75,6 +76,7 @@ def cache_file(tmp_path: Path) -> Path:
 def test_classes_are_the_same_and_a_second_run_compiles_nothing(tmp_path: Path) -> None:
     first = probe(tmp_path)
     assert first["installed"] and first["removed"]
+    assert first["kept"] == 0  # once saved, the process holds none of the cache
     assert first["compiled"] > 5  # each generated method compiled once
     assert cache_file(tmp_path).stat().st_mode & 0o777 == 0o600
     second = probe(tmp_path)
