@@ -231,8 +231,8 @@ class _Assembler:
             if chunk.get("usageMetadata") is not None:
                 usage = _usage(chunk["usageMetadata"])
             feedback = chunk.get("promptFeedback") or {}
-            if feedback.get("blockReason") is not None:
-                blocked = str(feedback["blockReason"])
+            if _field(feedback, "blockReason") is not None:
+                blocked = str(_field(feedback, "blockReason"))
             for candidate in chunk.get("candidates") or []:
                 for part in (candidate.get("content") or {}).get("parts") or []:
                     for event in self._part(part):
@@ -265,10 +265,10 @@ class _Assembler:
         yield ResponseComplete(AssistantMessage(tuple(parts), PROVIDER, self.model, usage, stop, response_id))
 
     def _part(self, part: dict[str, Any]) -> list[ModelEvent]:
-        signature = _signature(part.get("thoughtSignature"))
+        signature = _signature(_field(part, "thoughtSignature"))
         events: list[ModelEvent] = []
-        if part.get("functionCall") is not None:
-            fc = part["functionCall"]
+        fc = _field(part, "functionCall")
+        if fc is not None:
             seg = self._segment("call")
             cid = fc.get("id") or f"gcall_{uuid.uuid4().hex[:16]}"
             name = fc.get("name") or ""
@@ -288,6 +288,25 @@ class _Assembler:
         return events
 
 
+# The snake_case spelling of the fields read inside a chunk's parts, usage and feedback: the API writes
+# camelCase, and the SDK's types read either there, so a server that writes the other is read as well.
+_SNAKE = {
+    "thoughtSignature": "thought_signature",
+    "functionCall": "function_call",
+    "blockReason": "block_reason",
+    "promptTokenCount": "prompt_token_count",
+    "candidatesTokenCount": "candidates_token_count",
+    "thoughtsTokenCount": "thoughts_token_count",
+    "cachedContentTokenCount": "cached_content_token_count",
+}
+
+
+def _field(obj: dict[str, Any], name: str) -> Any:
+    """`obj[name]` under its camelCase name or its snake_case one; None when neither is there."""
+    value = obj.get(name)
+    return obj.get(_SNAKE[name]) if value is None else value
+
+
 def _signature(wire: Any) -> str | None:
     """A thought signature as sagent keeps it (standard base64) from the URL-safe or standard base64 the
     API sends; None for none."""
@@ -298,9 +317,11 @@ def _signature(wire: Any) -> str | None:
 
 
 def _usage(u: dict[str, Any]) -> Usage:
-    cached = u.get("cachedContentTokenCount") or 0
-    output = (u.get("candidatesTokenCount") or 0) + (u.get("thoughtsTokenCount") or 0)  # thoughts bill as output
-    return Usage(input_tokens=(u.get("promptTokenCount") or 0) - cached, output_tokens=output, cache_read_tokens=cached)
+    cached = _field(u, "cachedContentTokenCount") or 0
+    # Thoughts bill as output.
+    output = (_field(u, "candidatesTokenCount") or 0) + (_field(u, "thoughtsTokenCount") or 0)
+    prompt = _field(u, "promptTokenCount") or 0
+    return Usage(input_tokens=prompt - cached, output_tokens=output, cache_read_tokens=cached)
 
 
 _DELAY = re.compile(r"^([\d.]+)s$")

@@ -7,7 +7,7 @@ import pytest
 
 from sagent.events import ResponseComplete
 from sagent.providers.base import AuthenticationError
-from sagent.providers.google import GoogleModel, convert_history
+from sagent.providers.google import GoogleModel, _Assembler, convert_history
 from sagent.providers.lazy_tls import TrustOnFirstUse
 from sagent.types import (
     AssistantMessage,
@@ -124,3 +124,19 @@ def test_the_sdk_client_gets_sagents_tls_context_and_loads_no_trust_store_for_a_
     lazy = options.client_args["verify"]
     assert isinstance(lazy, TrustOnFirstUse) and lazy.cert_store_stats()["x509_ca"] == 0
     assert options.async_client_args["verify"] is lazy and options.async_client_args["ssl"] is lazy
+
+
+async def test_fields_a_server_writes_in_snake_case_are_read_too() -> None:
+    """The API writes camelCase; the SDK's types read snake_case inside parts, usage and feedback as well,
+    and so does sagent, for a server (a proxy, a stand-in) that writes those."""
+    snake = GeminiReply([{"function_call": {"name": "Read", "args": {"path": "a"}}, "thought_signature": "c2ln"}])
+    events, _ = await stream([snake], ModelRequest("", (UserMessage.of("hi"),)))
+    thinking, call = events[-1].message.content
+    assert isinstance(call, ToolCall) and call.name == "Read" and call.arguments == {"path": "a"}
+    assert isinstance(thinking, ThinkingPart) and thinking.signature == "c2ln"
+
+    async def chunks():
+        yield {"promptFeedback": {"block_reason": "SAFETY"}, "usageMetadata": {"prompt_token_count": 7}}
+
+    [done] = [e async for e in _Assembler("gemini-3-flash-preview").feed(chunks())]
+    assert done.message.stop_reason == "refusal" and done.message.usage.input_tokens == 7
