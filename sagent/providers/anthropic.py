@@ -118,7 +118,7 @@ class AnthropicModel(Model):
 
         # The read timeout is the idle limit: it applies to each read of the stream, not to the whole.
         timeout = anthropic.Timeout(self._timeout, connect=min(CONNECT_TIMEOUT, self._timeout), read=self._idle_timeout)
-        tls = prefetch.tls_context(self._base_url)  # the trust store loaded at start-up, on another core
+        tls = prefetch.tls_context("anthropic", self._base_url)  # the trust store loaded at start-up, on another core
         http = anthropic.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
         return anthropic.AsyncAnthropic(
             api_key=self._api_key, base_url=self._base_url, max_retries=0, timeout=timeout, http_client=http

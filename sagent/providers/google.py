@@ -112,16 +112,15 @@ class GoogleModel(Model):
             raise AuthenticationError(f"no Gemini API key: set {' or '.join(KEY_VARIABLES)}", provider=PROVIDER)
         # The TLS context built at start-up (or a lazy one for a plain HTTP endpoint), for the HTTP client
         # and the websocket one alike: without it the SDK loads a trust store for each, tens of ms apiece.
-        tls = prefetch.tls_context(self._base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_BASE_URL)
-        tls_args: dict[str, Any] = {} if tls is None else {"verify": tls, "ssl": tls}
+        tls = prefetch.tls_context("google.genai", self._base_url)
         options = types.HttpOptions(
             base_url=self._base_url,
             api_version="v1beta",
             timeout=int(self._timeout * 1000),
             # One attempt: sagent's own retry policy decides, the same for every provider.
             retry_options=types.HttpRetryOptions(attempts=1),
-            client_args={"verify": tls} if tls is not None else None,
-            async_client_args=tls_args or None,
+            client_args=None if tls is None else {"verify": tls},
+            async_client_args=None if tls is None else {"verify": tls, "ssl": tls},
         )
         remember_secret(key)
         return genai.Client(api_key=key, http_options=options)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -213,7 +212,7 @@ def http_client(timeout: Any, base_url: str | None) -> Any:
     context `prefetch.tls_context` gives, or None for the SDK's own."""
     import openai
 
-    tls = prefetch.tls_context(base_url or os.environ.get("OPENAI_BASE_URL"))
+    tls = prefetch.tls_context("openai", base_url)
     return openai.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
 
 

@@ -67,8 +67,7 @@ def start(provider: str, base_url: str | None = None) -> threading.Thread | None
     thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
     thread.start()
     _started[sdk] = thread
-    endpoint = base_url or spec.base_url or os.environ.get(_TLS_SDKS.get(sdk, ""), "")
-    if sdk in _TLS_SDKS and not plain_http(endpoint) and not _tls_started.is_set():
+    if sdk in _TLS_SDKS and not plain_http(endpoint(sdk, base_url or spec.base_url)) and not _tls_started.is_set():
         _tls_started.set()
         threading.Thread(target=_build_tls, name="sagent-tls", daemon=True).start()
     return thread
@@ -83,18 +82,24 @@ def finished(sdk: str) -> None:
         thread.join()
 
 
+def endpoint(sdk: str, base_url: str | None) -> str | None:
+    """Where a client of `sdk` sends its requests: `base_url`, else the variable that moves the SDK's default
+    endpoint; None for the SDK's own default."""
+    return base_url or os.environ.get(_TLS_SDKS.get(sdk, "")) or None
+
+
 def plain_http(url: str | None) -> bool:
     """Whether `url` is an endpoint on plain HTTP, which needs no TLS."""
     return url is not None and url.strip().lower().startswith("http://")
 
 
-def tls_context(base_url: str | None = None) -> ssl.SSLContext | None:
-    """The TLS context for an SDK client on `base_url` to use instead of building its own: for a plain
-    HTTP endpoint, one whose trust store loads on its first use (`lazy_tls.TrustOnFirstUse`); otherwise the one
-    built at start-up, as `httpx2` builds its default one (waiting for it when it is still being built).
-    None when none was started or building it failed (the SDK then builds its own, and reports what is
-    wrong)."""
-    if plain_http(base_url):
+def tls_context(sdk: str, base_url: str | None = None) -> ssl.SSLContext | None:
+    """The TLS context for a client of `sdk` on `base_url` (None: the SDK's variable, else its default) to
+    use instead of building its own: for a plain HTTP endpoint, one whose trust store loads on its first
+    use (`lazy_tls.TrustOnFirstUse`); otherwise the one built at start-up, as `httpx2` builds its default
+    one (waiting for it when it is still being built). None when none was started or building it failed
+    (the SDK then builds its own, and reports what is wrong)."""
+    if plain_http(endpoint(sdk, base_url)):
         from sagent.providers.lazy_tls import TrustOnFirstUse
 
         return TrustOnFirstUse()

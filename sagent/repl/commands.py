@@ -410,11 +410,12 @@ def _agents(repl: ReplHost, arg: str) -> list[str]:
         )
     from sagent.repl.fleet_view import remote_rows
 
-    here = [*rows, "/send LABEL MESSAGE talks to one; /stop LABEL stops it"] if rows else [NO_SUB_AGENTS]
+    here = (
+        [*rows, "/send LABEL MESSAGE talks to one; /stop LABEL stops it"]
+        if rows
+        else ["no sub-agents; the agent starts them with AgentSpawn"]
+    )
     return [*here, *remote_rows(repl.state.fleet)]  # with --fleet, the fleet's agents in other processes too
-
-
-NO_SUB_AGENTS = "no sub-agents; the agent starts them with AgentSpawn"
 
 
 @command("send", "message a sub-agent", "/send LABEL MESSAGE")

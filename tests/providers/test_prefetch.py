@@ -52,7 +52,8 @@ def test_a_plain_http_endpoint_loads_no_trust_store_at_start_up() -> None:
         "from sagent.providers import prefetch; "
         "prefetch.start('openai', 'http://127.0.0.1:9/v1').join(); local = prefetch._tls_started.is_set(); "
         "prefetch.start('anthropic').join(); remote = prefetch._tls_started.is_set(); "
-        "lazy = prefetch.tls_context('HTTP://127.0.0.1:9'); built = prefetch.tls_context('https://api.example'); "
+        "lazy = prefetch.tls_context('openai', 'HTTP://127.0.0.1:9'); "
+        "built = prefetch.tls_context('anthropic', 'https://api.example'); "
         "print(local, remote, type(lazy).__name__, lazy.cert_store_stats()['x509_ca'], "
         "built.cert_store_stats() == __import__('ssl').create_default_context().cert_store_stats())"
     )
