@@ -43,15 +43,6 @@ _tls_done = threading.Event()
 _tls_started = threading.Event()
 
 
-def sdk_of(provider: str) -> str | None:
-    """The module of the SDK `provider` runs on (its `ProviderSpec.sdk`), or None (the local model needs
-    none, and a name no spec knows is left for the registry to report)."""
-    from sagent.providers.specs import find_spec
-
-    spec = find_spec(provider)
-    return spec.sdk if spec is not None else None
-
-
 def start(provider: str, base_url: str | None = None) -> threading.Thread | None:
     """Begin importing `provider`'s SDK in a daemon thread (it cannot keep the process from exiting), and
     building its TLS context unless its endpoint (`base_url` when the user named one) is plain HTTP."""

@@ -14,8 +14,13 @@ from pathlib import Path
 import pytest
 
 from sagent.providers.lazy_tls import TrustOnFirstUse
-from sagent.providers.prefetch import sdk_of
+from sagent.providers.specs import find_spec
 from tests.tools.test_web import certificate
+
+
+def sdk_of(provider: str) -> str | None:
+    spec = find_spec(provider)
+    return spec.sdk if spec is not None else None
 
 
 def test_each_provider_prefetches_the_sdk_its_adapter_imports() -> None:
