@@ -302,9 +302,12 @@ def add_task_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | None:
+def parse_with_settings(
+    parser: argparse.ArgumentParser, argv: list[str], notice: bool = True
+) -> argparse.Namespace | None:
     """The arguments, with the settings files' values as defaults (see docs/settings.md); None after
-    saying why a settings file cannot be used."""
+    saying why a settings file cannot be used. With `notice`, the one line saying which files of a folder
+    not trusted were skipped goes to stderr (a caller that asks about them passes False)."""
     from sagent.cli.settings_files import SettingsError, parse
 
     try:
@@ -314,6 +317,9 @@ def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> arg
         return None
     for warning in args.settings_files.loaded.warnings:
         sys.stderr.write(f"sagent: warning: {warning}\n")
+    skipped = args.settings_files.loaded.skipped_notice()
+    if notice and skipped:
+        sys.stderr.write(f"sagent: {skipped}\n")
     return args
 
 

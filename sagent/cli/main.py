@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None, *, command: bool = False) -> int:
         from sagent.slack.cli import main as slack_main
 
         return slack_main(argv[1:])
+    if argv[:1] == ["trust"]:
+        from sagent.cli.trust_cmd import trust_command
+
+        return trust_command(argv[1:])
     if argv[:1] == ["config"]:
         from sagent.cli.config_cmd import config_command
 
@@ -94,9 +98,15 @@ def _task_or_repl(argv: list[str]) -> int:
 
     parser = build_parser()
     add_task_argument(parser)
-    args = parse_with_settings(parser, argv)
+    args = parse_with_settings(parser, argv, notice=False)
     if args is None:
         return EXIT_USAGE
+    skipped = args.settings_files.loaded.skipped_notice()
+    if skipped and _opens_repl(args):
+        if _asked_to_trust(args):  # trusted now: the folder's files apply from the start
+            return _task_or_repl(argv)
+    elif skipped:
+        sys.stderr.write(f"sagent: {skipped}\n")
     _clean_text_flags(args)
     if args.ephemeral:
         from sagent.lib import codecache
@@ -130,6 +140,31 @@ def _task_or_repl(argv: list[str]) -> int:
     from sagent.cli.run import run_task
 
     return run_task(args, piped)
+
+
+def _opens_repl(args: argparse.Namespace) -> bool:
+    """Whether these arguments open the REPL (no task, a terminal on both ends), as decided below."""
+    if args.prompt is not None or not sys.stdin.isatty() or not sys.stdout.isatty():
+        return False
+    return not (args.task and args.output_format != "text")
+
+
+def _asked_to_trust(args: argparse.Namespace) -> bool:
+    """The REPL's question in a folder not trusted whose files were skipped; True when the user trusted it
+    (the settings are then read again: the environment is put back as it was before the first reading)."""
+    from sagent.cli.trust import TrustError
+    from sagent.cli.trust_cmd import ask_to_trust
+
+    loaded = args.settings_files.loaded
+    try:
+        trusted = ask_to_trust(loaded.root, loaded.skipped, sys.stderr, sys.stdin)
+    except TrustError as error:
+        sys.stderr.write(f"sagent: error: {error}; continuing without this folder's settings\n")
+        return False
+    if trusted:
+        os.environ.clear()
+        os.environ.update(args.settings_files.environ_before)
+    return trusted
 
 
 def _prefetch_named(argv: list[str]) -> bool:
