@@ -49,6 +49,8 @@ key, no model to run on, a data directory sagent cannot write), 3 stopped at --m
 
 settings files: $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/settings.json), then
 .sagent/settings.json and .sagent/settings.local.json at the project root; flags win over them all.
+A project's files (and its .mcp.json and .sagent/commands) apply only once you trust its folder:
+`sagent trust` (see `sagent trust --help`); until then only their deny and ask rules do.
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
 ~/.local/share/sagent/sessions); XDG_CACHE_HOME (sagent keeps compiled start-up code in

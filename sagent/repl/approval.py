@@ -143,6 +143,9 @@ class Approvals:
             try:
                 path = save_project_rules(Path(cwd), question.rules)
                 self.repl.commit([self.repl.renderer.c("dim", f"  saved to {path}: {', '.join(question.rules)}")])
+                if not _trusted(Path(cwd)):  # the file is read at the next start only in a trusted folder
+                    note = "  this folder is not trusted: saved rules apply after `sagent trust`; kept for this session"
+                    self.repl.commit([self.repl.renderer.c("yellow", note)])
             except (OSError, ValueError) as error:
                 self.repl.commit([self.repl.renderer.c("yellow", f"  not saved ({error}); kept for this session")])
 
@@ -284,6 +287,13 @@ def _readable(rule: str, cwd: str) -> bool:
     except RuleError:
         return False
     return True
+
+
+def _trusted(cwd: Path) -> bool:
+    from sagent.cli.settings_files import project_root
+    from sagent.cli.trust import is_trusted
+
+    return is_trusted(project_root(cwd))
 
 
 def save_project_rules(cwd: Path, rules: list[str]) -> Path:
