@@ -99,3 +99,20 @@ def test_a_folder_with_nothing_to_skip_or_already_trusted_is_not_asked_about(tmp
         with FakeAnthropic([]) as fake, Tmux([], env_for(fake, tmp_path), folder) as term:
             screen = term.wait_for("Esc interrupts")
             assert QUESTION not in screen
+
+
+def test_the_answer_is_kept_where_trust_is_read_though_the_users_env_moves_the_config(tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    repo = hostile_repo(tmp_path, marks)
+    config = tmp_path / "config" / "sagent"
+    config.mkdir(parents=True)
+    moved = {"env": {"XDG_CONFIG_HOME": str(tmp_path / "moved")}}  # the user's own settings move it
+    (config / "settings.json").write_text(json.dumps(moved))
+    with FakeAnthropic([text_response("hello there")]) as fake, Tmux([], env_for(fake, tmp_path), repo) as term:
+        term.wait_for("Choose 1 or 2")
+        term.type("1")
+        term.press("Enter")
+        screen = term.wait_for("Esc interrupts")
+        assert screen.count("Choose 1 or 2") == 1  # asked once, not again after the answer
+    assert json.loads((config / "trusted-folders.json").read_text()) == {"folders": [str(repo.resolve())]}
+    assert not (tmp_path / "moved").exists()
