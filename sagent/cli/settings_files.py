@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sagent.cli.trust import config_dir, is_trusted
+from sagent.cli.trust import config_dir, trusted_by, trusted_folders
 from sagent.lib.json import json_kind
 
 SCOPES = ("user", "project", "local")
@@ -181,7 +181,11 @@ def load(cwd: Path, trusted: bool | None = None) -> Loaded:
     `trusted` says whether the project's own files apply; None asks the user's trust store."""
     loaded = Loaded()
     loaded.root = project_root(cwd)
-    loaded.trusted = is_trusted(loaded.root) if trusted is None else trusted
+    if trusted is None:
+        problems: list[str] = []  # a trust file that cannot be believed is said, on every run
+        trusted = trusted_by(loaded.root, trusted_folders(problems)) is not None
+        loaded.warnings += problems
+    loaded.trusted = trusted
     seen: set[Path] = set()
     for scope, path in settings_files(cwd):
         data = None if path in seen else read_file(path)

@@ -18,6 +18,7 @@ Only the standard library is imported: every run reads this file before anything
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -60,7 +61,10 @@ def trusted_folders(problems: list[str] | None = None) -> list[Path]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as error:
-        _note(problems, f"{path}: cannot read it ({error.strerror or error}); no folder is trusted")
+        if error.errno == errno.ELOOP:
+            _note(problems, f"{path}: a symbolic link (only a regular file is believed); no folder is trusted")
+        else:
+            _note(problems, f"{path}: cannot read it ({error.strerror or error}); no folder is trusted")
         return []
     try:
         info = os.fstat(fd)

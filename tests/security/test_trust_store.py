@@ -107,6 +107,9 @@ def test_a_trust_file_that_cannot_be_believed_trusts_nothing(tmp_path: Path, con
     assert not store.is_trusted(tmp_path / "repo")
     with pytest.raises(store.TrustError):  # nor is it overwritten as if it were empty
         store.trust(tmp_path / "repo")
+    project(tmp_path / "repo")
+    out = sagent("config", cwd=tmp_path / "repo", config=config)
+    assert "trusted-folders.json" in out.stderr and "no folder is trusted" in out.stderr, out.stderr
 
 
 def test_a_trust_file_that_is_a_symlink_or_owned_by_someone_else_trusts_nothing(tmp_path: Path, config: Path) -> None:
@@ -118,6 +121,8 @@ def test_a_trust_file_that_is_a_symlink_or_owned_by_someone_else_trusts_nothing(
     store.trust_file().parent.mkdir(parents=True)
     store.trust_file().symlink_to(planted)
     assert not store.is_trusted(repo)
+    problems: list[str] = []
+    assert store.trusted_folders(problems) == [] and "symbolic link" in problems[0]
     if os.geteuid() != 0:
         pytest.skip("changing a file's owner needs root")
     store.trust_file().unlink()
