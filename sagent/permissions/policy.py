@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, ToolDecision
+from sagent.lib.realpaths import real_path
+from sagent.permissions.guard import PolicyGuard
 from sagent.permissions.modes import PLAN_TOOL, PLAN_TOOLS, SAFE_TOOLS, HeadlessDefault, Mode, parse_mode
 from sagent.permissions.paths import inside
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, Subject, parse_rule, subject_of
@@ -144,7 +146,7 @@ class Permissions:
     def _by_mode(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
         tool = subject.tool
         if tool in READING_TOOLS or tool in EDITING_TOOLS:
-            roots = (cwd, *self.roots)
+            roots = (real_path(cwd, "/"), *self.roots)  # the working directory may be reached by a symlink
             outside = [p.real for p in subject.paths if not inside(p.real, roots)]
             if outside:
                 return Ask(f"{outside[0]} is outside the project")
@@ -200,13 +202,14 @@ def policies(agent: Agent) -> list[Permissions]:
     return found
 
 
-def decide(agent: Agent, call: ToolCall) -> Allow | Ask | Deny:
-    """The strictest answer of the policies that bind `agent` for `call` (ALLOW when none does)."""
+def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allow | Ask | Deny:
+    """The strictest answer of the policies that bind `agent` for `call` (ALLOW when none does); `subject`
+    is the call as the rules see it, when already worked out."""
     found = policies(agent)
     if not found:
         return ALLOW
     cwd = str(agent.context.cwd)
-    subject = subject_of(call.name, call.arguments, cwd)
+    subject = subject or subject_of(call.name, call.arguments, cwd)
     answer: Allow | Ask | Deny = ALLOW
     seen: list[Permissions] = []
     for policy in found:
@@ -234,12 +237,25 @@ def set_mode(agent: Agent, mode: Mode, origin: str) -> None:
         agent.settings = dataclasses.replace(agent.settings, permissions=policy.with_mode(mode, origin))
 
 
+def guard_of(agent: Agent) -> PolicyGuard:
+    """The agent's `PolicyGuard`, put in its tools' context the first time it is needed."""
+    guard = agent.context.guard
+    if not isinstance(guard, PolicyGuard):
+        guard = agent.context.guard = PolicyGuard(lambda: policies(agent), str(agent.context.cwd))
+    return guard
+
+
 class PermissionHook(Hook):
     """Applies the `Permissions` of the agent (and of its ancestors) to every tool call; in plan mode adds
     plan mode's note to the request and offers ExitPlanMode, which it withholds in the other modes."""
 
     async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
-        answer = decide(agent, call)
+        subject = None
+        if policies(agent):
+            # The tools ask the policy again right before they open a file or follow a redirect.
+            subject = subject_of(call.name, call.arguments, str(agent.context.cwd))
+            guard_of(agent).checking(call.id, subject)
+        answer = decide(agent, call, subject)
         if isinstance(answer, Ask) and agent.settings.approver is None:
             if call.name == PLAN_TOOL:
                 return Deny("nobody is here to approve a plan: give the plan as your final answer and stop")
@@ -248,6 +264,8 @@ class PermissionHook(Hook):
         return answer
 
     async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> None:
+        if isinstance(agent.context.guard, PolicyGuard):
+            agent.context.guard.done(call.id)
         if call.name == PLAN_TOOL and not result.is_error and mode_of(agent) == "plan":
             set_mode(agent, "default", "the approved plan")
 

@@ -10,8 +10,10 @@ The forms, as Claude Code writes them:
 - `Bash(git diff:*)`: commands that start with these words; `Bash(npm test)`: exactly this command;
   `Bash(npm run *)`: a `*` pattern over the command's text. The rule is held against *each* command of a
   compound line (see `bash.split_commands`);
-- `Read(PATH)`, `Edit(PATH)` (also `Write`, `Glob`, `Grep`, `List`): a path glob (see `paths`). `Read`
-  rules cover every tool that reads (Read, Glob, Grep, List); `Edit` rules every tool that edits (Edit, Write);
+- `Read(PATH)`, `Edit(PATH)` (also `Write`, `Glob`, `Grep`, `List`): a path glob (see `paths`), held against
+  the real path the tool will open (symlinks followed, `//` and `..` collapsed as the kernel does). `Read`
+  rules cover every tool that reads (Read, Glob, Grep, List, and each file a search touches); `Edit` rules
+  every tool that edits (Edit, Write, and Memory's file); `Write` rules Write and Memory;
 - `WebFetch(domain:HOST)`: URLs on HOST or its subdomains.
 """
 
@@ -30,8 +32,10 @@ from sagent.permissions.paths import PathPattern, ResolvedPath
 READING_TOOLS = frozenset({"Read", "Glob", "Grep", "List"})
 EDITING_TOOLS = frozenset({"Edit", "Write"})
 PATH_TOOLS = READING_TOOLS | EDITING_TOOLS
-COVERS = {"Read": READING_TOOLS, "Edit": EDITING_TOOLS}
-"""The tools a path rule names, when it names more than its own."""
+MEMORY_TOOL = "Memory"
+COVERS = {"Read": READING_TOOLS, "Edit": EDITING_TOOLS | {MEMORY_TOOL}, "Write": frozenset({"Write", MEMORY_TOOL})}
+"""The tools a path rule names, when it names more than its own (Memory writes a file: the project's
+AGENTS.md or the user's memory file, so Edit and Write rules hold for it)."""
 
 _NAME = re.compile(r"[A-Za-z0-9_.*-]+\Z")
 RuleKind = Literal["any", "prefix", "exact", "glob", "path", "domain"]
@@ -179,6 +183,13 @@ def subject_of(tool: str, arguments: dict[str, object], cwd: str) -> Subject:
         return Subject(tool, commands=split_commands(line), command_line=line)
     if tool in PATH_TOOLS:
         return Subject(tool, paths=(resolve(_path_argument(tool, arguments), cwd),))
+    if tool == MEMORY_TOOL:
+        from pathlib import Path
+
+        from sagent.tools.memory_tools import memory_file
+
+        scope = "user" if arguments.get("scope") == "user" else "project"
+        return Subject(tool, paths=(resolve(str(memory_file(scope, Path(cwd))), cwd),))
     if tool == "WebFetch":
         url = arguments.get("url")
         url = url.strip() if isinstance(url, str) else ""
@@ -191,14 +202,15 @@ def _path_argument(tool: str, arguments: dict[str, object]) -> str:
     path = path if isinstance(path, str) and path else "."
     if tool == "Glob":
         pattern = arguments.get("pattern")
-        if isinstance(pattern, str) and (pattern.startswith("/") or pattern.startswith("~")):
-            # An absolute pattern searches from its fixed part: `/etc/**/*.conf` reads under /etc.
-            fixed = []
-            for part in pattern.split("/"):
-                if any(c in part for c in "*?["):
-                    break
-                fixed.append(part)
-            return "/".join(fixed) or "/"
+        if isinstance(pattern, str):
+            # A pattern searches from its fixed part: `/etc/**/*.conf` reads under /etc, `../x/*` under ../x.
+            from sagent.tools.base import ToolError
+            from sagent.tools.search import glob_start
+
+            try:
+                return glob_start(pattern, path)[0]
+            except ToolError:  # the tool refuses the pattern
+                return path
     return path
 
 

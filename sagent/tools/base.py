@@ -33,6 +33,27 @@ class FileStamp:
     size: int
 
 
+class AccessGuard(Protocol):
+    """What the permission policy binding an agent says about what a tool is about to open. The permission
+    check runs before the call; a tool asks again right before it opens, on the real path it will open
+    (`sagent.lib.realpaths`), so a symlink swapped in meanwhile cannot take it elsewhere."""
+
+    def refuse_file(self, tool: str, real: str) -> str | None:
+        """Why `tool` may not open the real path `real`, or None: a deny rule names it, or it is not the path
+        the permission check looked at and the policy would not let the tool open it unasked."""
+        ...
+
+    def hides(self, tool: str, real: str, root: str) -> bool:
+        """Whether a search (Grep, Glob, List) of the real folder `root` leaves out the entry at the real path
+        `real`: a deny or ask rule names it, or it lies outside `root` where the policy would ask."""
+        ...
+
+    def refuse_url(self, tool: str, url: str) -> tuple[Literal["deny", "ask"], str] | None:
+        """Whether `tool` may go on to `url` (a redirect's next hop): None, or ("deny", why) for a URL the
+        rules forbid, or ("ask", why) for one that would need a question nobody is there to answer."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may use: the working directory, the session folder, what it has read."""
@@ -47,6 +68,9 @@ class ToolContext:
     # True when the session keeps no log (--ephemeral): tools that would save something (Memory, the
     # Recall index) write nothing.
     ephemeral: bool = False
+    # The permission policy's answers for the files and URLs a tool is about to open (set by the permission
+    # hook); None when no policy binds the agent.
+    guard: AccessGuard | None = None
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:
@@ -57,6 +81,13 @@ class ToolContext:
         """An absolute path for `path`, relative to the working directory."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else (self.cwd / p)
+
+    def refuse_file(self, tool: str, real: str) -> None:
+        """`ToolError` when the guard refuses `tool` the real path `real` (nothing when there is no guard)."""
+        if self.guard is not None:
+            reason = self.guard.refuse_file(tool, real)
+            if reason is not None:
+                raise ToolError(f"denied: {reason}")
 
     def spill_dir(self) -> Path:
         """A folder for full outputs too large for the context."""

@@ -1,0 +1,94 @@
+"""Real paths: the file the kernel will open for a path, and opening exactly that file.
+
+A permission check on the text of a path can be walked around: `//home/u/.ssh/id_rsa`, `/./`, and above all
+`link/../x`, where the kernel follows `link` first and only then goes up, while a textual `normpath` drops
+`link/..` without looking. `real_path` resolves a path the way the kernel does (component by component,
+a symlink replaced by its target before the next `..`), so a rule or an inside-the-project check decides
+on the file that will really be opened.
+
+Between a check and the open, a symlink can be swapped in. `open_real` opens a real path one folder at a
+time from `/`, each step relative to the folder already open and with `O_NOFOLLOW`: a real path has no
+symlink in it, so if one is found on the way the path changed after the check, and the open is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_WALKS = os.open in os.supports_dir_fd and bool(_NOFOLLOW) and bool(_DIRECTORY)
+
+
+class PathChanged(OSError):
+    """A real path that is no longer real when opened: a symlink appeared in it after it was checked."""
+
+
+def real_path(path: str, cwd: str) -> str:
+    """`path` (absolute, relative to `cwd`, or starting with `~`) as the kernel resolves it: absolute, each
+    symlink followed where it stands (so `link/..` is the parent of the link's target), `.`, `..` and
+    repeated slashes (a leading `//` too) collapsed. Below a part that does not exist the rest is joined as
+    written; a symlink loop is left where it loops (opening it fails)."""
+    if path.startswith("~"):
+        path = os.path.expanduser(path)
+    joined = os.path.join(cwd, path)
+    return os.path.realpath(joined)
+
+
+def open_real(real: str, flags: int, mode: int = 0o666, *, make_parents: bool = False) -> int:
+    """A file descriptor for the real path `real` (as `real_path` returns it) opened with `flags`, never
+    through a symlink: `PathChanged` when a symlink stands anywhere in it now (it was swapped in after the
+    check). `make_parents` creates the missing folders on the way (each checked the same way)."""
+    if not os.path.isabs(real):
+        raise ValueError(f"not an absolute path: {real!r}")
+    if not _WALKS:  # no openat: the plain open, then a check that nothing on the way is a link
+        fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC, mode)
+        if os.path.realpath(real) != os.path.normpath(real):
+            os.close(fd)
+            raise PathChanged(errno.ELOOP, "a symlink is in the way", real)
+        return fd
+    parts = [p for p in real.split("/") if p]
+    if not parts:
+        return os.open("/", flags | _CLOEXEC, mode)
+    folder = os.open("/", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        for name in parts[:-1]:
+            step = _open_folder(name, folder, real, make_parents)
+            os.close(folder)
+            folder = step
+        try:
+            return os.open(parts[-1], flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder)
+        except OSError as error:
+            if error.errno == errno.ELOOP or (error.errno == errno.ENOTDIR and flags & _DIRECTORY):
+                raise PathChanged(errno.ELOOP, "a symlink is in the way", real) from None
+            raise
+    finally:
+        os.close(folder)
+
+
+def _open_folder(name: str, folder: int, real: str, make: bool) -> int:
+    flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+    try:
+        return os.open(name, flags, dir_fd=folder)
+    except FileNotFoundError:
+        if not make:
+            raise FileNotFoundError(errno.ENOENT, "no such file or directory", real) from None
+    except OSError as error:
+        # ELOOP: the part is a symlink now; ENOTDIR: a symlink to a file, or a file (not a folder at all).
+        if error.errno == errno.ELOOP or (error.errno == errno.ENOTDIR and _is_link(name, folder)):
+            raise PathChanged(errno.ELOOP, "a symlink is in the way", real) from None
+        raise type(error)(error.errno, error.strerror, real) from None
+    with contextlib.suppress(FileExistsError):  # made meanwhile: opened (and checked) below all the same
+        os.mkdir(name, 0o777, dir_fd=folder)
+    return _open_folder(name, folder, real, False)
+
+
+def _is_link(name: str, folder: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
