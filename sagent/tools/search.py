@@ -149,6 +149,9 @@ class Glob(AnyOrder):
 
         def find() -> str:
             base = None if absolute else real_path(arguments.get("path") or ".", str(ctx.cwd))
+            missing = start != (arguments.get("path") or ".") and not os.path.isdir(real_path(start, str(ctx.cwd)))
+            if missing and (base is None or os.path.exists(base)):  # the pattern's own folders are not there
+                return _cap([], "files")
             root = _root({"path": start}, ctx, "Glob")
             walk = _GlobWalk(root, Screen(ctx, "Glob", root))
             walk.select(root, parts, linked=False)

@@ -117,3 +117,16 @@ async def test_a_link_planted_as_the_new_file_after_the_check_is_not_followed(wo
     swap = SwapAfterTheCheck(None, world.profile, plant=world.project / "other.txt")
     out = await run_call(world, "Write", {"path": "other.txt", "content": "x"}, hooks=(swap,))
     assert world.profile.read_text() == PROFILE and out.startswith("denied: a deny rule forbids it"), out
+
+
+def test_the_question_names_the_file_the_kernel_will_write(world: World) -> None:
+    """The REPL's question about a write shows the real file, so nobody approves `project/y.txt` while the
+    write lands outside the project."""
+    from sagent.repl.approval import describe
+    from sagent.types import ToolCall as Call
+
+    (world.project / "out_link").symlink_to(world.outside / "dir")
+    (world.outside / "y.txt").write_text("outside\n")
+    call = Call(id="c", name="Write", arguments={"path": "out_link/../y.txt", "content": "new\n"})
+    shown = describe(call, str(world.project), None)
+    assert shown.startswith(f"  {world.outside}/y.txt (written as out_link/../y.txt)"), shown
