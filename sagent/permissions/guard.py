@@ -26,11 +26,11 @@ Verdict = Literal["allow", "ask", "deny"]
 
 class PolicyGuard:
     """The `AccessGuard` of one agent. `policies` gives the policies binding the agent now (they change when
-    the mode does); `cwd` is its working directory."""
+    the mode does); `project` is its project folder (where its session started)."""
 
-    def __init__(self, policies: Callable[[], list[Permissions]], cwd: str) -> None:
+    def __init__(self, policies: Callable[[], list[Permissions]], project: str) -> None:
         self.policies = policies
-        self.cwd = cwd
+        self.project = project
         self._checked: Counter[tuple[str, str]] = Counter()  # (tool, real path) of calls in flight
         self._calls: dict[str, list[tuple[str, str]]] = {}
 
@@ -75,7 +75,7 @@ class PolicyGuard:
         return not inside(real, (root,)) and self._verdict(subject)[0] != "allow"
 
     def refuse_url(self, tool: str, url: str) -> tuple[Literal["deny", "ask"], str] | None:
-        verdict, reason = self._verdict(subject_of(tool, {"url": url}, self.cwd))
+        verdict, reason = self._verdict(subject_of(tool, {"url": url}, self.project))
         return None if verdict == "allow" else (verdict, reason)
 
     # ------------------------------------------------------------------
@@ -91,7 +91,7 @@ class PolicyGuard:
         """The strictest answer of the policies, as the hook would give it (without an approver)."""
         answer: tuple[Verdict, str] = ("allow", "")
         for policy in self._distinct():
-            found = policy.judge(subject, self.cwd)
+            found = policy.judge(subject, self.project)
             if isinstance(found, Deny):
                 return "deny", found.reason
             if isinstance(found, Ask) and answer[0] == "allow":

@@ -209,6 +209,7 @@ def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allo
     if not found:
         return ALLOW
     cwd = str(agent.context.cwd)
+    project = project_of(agent)
     subject = subject or subject_of(call.name, call.arguments, cwd)
     answer: Allow | Ask | Deny = ALLOW
     seen: list[Permissions] = []
@@ -216,7 +217,7 @@ def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allo
         if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
             continue
         seen.append(policy)
-        verdict = policy.judge(subject, cwd)
+        verdict = policy.judge(subject, project)
         if _RANK[type(verdict)] > _RANK[type(answer)]:
             answer = verdict
             if isinstance(answer, Deny):
@@ -237,11 +238,17 @@ def set_mode(agent: Agent, mode: Mode, origin: str) -> None:
         agent.settings = dataclasses.replace(agent.settings, permissions=policy.with_mode(mode, origin))
 
 
+def project_of(agent: Agent) -> str:
+    """The folder the agent's project is: where its session started. Relative paths go from where its tools
+    are now (Bash's `cd` moves that); the project's edge does not move with them."""
+    return str(agent.settings.cwd or agent.context.cwd)
+
+
 def guard_of(agent: Agent) -> PolicyGuard:
     """The agent's `PolicyGuard`, put in its tools' context the first time it is needed."""
     guard = agent.context.guard
     if not isinstance(guard, PolicyGuard):
-        guard = agent.context.guard = PolicyGuard(lambda: policies(agent), str(agent.context.cwd))
+        guard = agent.context.guard = PolicyGuard(lambda: policies(agent), project_of(agent))
     return guard
 
 
