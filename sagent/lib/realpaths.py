@@ -35,8 +35,37 @@ def real_path(path: str, cwd: str) -> str:
     written; a symlink loop is left where it loops (opening it fails)."""
     if path.startswith("~"):
         path = os.path.expanduser(path)
-    joined = os.path.join(cwd, path)
-    return os.path.realpath(joined)
+    resolved, missing, links = "/", False, 0
+    pending = [p for p in reversed(os.path.join(cwd, path).split("/")) if p]
+    while pending:
+        part = pending.pop()
+        if part == ".":
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)  # `resolved` holds no link: its parent is the real one
+            continue
+        candidate = f"{resolved.rstrip('/')}/{part}"
+        if missing:  # below a part that does not exist, nothing can be a link
+            resolved = candidate
+            continue
+        try:
+            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+        except OSError:  # not there (or not searchable): the rest is joined as written
+            missing, is_link = True, False
+        if not is_link:
+            resolved = candidate
+            continue
+        links += 1
+        if links > _MAX_LINKS:  # a loop: left where it loops, so opening it fails as the kernel's would
+            return "/".join([candidate, *reversed(pending)])
+        target = os.readlink(candidate)
+        pending.extend(p for p in reversed(target.split("/")) if p)
+        if target.startswith("/"):
+            resolved = "/"
+    return resolved
+
+
+_MAX_LINKS = 40  # Linux's limit on the links one path may go through (ELOOP past it)
 
 
 def open_real(real: str, flags: int, mode: int = 0o666, *, make_parents: bool = False) -> int:

@@ -14,6 +14,7 @@ policy's `headless` is "deny".
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +147,7 @@ class Permissions:
     def _by_mode(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
         tool = subject.tool
         if tool in READING_TOOLS or tool in EDITING_TOOLS:
-            roots = (real_path(cwd, "/"), *self.roots)  # the working directory may be reached by a symlink
+            roots = (_project_root(cwd), *self.roots)
             outside = [p.real for p in subject.paths if not inside(p.real, roots)]
             if outside:
                 return Ask(f"{outside[0]} is outside the project")
@@ -174,6 +175,13 @@ class Permissions:
             for rule in rules:
                 lines.append(f"{which:5} {rule.text}" + (f"   ({rule.origin})" if rule.origin else ""))
         return lines
+
+
+@functools.lru_cache(maxsize=64)
+def _project_root(cwd: str) -> str:
+    """The real path of a project folder (it may be given through a symlink), resolved once, as an `Agent`
+    resolves its working directory once."""
+    return real_path(cwd, "/")
 
 
 def allowed_by(allow: Iterable[Rule], subject: Subject) -> bool:
