@@ -5,9 +5,10 @@ One frozen `Permissions` value (mode, allow/ask/deny rules, project roots) rides
 (`sagent.agent.hooks`), answering Allow, Ask or Deny. The modules, in the order they depend on each other:
 
 - `bash`: a Bash line split into the commands it runs (so a rule is held against each);
-- `paths`: paths resolved (`~`, `..`, symlinks) and path globs;
+- `paths`: paths resolved as the kernel resolves them (`~`, symlinks, then `..`) and path globs;
 - `rules`: rule parsing and matching (`Bash(git diff:*)`, `Edit(src/**)`, `WebFetch(domain:…)`, …);
 - `modes`: the modes and what each lets run;
+- `guard`: the policy asked again by a tool right before it opens a file or follows a redirect;
 - `policy`: `Permissions`, and the hook;
 - `plan`: ExitPlanMode, the tool plan mode ends with.
 """

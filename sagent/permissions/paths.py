@@ -1,4 +1,5 @@
-"""Paths as permissions see them: resolved (`~`, `..` and symlinks) before any rule or root is matched.
+"""Paths as permissions see them: resolved as the kernel resolves them (`~`, then each symlink before the
+`..` after it, `//` and `.` collapsed) before any rule or root is matched; `sagent.lib.realpaths` does it.
 
 A path rule's pattern is a glob: `~/` starts at the home folder, `/` at the file system's root (`//` too,
 as Claude Code writes absolute paths), anything else at the project root (the working directory). `*`
