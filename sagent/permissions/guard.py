@@ -10,13 +10,15 @@ Every policy binding the agent (its own and its ancestors') is asked, as the hoo
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Literal
 
 from sagent.agent.hooks import Ask, Deny
 from sagent.permissions.paths import ResolvedPath, inside
-from sagent.permissions.rules import Subject, subject_of
+from sagent.permissions.rules import Rule, Subject, subject_of
 
 if TYPE_CHECKING:
     from sagent.permissions.policy import Permissions
@@ -74,6 +76,21 @@ class PolicyGuard:
                 return True
         return not inside(real, (root,)) and self._verdict(subject)[0] != "allow"
 
+    def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
+        for policy in self._distinct():
+            deny, _, _ = policy.rules_for(tool)
+            for rule in deny:
+                for name in _named_files(rule):
+                    try:
+                        other = os.stat(name)
+                    except OSError:
+                        continue
+                    if (other.st_dev, other.st_ino) != (device, inode):
+                        continue
+                    if rule.matches(Subject(tool, paths=(ResolvedPath(name, name),))):
+                        return f"the file is also {name} (a hard link), and a deny rule forbids it: {rule.text}"
+        return None
+
     def refuse_url(self, tool: str, url: str) -> tuple[Literal["deny", "ask"], str] | None:
         verdict, reason = self._verdict(subject_of(tool, {"url": url}, self.project))
         return None if verdict == "allow" else (verdict, reason)
@@ -97,3 +114,20 @@ class PolicyGuard:
             if isinstance(found, Ask) and answer[0] == "allow":
                 answer = ("ask", found.reason or "the policy asks about it")
         return answer
+
+
+HARD_LINK_SCAN = 256
+"""Files of a denied folder compared with a file that has other names; a larger folder is compared in part."""
+
+
+def _named_files(rule: Rule) -> Iterator[str]:
+    """The files a deny path rule names that exist now: its fixed file, or up to HARD_LINK_SCAN files
+    below its fixed folder (links not followed), for finding a hard link to one under another name."""
+    pattern = rule.path_pattern
+    fixed = pattern.fixed if pattern is not None else ""
+    if not fixed:
+        return iter(())
+    if os.path.isfile(fixed):
+        return iter((fixed,))
+    found = (os.path.join(folder, name) for folder, _, names in os.walk(fixed) for name in names)
+    return itertools.islice(found, HARD_LINK_SCAN)

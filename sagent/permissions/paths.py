@@ -51,7 +51,7 @@ def inside(path: str, roots: tuple[str, ...]) -> bool:
 class PathPattern:
     """A compiled path glob (see the module's text for the syntax)."""
 
-    __slots__ = ("pattern", "real_regex", "regex")
+    __slots__ = ("fixed", "pattern", "real_regex", "regex")
 
     def __init__(self, pattern: str, project_root: str) -> None:
         self.pattern = pattern
@@ -59,7 +59,8 @@ class PathPattern:
         # The pattern's fixed folders may be a symlink (`~/.ssh` linked to a dotfiles folder, macOS's /tmp):
         # the files it names are then reached by their real path too, which must match as well.
         glob = absolute_pattern(pattern, project_root)
-        fixed = _fixed_part(glob)
+        fixed = self.fixed = _fixed_part(glob)
+        """The folders (or file) the pattern names before its first wildcard, absolute ("" for none)."""
         real = os.path.realpath(fixed) if fixed else fixed
         self.real_regex = _compile(real + glob[len(fixed) :], "/") if real != fixed else None
 

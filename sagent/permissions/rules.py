@@ -70,6 +70,11 @@ class Rule:
     project_root: str = ""
     _path: PathPattern | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def path_pattern(self) -> PathPattern | None:
+        """The compiled glob of a path rule (None for the other kinds)."""
+        return self._path
+
     def names(self, tool: str) -> bool:
         """Whether the rule is about calls of `tool`."""
         if self.kind == "path" and self.tool in COVERS:

@@ -48,6 +48,11 @@ class AccessGuard(Protocol):
         `real`: a deny or ask rule names it, or it lies outside `root` where the policy would ask."""
         ...
 
+    def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
+        """Why `tool` may not use the open file (`device`, `inode`) that has other names (hard links): one
+        of them is a file a deny rule names. None: it may."""
+        ...
+
     def refuse_url(self, tool: str, url: str) -> tuple[Literal["deny", "ask"], str] | None:
         """Whether `tool` may go on to `url` (a redirect's next hop): None, or ("deny", why) for a URL the
         rules forbid, or ("ask", why) for one that would need a question nobody is there to answer."""
@@ -88,6 +93,22 @@ class ToolContext:
             reason = self.guard.refuse_file(tool, real)
             if reason is not None:
                 raise ToolError(f"denied: {reason}")
+
+    def link_check(self, tool: str) -> Callable[[os.stat_result], None] | None:
+        """A check for a file once it is open: `ToolError` when it has another name (a hard link) that a deny
+        rule names, as a hard link to a denied file is the same file under a name no rule mentions. None
+        without a guard."""
+        guard = self.guard
+        if guard is None:
+            return None
+
+        def check(st: os.stat_result) -> None:
+            if st.st_nlink > 1:
+                reason = guard.refuse_inode(tool, st.st_dev, st.st_ino)
+                if reason is not None:
+                    raise ToolError(f"denied: {reason}")
+
+        return check
 
     def spill_dir(self) -> Path:
         """A folder for full outputs too large for the context."""

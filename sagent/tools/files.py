@@ -9,7 +9,7 @@ import contextlib
 import difflib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -81,7 +81,13 @@ def _stat(path: Path, shown: Path | None = None) -> os.stat_result | None:
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
 
-def open_regular(path: Path, tool: str, shown: Path | None = None) -> tuple[BinaryIO, os.stat_result]:
+LinkCheck = Callable[[os.stat_result], None] | None
+"""`ToolContext.link_check`: run on an open file's status before anything is read from it or written to it."""
+
+
+def open_regular(
+    path: Path, tool: str, shown: Path | None = None, check: LinkCheck = None
+) -> tuple[BinaryIO, os.stat_result]:
     """The real path `path` (`sagent.lib.realpaths`) opened for reading, and its status, after making sure
     it is a regular file: checked before opening and again on the open file, so nothing is ever read from a
     device, pipe or socket, and opened through no symlink, so it is the file that was checked. `shown` is
@@ -94,9 +100,14 @@ def open_regular(path: Path, tool: str, shown: Path | None = None) -> tuple[Bina
         raise _not_a_file(shown, st.st_mode, tool)
     fd = _open(path, os.O_RDONLY | _OPEN_FLAGS, shown, "open")
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    try:
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_a_file(shown, st.st_mode, tool)
+        if check is not None:
+            check(st)
+    except ToolError:
         os.close(fd)
-        raise _not_a_file(shown, st.st_mode, tool)
+        raise
     return os.fdopen(fd, "rb"), st
 
 
@@ -120,7 +131,9 @@ def _open(path: Path, flags: int, shown: Path, verb: str, make_parents: bool = F
         raise ToolError(f"cannot {verb} {shown}: {error.strerror}") from None
 
 
-def _write_bytes(path: Path, data: bytes, tool: str, shown: Path | None = None) -> os.stat_result:
+def _write_bytes(
+    path: Path, data: bytes, tool: str, shown: Path | None = None, check: LinkCheck = None
+) -> os.stat_result:
     """Write `data` over the real path `path` (created if new, with its folders), refusing anything but a
     regular file and any symlink on the way (the file written is the one that was checked)."""
     shown = shown or path
@@ -132,6 +145,8 @@ def _write_bytes(path: Path, data: bytes, tool: str, shown: Path | None = None) 
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _not_a_file(shown, st.st_mode, tool)
+        if check is not None:
+            check(st)
         os.ftruncate(fd, 0)  # only now: a file found not to be regular is left as it was
         f.write(data)
         f.flush()
@@ -190,7 +205,8 @@ class Read(_FileTool):
         offset = max(1, arguments.get("offset") or 1)
         limit = max(1, arguments.get("limit") or DEFAULT_LIMIT)
         images = ctx.runtime is None or ctx.runtime.accepts_images()
-        stamp, output = await off_loop(_read, real, offset, limit, arguments.get("pages"), images, shown)
+        check = ctx.link_check(self.name)
+        stamp, output = await off_loop(_read, real, offset, limit, arguments.get("pages"), images, shown, check)
         ctx.read_files[real] = stamp
         return output
 
@@ -199,11 +215,11 @@ SNIFF = 8192  # bytes looked at to tell text from binary, PDFs and images
 
 
 def _read(
-    real: Path, offset: int, limit: int, pages: str | None, images: bool, path: Path
+    real: Path, offset: int, limit: int, pages: str | None, images: bool, path: Path, check: LinkCheck = None
 ) -> tuple[FileStamp, ToolOutput]:
     """What Read returns for the real path `real` (`path` as the call gave it), from the first SNIFF bytes
     and then at most a page of lines: a file of any size costs the same memory."""
-    f, st = open_regular(real, "Read", path)
+    f, st = open_regular(real, "Read", path, check)
     with f:
         head = f.read(SNIFF)
         is_pdf, media = head.startswith(b"%PDF-"), image_media_type(head)
@@ -335,20 +351,23 @@ class Write(_FileTool):
         path = ctx.resolve(arguments["path"])
         real = checked_path(ctx, arguments["path"], "Write")
         content: str = arguments["content"]
-        stamp, existed = await off_loop(_write, real, content, ctx.read_files.get(real), path)
+        check = ctx.link_check(self.name)
+        stamp, existed = await off_loop(_write, real, content, ctx.read_files.get(real), path, check)
         ctx.read_files[real] = stamp
         verb = "overwrote" if existed else "created"
         lines = len(content.splitlines())
         return f"{verb} {path} ({lines} lines, {len(content.encode()):,} bytes)"
 
 
-def _write(real: Path, content: str, seen: FileStamp | None, path: Path) -> tuple[FileStamp, bool]:
+def _write(
+    real: Path, content: str, seen: FileStamp | None, path: Path, check: LinkCheck = None
+) -> tuple[FileStamp, bool]:
     st = _stat(real, path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise _not_a_file(path, st.st_mode, "Write")
     if st is not None:
         _check_fresh(real, seen, "overwrite", path)
-    return _stamp(_write_bytes(real, content.encode("utf-8"), "Write", path)), st is not None
+    return _stamp(_write_bytes(real, content.encode("utf-8"), "Write", path, check)), st is not None
 
 
 class Edit(_FileTool):
@@ -374,7 +393,8 @@ class Edit(_FileTool):
         real = checked_path(ctx, arguments["path"], "Edit")
         old, new = arguments["old_string"], arguments["new_string"]
         every = bool(arguments.get("replace_all"))
-        stamp, out = await off_loop(_edit, real, old, new, every, ctx.read_files.get(real), path)
+        check = ctx.link_check(self.name)
+        stamp, out = await off_loop(_edit, real, old, new, every, ctx.read_files.get(real), path, check)
         ctx.read_files[real] = stamp
         return out
 
@@ -383,8 +403,10 @@ class Edit(_FileTool):
 MAX_EDIT_BYTES = 32 * 2**20
 
 
-def _edit(real: Path, old: str, new: str, every: bool, seen: FileStamp | None, path: Path) -> tuple[FileStamp, str]:
-    f, st = open_regular(real, "Edit", path)
+def _edit(
+    real: Path, old: str, new: str, every: bool, seen: FileStamp | None, path: Path, check: LinkCheck = None
+) -> tuple[FileStamp, str]:
+    f, st = open_regular(real, "Edit", path, check)
     with f:
         _check_fresh(real, seen, "edit", path)
         if old == new:
@@ -406,7 +428,7 @@ def _edit(real: Path, old: str, new: str, every: bool, seen: FileStamp | None, p
             "unique, or set replace_all"
         )
     updated = text.replace(old, new) if every else text.replace(old, new, 1)
-    st = _write_bytes(real, updated.encode("utf-8"), "Edit", path)
+    st = _write_bytes(real, updated.encode("utf-8"), "Edit", path, check)
     diff = list(difflib.unified_diff(text.splitlines(), updated.splitlines(), str(path), str(path), n=2, lineterm=""))
     if len(diff) > MAX_DIFF_LINES:
         diff = [*diff[:MAX_DIFF_LINES], f"[… {len(diff) - MAX_DIFF_LINES} more diff lines]"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -32,14 +33,19 @@ def memory_file(scope: str, cwd: Path) -> Path:
     return repository_root(cwd.resolve()) / "AGENTS.md"
 
 
-def remember(path: Path, fact: str, today: date | None = None) -> None:
+def remember(
+    path: Path, fact: str, today: date | None = None, check: Callable[[os.stat_result], None] | None = None
+) -> None:
     """Append `fact` as one dated line under the file's `## Remembered` heading (added at the end when the
     file has none). One write, appended: an edit the user makes meanwhile is kept. `path` is a real path
     (`sagent.lib.realpaths`): it is opened through no symlink, so the file written is the one checked."""
     fd = open_real(str(path), os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644, make_parents=True)
     with os.fdopen(fd, "r+b") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise ToolError(f"{path} is not a regular file; Memory writes only to one")
+        if check is not None:
+            check(st)
         _append(f, fact, today)
 
 
@@ -94,7 +100,7 @@ class Memory(AnyOrder):
         path = Path(real_path(str(memory_file(str(scope), ctx.cwd)), "/"))  # AGENTS.md may be a symlink
         ctx.refuse_file(self.name, str(path))
         try:
-            remember(path, fact)
+            remember(path, fact, check=ctx.link_check(self.name))
         except PathChanged:
             raise ToolError(f"cannot write {path}: a symlink was put in its path after the check") from None
         except OSError as error:

@@ -92,6 +92,7 @@ class Screen:
     def __init__(self, ctx: ToolContext, tool: str, root: Path) -> None:
         self.guard, self.tool, self.root = ctx.guard, tool, str(root)
         self.hidden = 0
+        self.link_check = ctx.link_check(tool)
 
     def hides(self, real: str) -> bool:
         """Whether the entry at the real path `real` is left out (and counted)."""
@@ -99,6 +100,19 @@ class Screen:
             return False
         self.hidden += 1
         return True
+
+    def hides_links(self, real: str) -> bool:
+        """Whether the file at `real` is left out (and counted) as a hard link to a file a deny rule names."""
+        if self.link_check is None:
+            return False
+        try:
+            self.link_check(os.stat(real))
+        except ToolError:
+            self.hidden += 1
+            return True
+        except OSError:
+            pass
+        return False
 
     def hides_path(self, path: str, linked: bool = True) -> bool:
         """`hides` for an entry found at `path`, resolved when it or a folder on the way may be a link."""
@@ -354,12 +368,12 @@ def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None, screen: S
         if glob and not file.match(glob):
             continue
         real = os.path.realpath(file) if os.path.islink(file) else str(file)
-        if screen.hides(real):
+        if screen.hides(real) or screen.hides_links(real):
             continue
         try:
             if not stat.S_ISREG(os.stat(real).st_mode):
                 continue
-            f, _ = open_regular(Path(real), "Grep", file)
+            f, _ = open_regular(Path(real), "Grep", file, screen.link_check)
         except (OSError, ToolError):
             skipped += 1
             continue
@@ -403,7 +417,8 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool, scr
         path, n, text = line.split(":", 2)
         hidden = verdicts.get(path)
         if hidden is None:
-            hidden = verdicts[path] = screen.hides(os.path.realpath(os.path.join(cwd, path)))
+            real = os.path.realpath(os.path.join(cwd, path))
+            hidden = verdicts[path] = screen.hides(real) or screen.hides_links(real)
         if not hidden:
             matches.append((path.removeprefix("./"), int(n), text))
     return matches, len(unreadable)

@@ -46,6 +46,9 @@ class SwappingGuard:
     def hides(self, tool: str, real: str, root: str) -> bool:
         return False
 
+    def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
+        return None
+
     def refuse_url(self, tool: str, url: str) -> None:
         return None
 
