@@ -22,6 +22,10 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _WALKS = os.open in os.supports_dir_fd and bool(_NOFOLLOW) and bool(_DIRECTORY)
+# A folder on the way is opened only to go on from it: Linux's O_PATH needs no read permission on it, only
+# the search permission the kernel's own walk needs (a home folder may be 0711). Elsewhere O_RDONLY, and a
+# folder that cannot be read is passed by a plain open checked afterwards (`_open_plain`).
+_FOLDER = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 
 
 class PathChanged(OSError):
@@ -75,18 +79,19 @@ def open_real(real: str, flags: int, mode: int = 0o666, *, make_parents: bool = 
     if not os.path.isabs(real):
         raise ValueError(f"not an absolute path: {real!r}")
     if not _WALKS:  # no openat: the plain open, then a check that nothing on the way is a link
-        fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC, mode)
-        if os.path.realpath(real) != os.path.normpath(real):
-            os.close(fd)
-            raise PathChanged(errno.ELOOP, "a symlink is in the way", real)
-        return fd
+        return _open_plain(real, flags, mode)
     parts = [p for p in real.split("/") if p]
     if not parts:
         return os.open("/", flags | _CLOEXEC, mode)
-    folder = os.open("/", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    folder = os.open("/", _FOLDER)
     try:
         for name in parts[:-1]:
-            step = _open_folder(name, folder, real, make_parents)
+            try:
+                step = _open_folder(name, folder, real, make_parents)
+            except PermissionError:
+                if not getattr(os, "O_PATH", 0):
+                    return _open_plain(real, flags, mode)  # a folder that can be searched, not read
+                raise
             os.close(folder)
             folder = step
         try:
@@ -99,10 +104,18 @@ def open_real(real: str, flags: int, mode: int = 0o666, *, make_parents: bool = 
         os.close(folder)
 
 
+def _open_plain(real: str, flags: int, mode: int) -> int:
+    """`real` opened as one path, then checked: still real (no link on the way) once open."""
+    fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC, mode)
+    if os.path.realpath(real) != os.path.normpath(real):
+        os.close(fd)
+        raise PathChanged(errno.ELOOP, "a symlink is in the way", real)
+    return fd
+
+
 def _open_folder(name: str, folder: int, real: str, make: bool) -> int:
-    flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
     try:
-        return os.open(name, flags, dir_fd=folder)
+        return os.open(name, _FOLDER, dir_fd=folder)
     except FileNotFoundError:
         if not make:
             raise FileNotFoundError(errno.ENOENT, "no such file or directory", real) from None

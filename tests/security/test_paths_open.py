@@ -79,3 +79,37 @@ def test_open_real_refuses_any_link_on_the_way(world: World) -> None:
     os.close(fd)
     assert (world.outside / "a" / "b" / "c.txt").exists()
     assert KEY not in (world.outside / "a" / "b" / "c.txt").read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs to become another user in a child process")
+def test_a_folder_that_can_be_searched_but_not_read_is_passed_as_the_kernel_passes_it() -> None:
+    """A home folder is often 0711: others may reach a file below it without listing it. The walk needs
+    what the kernel's own walk needs, no more (a forked child, turned into `nobody`, opens the file)."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="sagent-walk-"))
+    try:
+        base.chmod(0o755)
+        (base / "home" / "public").mkdir(parents=True)
+        (base / "home" / "public" / "note.txt").write_text("readable\n")
+        (base / "home").chmod(0o711)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: nobody, opening the file through the 0711 folder
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                fd = open_real(str(base / "home" / "public" / "note.txt"), os.O_RDONLY)
+                os.write(write_end, os.read(fd, 100))
+            except BaseException as error:
+                os.write(write_end, f"failed: {error!r}".encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        os.waitpid(pid, 0)
+        with os.fdopen(read_end, "rb") as f:
+            got = f.read().decode()
+        assert got == "readable\n"
+    finally:
+        shutil.rmtree(base)
