@@ -39,6 +39,8 @@ def real_path(path: str, cwd: str) -> str:
     written; a symlink loop is left where it loops (opening it fails)."""
     if path.startswith("~"):
         path = os.path.expanduser(path)
+    if os.sep != "/":  # Windows: its own rules (drives, both slashes), as the standard library knows them
+        return os.path.realpath(os.path.join(cwd, path))
     resolved, missing, links = "/", False, 0
     pending = [p for p in reversed(os.path.join(cwd, path).split("/")) if p]
     while pending:
