@@ -76,6 +76,21 @@ class PolicyGuard:
                 return True
         return not inside(real, (root,)) and self._verdict(subject)[0] != "allow"
 
+    def skip_below(self, tool: str, root: str) -> list[str]:
+        found: list[str] = []
+        for policy in self._distinct():
+            deny, ask, _ = policy.rules_for(tool)
+            for rule in (*deny, *(ask if policy.mode != "bypassPermissions" else ())):
+                pattern = rule.path_pattern
+                if pattern is None or not pattern.whole:
+                    continue
+                for fixed in {pattern.fixed, pattern.real_fixed}:
+                    if fixed and fixed != root and inside(fixed, (root,)):
+                        relative = os.path.relpath(fixed, root)
+                        if not any(c in relative for c in "*?[]{}\\!") and relative not in found:
+                            found.append(relative)
+        return found
+
     def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
         for policy in self._distinct():
             deny, _, _ = policy.rules_for(tool)

@@ -51,7 +51,7 @@ def inside(path: str, roots: tuple[str, ...]) -> bool:
 class PathPattern:
     """A compiled path glob (see the module's text for the syntax)."""
 
-    __slots__ = ("fixed", "pattern", "real_regex", "regex")
+    __slots__ = ("fixed", "pattern", "real_fixed", "real_regex", "regex", "whole")
 
     def __init__(self, pattern: str, project_root: str) -> None:
         self.pattern = pattern
@@ -61,7 +61,9 @@ class PathPattern:
         glob = absolute_pattern(pattern, project_root)
         fixed = self.fixed = _fixed_part(glob)
         """The folders (or file) the pattern names before its first wildcard, absolute ("" for none)."""
-        real = os.path.realpath(fixed) if fixed else fixed
+        real = self.real_fixed = os.path.realpath(fixed) if fixed else fixed
+        self.whole = glob[len(fixed) :] in ("", "/", "/**")
+        """The pattern names its fixed part and all below it (`~/.ssh`, `~/.ssh/**`), nothing narrower."""
         self.real_regex = _compile(real + glob[len(fixed) :], "/") if real != fixed else None
 
     def matches(self, path: str) -> bool:

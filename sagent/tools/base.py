@@ -48,6 +48,11 @@ class AccessGuard(Protocol):
         `real`: a deny or ask rule names it, or it lies outside `root` where the policy would ask."""
         ...
 
+    def skip_below(self, tool: str, root: str) -> list[str]:
+        """Folders and files below the real folder `root`, relative to it, that a search by `tool` leaves out
+        whole: a search program may be told to skip them (what it finds is still held to `hides`)."""
+        ...
+
     def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
         """Why `tool` may not use the open file (`device`, `inode`) that has other names (hard links): one
         of them is a file a deny rule names. None: it may."""

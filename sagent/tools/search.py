@@ -400,6 +400,8 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool, scr
         args.append("-i")
     if glob:
         args += ["--glob", glob]
+    if screen.guard is not None and not root.is_file():  # what the rules deny whole, rg need not even open
+        args += [f"--glob=!/{relative}" for relative in screen.guard.skip_below("Grep", str(root))]
     cwd = root.parent if root.is_file() else root
     args += ["-e", pattern, "--", root.name if root.is_file() else "."]
     proc = await asyncio.create_subprocess_exec(

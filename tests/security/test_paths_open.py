@@ -49,6 +49,9 @@ class SwappingGuard:
     def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
         return None
 
+    def skip_below(self, tool: str, root: str) -> list[str]:
+        return []
+
     def refuse_url(self, tool: str, url: str) -> None:
         return None
 

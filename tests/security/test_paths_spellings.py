@@ -254,3 +254,20 @@ async def test_a_rule_on_a_folder_that_is_itself_a_link_holds_for_its_real_path(
         world, "Grep", {"pattern": "sekrit", "path": str(world.root / "dotfiles")}, deny=("Read(~/.aws)",)
     )
     assert "aws_secret" not in out
+
+
+async def test_ripgrep_does_not_even_open_a_folder_denied_whole(world: World) -> None:
+    """What a rule denies whole (`~/.ssh/**`), ripgrep is told to skip: the key's access time stays as it
+    was (on a file system that keeps access times: a probe read tells)."""
+    if shutil.which("rg") is None:
+        pytest.skip("ripgrep is not installed")
+    probe = world.root / "probe"
+    probe.write_text("x\n")
+    os.utime(probe, (0, probe.stat().st_mtime))
+    probe.read_text()
+    if probe.stat().st_atime == 0:
+        pytest.skip("this file system does not record reads")
+    os.utime(world.key, (0, world.key.stat().st_mtime))
+    out = await run_call(world, "Grep", {"pattern": "sekrit", "path": "~", "output_mode": "content"})
+    assert "key-material" not in out
+    assert world.key.stat().st_atime == 0, "ripgrep read the denied key"
