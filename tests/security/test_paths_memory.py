@@ -40,3 +40,21 @@ async def test_memory_in_the_users_file_honours_rules_on_it_too(world: World) ->
     # Without the rule, the fact is kept where it should be.
     out = await run_call(world, "Memory", {"fact": "prefers tabs", "scope": "user"}, deny=())
     assert out.startswith("remembered in") and "prefers tabs" in user_file.read_text()
+
+
+def test_a_project_memory_file_linked_out_of_the_repository_is_not_read_into_the_prompt(world: World) -> None:
+    """A cloned repository's AGENTS.md or CLAUDE.md linked to the key would put the key in every request's
+    system prompt; a link within the repository (AGENTS.md to CLAUDE.md) is read as before."""
+    from sagent.agent.memory import memory_files
+
+    (world.project / ".git").mkdir()
+    (world.project / "AGENTS.md").symlink_to(world.key)
+    (world.project / "src" / "CLAUDE.md").symlink_to(world.profile)
+    (world.project / "docs").mkdir()
+    (world.project / "docs" / "CLAUDE.md").write_text("use tabs\n")
+    (world.project / "docs" / "AGENTS.md").symlink_to(world.project / "docs" / "CLAUDE.md")
+    texts = [f.text for f in memory_files(world.project / "src")] + [
+        f.text for f in memory_files(world.project / "docs")
+    ]
+    assert not any("sekrit" in t or "PATH" in t for t in texts), texts
+    assert "use tabs" in texts
