@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from sagent.permissions.bash_words import expand_word, has_glob, static_word, text_of
+from sagent.permissions.bash_words import Word, expand_word, has_glob, static_word, text_of
 from sagent.permissions.bash_wrappers import BENIGN, SHELLS, Words, peel, program_name
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ _MAX_STRINGS = 64  # shell strings parsed for one line (nested ones included)
 _MAX_DEPTH = 6  # shell strings inside shell strings
 _MAX_TREE = 400  # nesting of the tree itself (substitutions in substitutions …)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_LOOSE = re.compile(r"[\s;&|()`'\"$<>{},\\]+")
+_LOOSE = re.compile(r"[\s;&|()`'\"$<>\\]+")
 
 
 class Command(NamedTuple):
@@ -167,7 +167,7 @@ class _Reader:
             self.hidden_writes.append("writes to a relative path after changing folder")
         writes = (*self.writes, *self.relative_writes)
         opaque = [*self.opaque, *self.hidden, *self.hidden_writes]
-        loose = tuple(w for w in _LOOSE.split(line) if w) if self.broken else ()
+        loose = _loose_words(line) if self.broken else ()
         return ParsedLine(
             tuple(dict.fromkeys(self.commands)),
             tuple(dict.fromkeys(writes)),
@@ -423,6 +423,19 @@ def _echoed(node: Node | None) -> str | None:
         return None
     args = [w for w in words[1:] if not (w.startswith("-") and len(w) <= 3)]
     return "\n".join(a.replace("\\n", "\n") for a in args)
+
+
+def _loose_words(line: str) -> tuple[str, ...]:
+    """The words of a line the parser could not read, split at every operator and quote, with braces
+    expanded (`{r,}m` gives `rm` and `m`): deny rules look for theirs anywhere among them."""
+    words: list[str] = []
+    for token in _LOOSE.split(line):
+        if not token:
+            continue
+        if "{" in token:
+            words.extend(expand_word(Word(token, token)) or ())
+        words.extend(w for w in re.split(r"[{},]+", token) if w)
+    return tuple(words)
 
 
 def _descendants(node: Node) -> list[Node]:

@@ -58,9 +58,15 @@ def static_word(node: Node) -> Word | None:
     if kind == "ansi_c_string":
         decoded = decode_ansi_c(text_of(node)[2:-1])
         return Word(decoded, _QUOTED * len(decoded))
+    if kind == "translated_string":  # $"…": translated by the locale, which here is the text itself
+        strings = [c for c in node.named_children if c.type == "string"]
+        return static_word(strings[0]) if len(strings) == 1 else None
     if kind == "concatenation":
         parts: list[Word] = []
-        for child in node.children:
+        children = node.children
+        for index, child in enumerate(children):
+            if child.type == "$" and index + 1 < len(children) and children[index + 1].type == "string":
+                continue  # the `$` of a translated string the grammar left loose
             if not child.is_named:
                 return None
             part = static_word(child)

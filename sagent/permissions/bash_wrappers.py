@@ -69,6 +69,7 @@ def _options(
     long name -> values). `optional`: short options whose value, if any, is attached (`-d[=x]`)."""
     long_f = set(long_flags.split())
     long_a = set(long_arg.split())
+    short_optional, *long_optional = optional.split() or [""]
     seen: dict[str, list[str | None]] = {}
     while i < len(words):
         word = words[i]
@@ -90,7 +91,7 @@ def _options(
                     seen.setdefault(name, []).append(words[i + 1])
                     i += 2
                 continue
-            if name in long_f or name in optional.split():
+            if name in long_f or name in long_optional:
                 seen.setdefault(name, []).append(value if eq else "")
                 i += 1
                 continue
@@ -109,7 +110,7 @@ def _options(
                     seen.setdefault(letter, []).append(words[i])
                     i += 1
                 break
-            if letter in optional:
+            if letter in short_optional:
                 seen.setdefault(letter, []).append(word[j + 1 :])
                 break
             if letter in flags:
@@ -364,10 +365,10 @@ def _nsenter(words: Words) -> Peeled:
         words,
         1,
         "aFZceh",
-        "tSGrwUmuinpCT",
+        "tSGL",
         "all no-fork follow-context preserve-credentials env help version",
-        "target setuid setgid root wd mount uts ipc net pid user cgroup time user-parent",
-        optional="",
+        "target setuid setgid",
+        optional="muinpUCTrw mount uts ipc net pid user cgroup time root wd user-parent",
     )
     return Peeled(start=i) if i < len(words) else Peeled(strings=(None,))
 
