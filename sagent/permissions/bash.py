@@ -28,11 +28,13 @@ per line.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from sagent.permissions.bash_words import Word, expand_word, has_glob, static_word, text_of
+from sagent.permissions.bash_text import heredoc_substitutions, loose_words, name_arguments
+from sagent.permissions.bash_words import expand_word, has_glob, static_word, text_of
 from sagent.permissions.bash_wrappers import BENIGN, SHELLS, Words, peel, program_name
 
 if TYPE_CHECKING:
@@ -50,8 +52,8 @@ _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "
 _MAX_STRINGS = 64  # shell strings parsed for one line (nested ones included)
 _MAX_DEPTH = 6  # shell strings inside shell strings
 _MAX_TREE = 400  # nesting of the tree itself (substitutions in substitutions …)
+_RISKY_SUBSCRIPT = re.compile(r"\[[^\]]*[^\]0-9@*\s-][^\]]*\]")  # a subscript other than digits, @ or *
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_LOOSE = re.compile(r"[\s;&|()`'\"$<>\\]+")
 
 
 class Command(NamedTuple):
@@ -145,6 +147,7 @@ class _Reader:
         self.hidden: list[str] = []
         self.hidden_writes: list[str] = []
         self.changes_dir = False
+        self.scripts: list[str] = []  # files run as programs or scripts
         self.broken = False
         self.strings = 0
 
@@ -163,11 +166,14 @@ class _Reader:
         self._visit(tree.root_node, 0)
 
     def result(self, line: str) -> ParsedLine:
+        written = {os.path.normpath(w) for w in (*self.writes, *self.relative_writes)}
+        if any(os.path.normpath(script) in written for script in self.scripts):
+            self._hide("it runs a file it writes itself")
         if self.changes_dir and self.relative_writes:
             self.hidden_writes.append("writes to a relative path after changing folder")
         writes = (*self.writes, *self.relative_writes)
         opaque = [*self.opaque, *self.hidden, *self.hidden_writes]
-        loose = _loose_words(line) if self.broken else ()
+        loose = loose_words(line) if self.broken else ()
         return ParsedLine(
             tuple(dict.fromkeys(self.commands)),
             tuple(dict.fromkeys(writes)),
@@ -204,8 +210,17 @@ class _Reader:
             self._arithmetic(node)
         elif kind == "test_command":
             self._test(node)
-        elif kind == "expansion" and ":" in text_of(node):
-            self._arithmetic(node)  # `${x:$o:$n}`: offsets are arithmetic
+        elif kind == "heredoc_redirect":
+            self._heredoc(node)
+            return
+        elif kind in ("declaration_command", "unset_command"):
+            self._names(node)
+        elif kind == "expansion":
+            text = text_of(node)
+            if "@P" in text:
+                self._hide("${…@P} expands a variable's value as a prompt, which runs what it holds")
+            elif ":" in text:
+                self._arithmetic(node)  # `${x:$o:$n}`: offsets are arithmetic
         for child in node.children:
             self._visit(child, level + 1)
 
@@ -223,6 +238,37 @@ class _Reader:
             ):
                 self._hide("arithmetic on a variable, which Bash may evaluate as code")
                 return
+
+    def _heredoc(self, node: Node) -> None:
+        """A here-document: with an unquoted delimiter its body is expanded, so the substitutions in it
+        run. The grammar reads such bodies unreliably (it misses backticks and `<<-` bodies), so the body
+        is scanned here: each `$(…)` and backtick is parsed as code, arithmetic is held as above."""
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+        for child in node.children:
+            if child.type not in ("heredoc_body", "heredoc_start", "heredoc_end"):
+                self._visit(child, 1)  # the rest of the line the grammar put here (`<<EOF | bash`)
+        if body is None or start is None or any(q in text_of(start) for q in "'\"\\"):
+            return
+        found = heredoc_substitutions(text_of(body))
+        if found is None:
+            self._hide("a here-document whose substitutions cannot be read")
+            return
+        codes, arithmetic = found
+        if arithmetic:
+            self._hide("arithmetic on a variable, which Bash may evaluate as code")
+        for code in codes:
+            depth, nested = self.depth, self.nested
+            self.read(code, depth + 1, nested)
+            self.depth, self.nested = depth, nested
+
+    def _names(self, node: Node) -> None:
+        """`declare`, `unset`, … take variable names; a subscript in one is arithmetic that may run code."""
+        for child in node.named_children:
+            if child.type != "variable_assignment" and "[" in text_of(child):
+                word = static_word(child)
+                if word is None or _RISKY_SUBSCRIPT.search(word.text):
+                    self._hide("a variable name with a subscript Bash evaluates as code")
 
     def _test(self, node: Node) -> None:
         for sub in _descendants(node):
@@ -289,6 +335,13 @@ class _Reader:
         role: Role = "wrapper" if peeled is not None and name in BENIGN else "run"
         self.commands.append(Command(words, static, assignments, role, via, nested, open_ended))
         self._special(name, view)
+        if name in ("source", ".") and len(view) > 1:
+            self._script(name, view[1], node)
+        elif "/" in words[0]:
+            self.scripts.append(words[0])
+        if name == "coproc" and any(w in ("{", "(") for w in words[1:3]):
+            self.broken = True  # `coproc NAME { …; }`: a form the grammar does not read
+            self._hide("coproc with a compound command")
         if peeled is None:
             return
         if peeled.unsure:
@@ -297,6 +350,8 @@ class _Reader:
             self._write(target)
         if peeled.reads_input:
             self._shell_input(name, node)
+        if peeled.script is not None:
+            self._script(name, view[peeled.script], node)
         for code in peeled.strings:
             self.opaque.append(f"{name} runs shell code given as a string")
             if code is None:
@@ -321,6 +376,10 @@ class _Reader:
             self._hide("enable -f loads a builtin from a file")
         elif name in ("declare", "typeset", "export", "local", "readonly") and any(a is None for a in args):
             self._hide(f"{name} with a word that is not static may set any variable")
+        if any(a is None or ("[" in a and _RISKY_SUBSCRIPT.search(a)) for a in name_arguments(name, args)):
+            self._hide(f"{name} with a variable subscript, which Bash evaluates as code")
+        if name == "let" and args:
+            self._hide("let evaluates arithmetic, which may run what a variable holds")
         elif name == "tee":
             options = True
             for arg in args:
@@ -330,6 +389,16 @@ class _Reader:
                     continue
                 else:
                     self._write(arg)
+
+    def _script(self, name: str, script: str | None, node: Node | None) -> None:
+        """A shell or `source` given a file: its input when the file is the input, else a script (which the
+        rules see only by its name, unless the line itself writes it)."""
+        if script is None:
+            self._hide(f"{name} runs a script whose name is not static")
+        elif script in ("/dev/stdin", "-") or script.startswith(("/dev/fd/", "/proc/")):
+            self._shell_input(name, node)
+        else:
+            self.scripts.append(script)
 
     def _shell_input(self, name: str, node: Node | None) -> None:
         """A shell reading code from its input: parse it where it is static (a here-string, a here-document,
@@ -353,8 +422,8 @@ class _Reader:
             elif redirect.type == "heredoc_redirect":
                 fed = True
                 body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
-                dynamic = body is not None and any(c.type != "heredoc_content" for c in body.named_children)
-                self._string(None if body is None or dynamic else text_of(body))
+                text = text_of(body) if body is not None else None
+                self._string(None if text is None or "$" in text or "`" in text else text)
             elif redirect.type == "file_redirect" and any(c.type in ("<", "<&") for c in redirect.children):
                 fed = True  # a script file: a program like any other
         previous = element.prev_sibling
@@ -423,19 +492,6 @@ def _echoed(node: Node | None) -> str | None:
         return None
     args = [w for w in words[1:] if not (w.startswith("-") and len(w) <= 3)]
     return "\n".join(a.replace("\\n", "\n") for a in args)
-
-
-def _loose_words(line: str) -> tuple[str, ...]:
-    """The words of a line the parser could not read, split at every operator and quote, with braces
-    expanded (`{r,}m` gives `rm` and `m`): deny rules look for theirs anywhere among them."""
-    words: list[str] = []
-    for token in _LOOSE.split(line):
-        if not token:
-            continue
-        if "{" in token:
-            words.extend(expand_word(Word(token, token)) or ())
-        words.extend(w for w in re.split(r"[{},]+", token) if w)
-    return tuple(words)
 
 
 def _descendants(node: Node) -> list[Node]:

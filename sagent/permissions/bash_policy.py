@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.hooks import Allow, Ask, Deny
 from sagent.permissions.bash import Command, ParsedLine
-from sagent.permissions.bash_wrappers import program_name
+from sagent.permissions.bash_wrappers import is_wrapper, program_name
 from sagent.permissions.rules import Rule, Subject
 
 if TYPE_CHECKING:
@@ -49,6 +49,28 @@ def might_match(rule: Rule, command: Command) -> bool:
             return True
         if word != want:
             return False
+    return False
+
+
+_SHOWS_NAMES = frozenset(
+    {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "man", "info", "help", "which", "whereis", "type"}
+    | {"apropos", "whatis", "cat", "less", "more", "head", "tail", "ls", "test", "[", "true", "false", ":"}
+)
+"""Programs whose first argument is often a program's name that they only show or look up."""
+
+
+def might_wrap(rule: Rule, command: Command) -> bool:
+    """Whether `command` is a program sagent does not know as a wrapper whose first argument is the
+    program `rule` denies (`fakeroot rm x`, `firejail rm x`): it may run it."""
+    if rule.kind not in ("prefix", "exact") or not command.static or not command.static[0]:
+        return False
+    name = program_name(command.words[0])
+    if name in _SHOWS_NAMES or is_wrapper(name) or name == rule.words[0]:
+        return False
+    for word, static in zip(command.words[1:], command.static[1:], strict=True):
+        if static and word.startswith("-"):
+            continue
+        return static and program_name(word) == rule.words[0]
     return False
 
 
@@ -87,6 +109,9 @@ def denied(policy: Permissions, subject: Subject, cwd: str) -> Deny | Ask | None
         for rule in bash_deny:
             if any(might_match(rule, c) for c in parsed.commands):
                 return _unseen("a word that is not static could make it match", rule)
+            wrapper = next((c for c in parsed.commands if might_wrap(rule, c)), None)
+            if wrapper is not None:
+                return _unseen(f"{wrapper.program} may run {rule.words[0]}", rule)
     if edit_deny and parsed.hidden_writes:
         return _unseen(parsed.hidden_writes[0], edit_deny[0])
     return None

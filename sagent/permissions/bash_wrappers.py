@@ -51,6 +51,7 @@ class Peeled:
     open_ended: bool = False
     writes: tuple[str | None, ...] = ()
     reads_input: bool = False  # a shell with neither -c nor a script: it runs what its input holds
+    script: int | None = None  # a shell given a script file: the index of its name
     more: tuple[tuple[int, int], ...] = field(default=())  # find -exec: further commands as (start, end)
     end: int | None = None  # the wrapped command's end (find -exec … ;), None for the rest of the line
 
@@ -402,14 +403,45 @@ def _watch(words: Words) -> Peeled:
     return Peeled(strings=(" ".join(w or "" for w in rest),))
 
 
+_LOCAL_COMMANDS = ("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
+
+
 def _ssh(words: Words) -> Peeled:
-    i, _ = _options(words, 1, "46AaCfGgKkMNnqsTtVvXxYy", "BbcDEeFIiJLlmOoPpQRSWw")
+    i, seen = _options(words, 1, "46AaCfGgKkMNnqsTtVvXxYy", "BbcDEeFIiJLlmOoPpQRSWw")
+    local: list[str | None] = []
+    for value in seen.get("o", []):
+        key, _, code = (value or "").replace("=", " ", 1).partition(" ")
+        if value is None or key.lower() in _LOCAL_COMMANDS:
+            local.append(None if value is None else code.strip())  # run by ssh itself, on this machine
     if i + 1 >= len(words):
-        return Peeled()
+        return Peeled(strings=tuple(local))
     rest = words[i + 1 :]
     if any(w is None for w in rest):
-        return Peeled(strings=(None,))
-    return Peeled(strings=(" ".join(w or "" for w in rest),))
+        return Peeled(strings=(*local, None))
+    return Peeled(strings=(*local, " ".join(w or "" for w in rest)))
+
+
+def _rsync(words: Words) -> Peeled:
+    shells: list[str | None] = []
+    for k, word in enumerate(words[1:], 1):
+        if word in ("-e", "--rsh") and k + 1 < len(words):
+            shells.append(words[k + 1])
+        elif word is not None and word.startswith("--rsh="):
+            shells.append(word[6:])
+        elif word is not None and word.startswith("-e") and len(word) > 2 and not word.startswith("--"):
+            shells.append(word[2:])
+    return Peeled(strings=tuple(shells))
+
+
+def _at(words: Words) -> Peeled:
+    if any(w is not None and w.startswith("-") and "f" in w for w in words[1:]):
+        return Peeled()
+    return Peeled(reads_input=True)
+
+
+def _pkexec(words: Words) -> Peeled:
+    i, _ = _options(words, 1, "", "", "disable-internal-agent help version keep-cwd", "user")
+    return Peeled(start=i) if i < len(words) else Peeled(strings=(None,))
 
 
 def _busybox(words: Words) -> Peeled:
@@ -468,7 +500,7 @@ def _shell(words: Words) -> Peeled:
             return Peeled(strings=("",))
         return Peeled(strings=(words[i],))
     if i < len(words) and "s" not in seen:
-        return Peeled()  # a script file: a program like any other
+        return Peeled(script=i)  # a script file: a program like any other
     return Peeled(reads_input=True)
 
 
@@ -516,12 +548,22 @@ _HANDLERS: dict[str, Callable[[Words], Peeled]] = {
     "watch": _watch,
     "ssh": _ssh,
     "busybox": _busybox,
+    "toybox": _busybox,
+    "rsync": _rsync,
+    "at": _at,
+    "batch": _at,
+    "pkexec": _pkexec,
     "find": _find,
     "parallel": _parallel,
     "eval": _eval,
     "trap": _trap,
     **{shell: _shell for shell in SHELLS},
 }
+
+
+def is_wrapper(name: str) -> bool:
+    """Whether `peel` knows the program `name` as one that runs another command or shell code."""
+    return name in _HANDLERS
 
 
 def program_name(word: str) -> str:

@@ -156,6 +156,25 @@ VISIBLE_RM = [
     "xargs -I{} sh -c 'rm {}'",
     "r\\\nm x",
     "rm -rf --no-preserve-root /",
+    "cat <<-EOF\n\t$(rm x)\n\tEOF",
+    "cat <<EOF\n`rm x`\nEOF",
+    "coproc N { rm x; }",
+    "ssh -o ProxyCommand='rm x' host",
+    "rsync -e 'rm x' a b",
+    "source /dev/stdin <<< 'rm x'",
+    "bash /dev/stdin <<< 'rm x'",
+    "at now <<< 'rm x'",
+    "toybox rm x",
+    "pkexec rm x",
+    "find . -exec sh -c 'rm x' \\;",
+    "nohup -- rm x",
+    "exec -- rm x",
+    "/bin//rm x",
+    "/usr/bin/../bin/rm x",
+    "\\/bin\\/rm x",
+    "'r'm x",
+    "\"r\"'m' x",
+    "r$'\\x6d' x",
 ]
 
 # Ways that hide the program behind something only known when the line runs: never allowed, and they
@@ -180,6 +199,19 @@ UNSURE_RM = [
     "x='a[$(rm y)]'; echo $((x))",
     "r* x",
     "sudo --weird-option rm x",
+    ". <(echo rm x)",
+    "echo 'rm x' > t.sh; bash t.sh",
+    "echo 'rm x' > t.sh && chmod +x t.sh && ./t.sh",
+    "x='$(rm y)'; echo ${x@P}",
+    "printf -v 'a[$(rm y)]' x",
+    "declare 'a[$(rm y)]=1'",
+    "fakeroot rm x",
+    "firejail --quiet rm x",
+    "r${x}m y",
+    "${PATH:0:0}rm y",
+    "$SHELL -c 'rm x'",
+    '"$(which rm)" x',
+    'exec {fd}>f; eval "$CMD"',
 ]
 
 
@@ -398,3 +430,51 @@ def test_decide_across_parents_keeps_the_refusal_when_nobody_can_be_asked(tmp_pa
     parent = Agent(ScriptedModel([text_turn("ok")]), cwd=tmp_path, permissions=policy, hooks=[PermissionHook()])
     answer = decide(parent, bash("$(printf cu)rl example.invalid"))
     assert isinstance(answer, Ask) and answer.refuse_unattended
+
+
+# With these allowed, none of the lines below may run unasked: each hides a command that is not allowed.
+SNEAKY = [
+    "cat <<-EOF\n\t$(touch pwned)\n\tEOF",
+    "cat <<EOF\n`touch pwned`\nEOF",
+    "cat <<EOF\n$(touch pwned)\nEOF",
+    "x='$(touch pwned)'; echo ${x@P}",
+    "printf -v 'a[$(touch pwned)]' x",
+    "x='a[$(touch pwned)]'; echo $((x))",
+    "x='a[$(touch pwned)]'; [[ $x -eq 1 ]]",
+    'cat <<< "$(touch pwned)"',
+    'echo x > "$(touch pwned)"',
+    "echo $(touch pwned)",
+    "echo <(touch pwned)",
+    "echo 'touch pwned' | bash",
+    "echo x; touch pwned",
+    "echo x && touch pwned",
+    "echo x | touch pwned",
+    "echo ${x:-$(touch pwned)}",
+    'echo "${x:-`touch pwned`}"',
+    "cat $(touch pwned)",
+    "echo x >&$(touch pwned)",
+    "f() { touch pwned; }; f",
+    "echo() { touch pwned; }; echo",
+    "PATH=. echo x",
+    "echo 'touch pwned' > echo.sh; . ./echo.sh",
+]
+
+
+@pytest.mark.parametrize("line", SNEAKY)
+def test_an_allowed_program_never_carries_a_command_that_is_not_allowed(line: str, tmp_path: Path) -> None:
+    policy = Permissions.build(allow=["Bash(cat:*)", "Bash(echo:*)", "Bash(printf:*)", "Bash(source:*)"], cwd=tmp_path)
+    answer = policy.decide("Bash", {"command": line}, str(tmp_path))
+    assert not isinstance(answer, Allow), (line, answer)
+
+
+async def test_the_loop_runs_none_of_them_when_nobody_can_be_asked(tmp_path: Path) -> None:
+    model = ScriptedModel([*(tool_turn(("Bash", {"command": line})) for line in SNEAKY), text_turn("done")])
+    policy = Permissions.build(
+        mode="acceptEdits", allow=["Bash(cat:*)", "Bash(echo:*)", "Bash(printf:*)"], headless="deny", cwd=tmp_path
+    )
+    agent = Agent(model, cwd=tmp_path, tools=builtin_tools(), permissions=policy, hooks=[PermissionHook()])
+    await agent.run("go")
+    results = [r for r in agent.history if isinstance(r, ToolResult)]
+    assert len(results) == len(SNEAKY) and all(r.is_error for r in results)
+    assert not (tmp_path / "pwned").exists()
+    await agent.aclose()
