@@ -53,6 +53,8 @@ _MAX_STRINGS = 64  # shell strings parsed for one line (nested ones included)
 _MAX_DEPTH = 6  # shell strings inside shell strings
 _MAX_TREE = 400  # nesting of the tree itself (substitutions in substitutions …)
 _RISKY_SUBSCRIPT = re.compile(r"\[[^\]]*[^\]0-9@*\s-][^\]]*\]")  # a subscript other than digits, @ or *
+_TEXT_NODES = frozenset({"word", "regex", "string_content", "extglob_pattern"})
+_BEFORE_COMMENT = frozenset({b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")", b"\r"})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -157,13 +159,16 @@ class _Reader:
         if depth > _MAX_DEPTH or self.strings > _MAX_STRINGS:
             self._hide("shell code nested too deep to follow")
             return
-        tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
+        source = text.encode("utf-8", "surrogateescape")
+        tree = _parser().parse(source)
         if tree.root_node.has_error:
             self.broken = True
             self._hide("the line does not parse as Bash")
         self.depth = depth
         self.nested = nested
+        outer, self.source = getattr(self, "source", b""), source
         self._visit(tree.root_node, 0)
+        self.source = outer
 
     def result(self, line: str) -> ParsedLine:
         written = {os.path.normpath(w) for w in (*self.writes, *self.relative_writes)}
@@ -200,6 +205,27 @@ class _Reader:
         if kind == "command":
             self._command(node, level)
             return
+        if kind == "command_substitution" and text_of(node).startswith("`"):
+            # Inside backticks `\``, `\$` and `\\` lose their backslash before the code is read (so a `\``
+            # starts a nested substitution): read the code as Bash does rather than the grammar's tree.
+            raw = text_of(node)[1:-1]
+            if re.search(r"(?<!\\)`", raw):  # Bash ends a substitution at its first plain backtick
+                self.broken = True
+                self._hide("backticks the parser pairs differently from Bash")
+            code = re.sub(r"\\([`$\\])", r"\1", raw)
+            depth, nested = self.depth, self.nested
+            self.read(code, depth + 1, nested)
+            self.depth, self.nested = depth, nested
+            return
+        if kind in _TEXT_NODES:
+            self._missed(node)
+        elif (
+            kind == "comment"
+            and node.start_byte
+            and self.source[node.start_byte - 1 : node.start_byte] not in _BEFORE_COMMENT
+        ):
+            self.broken = True  # Bash starts a comment only at the start of a word
+            self._hide("a `#` the parser took for a comment where Bash does not")
         if kind == "variable_assignment":
             self._assignment(node)
         elif kind == "file_redirect":
@@ -248,11 +274,39 @@ class _Reader:
         for child in node.children:
             if child.type not in ("heredoc_body", "heredoc_start", "heredoc_end"):
                 self._visit(child, 1)  # the rest of the line the grammar put here (`<<EOF | bash`)
+        end = next((c for c in node.named_children if c.type == "heredoc_end"), None)
+        if start is not None and not self._ends_alone(start, end, text_of(node).startswith("<<-")):
+            # Bash ends a here-document only at a line that is its delimiter alone; otherwise the body runs
+            # on to the end of the line, substitutions and all.
+            self.broken = True
+            self._hide("a here-document whose end the parser places differently from Bash")
+            self._missed_text(self.source[start.end_byte :].decode("utf-8", "surrogateescape"))
+            return
         if body is None or start is None or any(q in text_of(start) for q in "'\"\\"):
             return
-        found = heredoc_substitutions(text_of(body))
+        self._missed(body)
+
+    def _ends_alone(self, start: Node, end: Node | None, dash: bool) -> bool:
+        """Whether the here-document's end is a line holding its delimiter alone (tabs first with `<<-`)."""
+        if end is None:
+            return False
+        delimiter = re.sub(r"[\\'\"]", "", text_of(start))
+        first = self.source.rfind(b"\n", 0, end.start_byte) + 1
+        last = self.source.find(b"\n", end.end_byte)
+        line = self.source[first : len(self.source) if last < 0 else last].decode("utf-8", "surrogateescape")
+        return (line.lstrip("\t") if dash else line) == delimiter
+
+    def _missed(self, node: Node) -> None:
+        """Text the grammar left plain that Bash expands (`[[ x == $(…) ]]` after a word, read as a regex):
+        its substitutions are parsed as code."""
+        self._missed_text(text_of(node))
+
+    def _missed_text(self, text: str) -> None:
+        if not any(mark in text for mark in ("$(", "`", "$[")):
+            return
+        found = heredoc_substitutions(text)
         if found is None:
-            self._hide("a here-document whose substitutions cannot be read")
+            self._hide("a substitution the parser did not read")
             return
         codes, arithmetic = found
         if arithmetic:

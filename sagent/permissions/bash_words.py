@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 _QUOTED = "\x00"  # stands for a quoted or escaped character in a word's skeleton (it cannot be a glob or brace)
 _MAX_EXPANSIONS = 64
+_EXPANDS = re.compile(r"[A-Za-z0-9_{(\[@*#?$!-]")  # what may follow a `$` that Bash expands
 
 
 class Word(NamedTuple):
@@ -158,7 +159,7 @@ def _sequence(match: re.Match[str]) -> list[str]:
     return [match.group(0)]
 
 
-def _unescape_plain(source: str) -> Word:
+def _unescape_plain(source: str) -> Word | None:
     text: list[str] = []
     skeleton: list[str] = []
     i = 0
@@ -170,6 +171,8 @@ def _unescape_plain(source: str) -> Word:
                 skeleton.append(_QUOTED)
             i += 2
             continue
+        if ch == "`" or (ch == "$" and i + 1 < len(source) and _EXPANDS.match(source, i + 1)):
+            return None  # an expansion the grammar left inside a plain word: not static
         text.append(ch)
         skeleton.append(ch)
         i += 1
