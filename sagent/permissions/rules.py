@@ -48,7 +48,7 @@ class Subject:
     """One tool call as the rules see it: its tool, and what its rule specifier is held against."""
 
     tool: str
-    commands: tuple[Command, ...] | None = None  # Bash: the commands run directly (None: not all are seen)
+    commands: tuple[Command, ...] | None = None  # Bash: the commands allow rules must cover (None: unseen parts)
     command_line: str = ""
     bash: ParsedLine | None = None  # Bash: the parsed line
     paths: tuple[ResolvedPath, ...] = ()  # the file tools: the path(s) the call touches
@@ -192,7 +192,7 @@ def subject_of(tool: str, arguments: dict[str, object], cwd: str) -> Subject:
         line = arguments.get("command")
         line = line if isinstance(line, str) else ""
         parsed = parse_line(line)
-        direct = None if parsed.opaque else tuple(c for c in parsed.direct if c.role == "run" and not c.via)
+        direct = None if parsed.opaque else tuple(c for c in parsed.direct if c.role == "run")
         return Subject(tool, commands=direct, command_line=line, bash=parsed)
     if tool in PATH_TOOLS:
         return Subject(tool, paths=(resolve(_path_argument(tool, arguments), cwd),))
