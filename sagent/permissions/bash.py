@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from sagent.permissions.bash_text import heredoc_substitutions, loose_words, name_arguments
-from sagent.permissions.bash_words import expand_word, has_glob, static_word, text_of
+from sagent.permissions.bash_words import Word, expand_word, has_glob, static_word, text_of
 from sagent.permissions.bash_wrappers import BENIGN, SHELLS, Words, peel, program_name
 
 if TYPE_CHECKING:
@@ -356,7 +356,9 @@ class _Reader:
     def _word(self, node: Node, is_name: bool, words: list[str], static: list[bool]) -> None:
         word = static_word(node)
         expanded = expand_word(word) if word is not None else None
-        if word is None or expanded is None or (is_name and has_glob(word)):
+        # A glob in a program's name hides which program runs, unless only its folder is a glob (`/???/rm`).
+        name_globs = is_name and word is not None and has_glob(Word(word.text, word.skeleton.rpartition("/")[2]))
+        if word is None or expanded is None or name_globs:
             words.append(text_of(node))
             static.append(False)
             return
@@ -373,6 +375,8 @@ class _Reader:
         open_ended: bool,
         node: Node | None,
     ) -> None:
+        if words and static[0] and program_name(words[0]) == "env":  # `env PATH=… cmd` sets it as well
+            assignments = (*assignments, *(w for w in words[1:] if "=" in w and not w.startswith("-")))
         for assignment in assignments:
             name = assignment.partition("=")[0].partition("[")[0].rstrip("+")
             if name in DANGEROUS_VARIABLES or name.startswith(_DANGEROUS_PREFIXES):
@@ -479,7 +483,12 @@ class _Reader:
                 text = text_of(body) if body is not None else None
                 self._string(None if text is None or "$" in text or "`" in text else text)
             elif redirect.type == "file_redirect" and any(c.type in ("<", "<&") for c in redirect.children):
-                fed = True  # a script file: a program like any other
+                fed = True
+                targets = [c for c in redirect.named_children if c.type != "file_descriptor"]
+                source = static_word(targets[-1]) if targets else None
+                if source is None or any(c.type == "<&" for c in redirect.children) or source.text.startswith("/dev/"):
+                    self._hide(f"{name} runs shell code from an input the rules cannot read")
+                # else a script file: a program like any other
         previous = element.prev_sibling
         if previous is not None and previous.type in ("|", "|&"):
             fed = True

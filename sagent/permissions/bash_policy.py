@@ -19,6 +19,7 @@ it the rules cannot see.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,25 @@ def might_wrap(rule: Rule, command: Command) -> bool:
     return False
 
 
+INTERPRETERS = frozenset(
+    {"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php"}
+    | {"lua", "luajit", "Rscript", "osascript", "tclsh", "awk", "gawk", "mawk", "nawk", "busybox", "sed", "gsed"}
+)
+"""Programs that run code given on their command line (`python -c`, `perl -e`, awk's `system()`, sed's `e`)."""
+
+
+def might_run(rule: Rule, command: Command) -> bool:
+    """Whether `command` is an interpreter whose arguments name the program `rule` denies as a word
+    (`python -c 'os.system("rm x")'`): the code may run it."""
+    if rule.kind not in ("prefix", "exact") or not command.static or not command.static[0]:
+        return False
+    name = program_name(command.words[0])
+    if name.rstrip("0123456789.") not in INTERPRETERS and name not in INTERPRETERS:
+        return False
+    word = re.compile(rf"(?<![\w.-]){re.escape(rule.words[0])}(?![\w.-])")
+    return any(static and word.search(arg) for arg, static in zip(command.words[1:], command.static[1:], strict=True))
+
+
 def _edit_subject(target: str, cwd: str) -> Subject:
     from sagent.permissions.paths import resolve
 
@@ -109,7 +129,7 @@ def denied(policy: Permissions, subject: Subject, cwd: str) -> Deny | Ask | None
         for rule in bash_deny:
             if any(might_match(rule, c) for c in parsed.commands):
                 return _unseen("a word that is not static could make it match", rule)
-            wrapper = next((c for c in parsed.commands if might_wrap(rule, c)), None)
+            wrapper = next((c for c in parsed.commands if might_wrap(rule, c) or might_run(rule, c)), None)
             if wrapper is not None:
                 return _unseen(f"{wrapper.program} may run {rule.words[0]}", rule)
     if edit_deny and parsed.hidden_writes:

@@ -175,6 +175,26 @@ VISIBLE_RM = [
     "'r'm x",
     "\"r\"'m' x",
     "r$'\\x6d' x",
+    "/???/rm x",
+    "time (rm x)",
+    "until rm x; do :; done",
+    "bash -s <<< 'rm x'",
+    "bash - <<< 'rm x'",
+    "sh /dev/stdin <<< 'rm x'",
+    "printf '%s\\n' 'rm x' | bash",
+    "builtin eval 'rm x'",
+    "command eval 'rm x'",
+    "trap -- 'rm x' EXIT",
+    "mapfile -t a < <(rm x)",
+    "exec > >(rm x)",
+    'read x <<< "$(rm x)"',
+    "echo ${x:=`rm x`}",
+    "local x=$(rm y)",
+    "parallel -j4 rm ::: a b",
+    "find . -exec bash -c 'rm \"$0\"' {} \\;",
+    "xargs -P4 -n1 rm",
+    "sudo sh -c 'rm x'",
+    "nice -n -5 rm x",
 ]
 
 # Ways that hide the program behind something only known when the line runs: never allowed, and they
@@ -212,6 +232,15 @@ UNSURE_RM = [
     "$SHELL -c 'rm x'",
     '"$(which rm)" x',
     'exec {fd}>f; eval "$CMD"',
+    "/bin/r? x",
+    "bash < <(echo rm x)",
+    "env PATH=/tmp/bin ls",
+    "python3 -c 'import os; os.system(\"rm x\")'",
+    "perl -e 'system q(rm x)'",
+    "awk 'BEGIN{system(\"rm x\")}'",
+    "sed -n '1e rm x' f",
+    "source <(echo rm x)",
+    "${RM:-rm} x",
 ]
 
 
