@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -111,12 +112,17 @@ class ParsedLine:
         return tuple(c for c in self.commands if not c.nested)
 
 
-@functools.cache
-def _parser() -> Parser:
-    import tree_sitter
-    import tree_sitter_bash
+_LOCAL = threading.local()  # a tree-sitter parser is not safe to share between threads: one each
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+def _parser() -> Parser:
+    parser: Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return parser
 
 
 @functools.lru_cache(maxsize=512)
