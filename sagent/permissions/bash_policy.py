@@ -44,7 +44,7 @@ def might_match(rule: Rule, command: Command) -> bool:
         return "*" in head or program_name(command.words[0]) == head
     for i, want in enumerate(rule.words):
         if i >= len(command.words):
-            return False
+            return False  # shorter, and every word so far static and equal (a deny rule covers any arguments)
         word = command.words[i] if i else program_name(command.words[0])
         if not command.static[i]:
             return True
@@ -154,6 +154,10 @@ def asked(policy: Permissions, subject: Subject, cwd: str) -> Ask | None:
     bash_ask = policy.rules_for("Bash")[1]
     if bash_ask and parsed.hidden:
         return Ask(f"{parsed.hidden[0]}, so the ask rule {bash_ask[0].text} cannot be checked")
+    for rule in bash_ask:
+        for command in parsed.commands:
+            if might_match(rule, command) or might_wrap(rule, command) or might_run(rule, command):
+                return Ask(f"{command.program or command.words[0]} may run what the ask rule {rule.text} names")
     return None
 
 

@@ -7,7 +7,8 @@ The forms, as Claude Code writes them:
 
 - a tool name (`Bash`, `WebSearch`, `mcp__github__create_issue`), or `Tool(*)`: every call of that tool; a `*`
   in the name is a wildcard (`mcp__github__*`), and `mcp__server` names every tool of that server;
-- `Bash(git diff:*)`: commands that start with these words; `Bash(npm test)`: exactly this command;
+- `Bash(git diff:*)`: commands that start with these words; `Bash(npm test)`: exactly this command (in a
+  deny or ask rule, with any arguments too);
   `Bash(npm run *)`: a `*` pattern over the command's text. The rule is held against *each* command the
   parsed line runs (see `bash.parse_line`): a deny or ask rule against every one, wrapped and nested ones
   too, by the program's name (`/bin/rm` is `rm`); an allow rule only as the command is written, and never
@@ -106,7 +107,8 @@ class Rule:
         if strict:  # an allow rule alone: every command, and nothing unseen
             runs = [c for c in parsed.direct if c.role == "run"]
             return not parsed.opaque and bool(runs) and all(self.allows_command(c) for c in runs)
-        if any(self._matches_words(v) for c in parsed.commands for v in c.variants()):
+        # A deny or ask rule names a command with any arguments: `Bash(git push)` covers `git push origin`.
+        if any(self._matches_words(v, loose=False, denying=True) for c in parsed.commands for v in c.variants()):
             return True
         # A line that did not parse cleanly: its words anywhere (never allowed; deny and ask look further).
         return bool(parsed.loose_words) and self._matches_words(parsed.loose_words, loose=True)
@@ -128,10 +130,10 @@ class Rule:
             return all(static[:n]) and words[:n] == self.words
         return fnmatch.fnmatchcase(" ".join(words), self.spec)
 
-    def _matches_words(self, words: tuple[str, ...], loose: bool = False) -> bool:
-        if self.kind == "exact":
+    def _matches_words(self, words: tuple[str, ...], loose: bool = False, denying: bool = False) -> bool:
+        if self.kind == "exact" and not (loose or denying):
             return words == self.words
-        if self.kind == "prefix":
+        if self.kind in ("prefix", "exact"):
             n = len(self.words)
             if loose:  # anywhere in the line (used only to deny or ask about a line that cannot be read)
                 return any(words[i : i + n] == self.words for i in range(len(words) - n + 1))

@@ -507,3 +507,20 @@ async def test_the_loop_runs_none_of_them_when_nobody_can_be_asked(tmp_path: Pat
     assert len(results) == len(SNEAKY) and all(r.is_error for r in results)
     assert not (tmp_path / "pwned").exists()
     await agent.aclose()
+
+
+def test_a_deny_rule_naming_a_command_exactly_covers_it_with_any_arguments(tmp_path: Path) -> None:
+    policy = Permissions.build(allow=["Bash"], deny=["Bash(rm)", "Bash(git push)"], cwd=tmp_path)
+    for line in ("rm", "rm -rf build", "sudo /bin/rm x", "git push", "git push --force origin main"):
+        assert isinstance(policy.decide("Bash", {"command": line}, str(tmp_path)), Deny), line
+    assert isinstance(policy.decide("Bash", {"command": "git pull"}, str(tmp_path)), Allow)
+    exact = Permissions.build(allow=["Bash(npm test)"], cwd=tmp_path)  # an allow rule stays exact
+    assert isinstance(exact.decide("Bash", {"command": "npm test"}, str(tmp_path)), Allow)
+    assert isinstance(exact.decide("Bash", {"command": "npm test --watch"}, str(tmp_path)), Ask)
+
+
+def test_an_ask_rule_asks_when_it_cannot_be_checked(tmp_path: Path) -> None:
+    policy = Permissions.build(allow=["Bash"], ask=["Bash(git push:*)"], cwd=tmp_path)
+    for line in ("git $(echo push)", "fakeroot git push", 'eval "$X"', "sudo git push", "bash -c 'git push'"):
+        assert isinstance(policy.decide("Bash", {"command": line}, str(tmp_path)), Ask), line
+    assert isinstance(policy.decide("Bash", {"command": "git status"}, str(tmp_path)), Allow)
