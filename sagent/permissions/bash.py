@@ -3,7 +3,7 @@
     line = parse_line("A=1 timeout 5 rm -rf x && echo 'rm y' | bash")
     [c.words for c in line.commands]   # [('timeout', '5', 'rm', '-rf', 'x'), ('rm', '-rf', 'x'),
                                        #  ('echo', 'rm y'), ('bash',), ('rm', 'y')]
-    line.opaque                        # why no allow rule can let it run: ('bash runs shell code …',)
+    line.opaque                        # why no allow rule can let it run: ('bash runs shell code from its input',)
 
 `parse_line` finds every simple command the line can run: in lists, pipelines, subshells, braces, function
 bodies, if/while/for/case bodies, and in command and process substitutions wherever they sit (inside
