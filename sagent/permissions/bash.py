@@ -34,7 +34,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from sagent.permissions.bash_text import heredoc_substitutions, loose_words, name_arguments
+from sagent.permissions.bash_text import echoed, heredoc_substitutions, loose_words, name_arguments
 from sagent.permissions.bash_words import Word, expand_word, has_glob, static_word, text_of
 from sagent.permissions.bash_wrappers import BENIGN, SHELLS, Words, peel, program_name
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 Role = Literal["run", "wrapper"]
 
 DANGEROUS_VARIABLES = frozenset(
-    {"PATH", "HOME", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH"}
+    {"PATH", "HOME", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH"}
     | {"GLOBIGNORE", "BASH_XTRACEFD", "BASH_LOADABLES_PATH", "EXECIGNORE", "BASH_COMPAT"}
 )
 """Variables that change which program a name runs, or run code, or change how later words are read."""
@@ -56,6 +56,7 @@ _MAX_TREE = 400  # nesting of the tree itself (substitutions in substitutions �
 _RISKY_SUBSCRIPT = re.compile(r"\[[^\]]*[^\]0-9@*\s-][^\]]*\]")  # a subscript other than digits, @ or *
 _TEXT_NODES = frozenset({"word", "regex", "string_content", "extglob_pattern"})
 _BEFORE_COMMENT = frozenset({b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")", b"\r"})
+_OFFSET = re.compile(r"\$\{[#!]?[A-Za-z_0-9@*]+(?:\[[^\]]*\])?:(?![-=+?])")  # `${x:1}`, not `${x:-d}`
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -155,6 +156,8 @@ class _Reader:
         self.hidden: list[str] = []
         self.hidden_writes: list[str] = []
         self.changes_dir = False
+        self.arithmetic = False  # arithmetic on a variable or a substitution's output
+        self.seeded = False  # something may put code in a value: a substitution, input, a string with `[`
         self.scripts: list[str] = []  # files run as programs or scripts
         self.broken = False
         self.strings = 0
@@ -177,6 +180,8 @@ class _Reader:
         self.source = outer
 
     def result(self, line: str) -> ParsedLine:
+        if self.arithmetic and self.seeded:
+            self._hide("arithmetic on a value the line may fill with code, which Bash would run")
         written = {os.path.normpath(w) for w in (*self.writes, *self.relative_writes)}
         if any(os.path.normpath(script) in written for script in self.scripts):
             self._hide("it runs a file it writes itself")
@@ -236,10 +241,20 @@ class _Reader:
             self._assignment(node)
         elif kind == "file_redirect":
             self._redirect(node)
-        elif kind in ("arithmetic_expansion", "c_style_for_statement", "subscript") or (
+        elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
             kind == "compound_statement" and node.child_count and node.children[0].type == "(("
         ):
             self._arithmetic(node)
+        elif kind == "subscript":
+            index = node.child_by_field_name("index")
+            if index is not None and text_of(index) not in ("@", "*"):
+                self._arithmetic(index)
+        elif kind in ("command_substitution", "process_substitution"):
+            self.seeded = True  # its output is data a variable may hold
+        elif kind in ("raw_string", "ansi_c_string", "string_content"):
+            word = static_word(node) if kind != "string_content" else None
+            text = word.text if word is not None else text_of(node)
+            self.seeded = self.seeded or any(c in text for c in "[$`\\")
         elif kind == "test_command":
             self._test(node)
         elif kind == "heredoc_redirect":
@@ -251,8 +266,8 @@ class _Reader:
             text = text_of(node)
             if "@P" in text:
                 self._hide("${…@P} expands a variable's value as a prompt, which runs what it holds")
-            elif ":" in text:
-                self._arithmetic(node)  # `${x:$o:$n}`: offsets are arithmetic
+            elif _OFFSET.match(text):
+                self._arithmetic(node, skip_first=True)  # `${x:$o:$n}`: offsets are arithmetic
         for child in node.children:
             self._visit(child, level + 1)
 
@@ -263,13 +278,19 @@ class _Reader:
         if text in DANGEROUS_VARIABLES or text.startswith(_DANGEROUS_PREFIXES):
             self._hide(f"it sets {text}, which changes what commands run")
 
-    def _arithmetic(self, node: Node) -> None:
-        for sub in _descendants(node):
-            if sub.type in ("simple_expansion", "expansion", "variable_name") or (
-                sub.type == "word" and _IDENTIFIER.match(text_of(sub))
-            ):
-                self._hide("arithmetic on a variable, which Bash may evaluate as code")
-                return
+    def _arithmetic(self, node: Node, skip_first: bool = False) -> None:
+        """Arithmetic evaluates a variable's value as an expression, and a subscript in that value runs
+        its substitutions (`x='a[$(cmd)]'; echo $((x))` runs cmd): note that the line does arithmetic on a
+        variable or on a substitution's output. It counts as unseen only if the line may also put code in
+        a value (see `seeded`)."""
+        children = node.named_children[1:] if skip_first else [node]
+        for top in children:
+            for sub in [top, *_descendants(top, into_substitutions=False)]:
+                if sub.type in ("simple_expansion", "expansion", "variable_name", "command_substitution") or (
+                    sub.type == "word" and _IDENTIFIER.match(text_of(sub))
+                ):
+                    self.arithmetic = True
+                    return
 
     def _heredoc(self, node: Node) -> None:
         """A here-document: with an unquoted delimiter its body is expanded, so the substitutions in it
@@ -327,8 +348,15 @@ class _Reader:
         for child in node.named_children:
             if child.type != "variable_assignment" and "[" in text_of(child):
                 word = static_word(child)
-                if word is None or _RISKY_SUBSCRIPT.search(word.text):
-                    self._hide("a variable name with a subscript Bash evaluates as code")
+                self._subscript(None if word is None else word.text)
+
+    def _subscript(self, name: str | None) -> None:
+        """A variable name given to a builtin (`printf -v NAME`, `declare NAME=…`): a subscript in it is
+        arithmetic, and code in it runs."""
+        if name is None or any(mark in name for mark in ("$(", "`", "$[")):
+            self._hide("a variable name with a subscript Bash evaluates as code")
+        elif _RISKY_SUBSCRIPT.search(name):
+            self.arithmetic = True
 
     def _test(self, node: Node) -> None:
         for sub in _descendants(node):
@@ -440,11 +468,13 @@ class _Reader:
             self._hide("enable -f loads a builtin from a file")
         elif name in ("declare", "typeset", "export", "local", "readonly") and any(a is None for a in args):
             self._hide(f"{name} with a word that is not static may set any variable")
-        if any(a is None or ("[" in a and _RISKY_SUBSCRIPT.search(a)) for a in name_arguments(name, args)):
-            self._hide(f"{name} with a variable subscript, which Bash evaluates as code")
-        if name == "let" and args:
-            self._hide("let evaluates arithmetic, which may run what a variable holds")
-        elif name == "tee":
+        for argument in name_arguments(name, args):
+            if argument is None or "[" in argument:
+                self._subscript(argument)
+        if name in ("let", "read", "mapfile", "readarray", "printf", "getopts", "eval", "source", "."):
+            self.seeded = True  # data read at run time, or built with escapes
+            self.arithmetic = self.arithmetic or name == "let"
+        if name == "tee":
             options = True
             for arg in args:
                 if options and arg == "--":
@@ -498,7 +528,7 @@ class _Reader:
         previous = element.prev_sibling
         if previous is not None and previous.type in ("|", "|&"):
             fed = True
-            self._string(_echoed(element.prev_named_sibling))
+            self._string(echoed(element.prev_named_sibling))
         if not fed and self.nested:
             self._hide(f"{name} runs shell code from its input")
 
@@ -541,35 +571,14 @@ class _Reader:
             self.relative_writes.append(target)
 
 
-def _echoed(node: Node | None) -> str | None:
-    """The text a pipeline's previous command prints when it is a static `echo` or `printf` (so deny rules
-    can read what is piped into a shell); None otherwise."""
-    if node is None or node.type != "command":
-        return None
-    words: list[str] = []
-    for index, child in enumerate(node.children):
-        field = node.field_name_for_child(index)
-        if field not in ("name", "argument"):
-            if child.type == "variable_assignment" or child.type.endswith("_redirect"):
-                return None
-            continue
-        word = static_word(child)
-        if word is None:
-            return None
-        words.append(word.text)
-    if not words or program_name(words[0]) not in ("echo", "printf"):
-        return None
-    args = [w for w in words[1:] if not (w.startswith("-") and len(w) <= 3)]
-    return "\n".join(a.replace("\\n", "\n") for a in args)
-
-
-def _descendants(node: Node) -> list[Node]:
+def _descendants(node: Node, into_substitutions: bool = True) -> list[Node]:
     found: list[Node] = []
     stack = list(node.children)
     while stack and len(found) < 10_000:
         child = stack.pop()
         found.append(child)
-        stack.extend(child.children)
+        if into_substitutions or child.type not in ("command_substitution", "process_substitution"):
+            stack.extend(child.children)
     return found
 
 

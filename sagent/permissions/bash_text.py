@@ -1,12 +1,18 @@
 """Scans of a Bash line's text where the grammar's tree is not enough: the substitutions in a here-document
 body (which tree-sitter's Bash grammar reads unreliably), the words of a line it could not parse (for deny
-rules to look through), and which arguments of a builtin are variable names."""
+rules to look through), which arguments of a builtin are variable names, and what a static `echo` piped
+into a shell gives it."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from sagent.permissions.bash_words import Word, expand_word
+from sagent.permissions.bash_words import Word, expand_word, static_word
+from sagent.permissions.bash_wrappers import program_name
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 _LOOSE = re.compile(r"[\s;&|()`'\"$<>\\]+")
 
@@ -110,3 +116,25 @@ def loose_words(line: str) -> tuple[str, ...]:
             words.extend(expand_word(Word(token, token)) or ())
         words.extend(w for w in re.split(r"[{},]+", token) if w)
     return tuple(words)
+
+
+def echoed(node: Node | None) -> str | None:
+    """The text a pipeline's previous command prints when it is a static `echo` or `printf` (so deny rules
+    can read what is piped into a shell); None otherwise."""
+    if node is None or node.type != "command":
+        return None
+    words: list[str] = []
+    for index, child in enumerate(node.children):
+        field = node.field_name_for_child(index)
+        if field not in ("name", "argument"):
+            if child.type == "variable_assignment" or child.type.endswith("_redirect"):
+                return None
+            continue
+        word = static_word(child)
+        if word is None:
+            return None
+        words.append(word.text)
+    if not words or program_name(words[0]) not in ("echo", "printf"):
+        return None
+    args = [w for w in words[1:] if not (w.startswith("-") and len(w) <= 3)]
+    return "\n".join(a.replace("\\n", "\n") for a in args)

@@ -121,8 +121,10 @@ class Rule:
             return True
         if not command.static or not command.static[0]:
             return False
-        words = (*command.assignments, *command.words)
-        static = (True,) * len(command.assignments) + command.static
+        # `IFS=… read` is `read`: IFS changes how expansions split, not what runs; other assignments count.
+        assignments = tuple(a for a in command.assignments if not a.startswith("IFS="))
+        words = (*assignments, *command.words)
+        static = (True,) * len(assignments) + command.static
         if self.kind == "exact":
             return all(static) and not command.open_ended and words == self.words
         if self.kind == "prefix":

@@ -343,13 +343,17 @@ BENIGN = [
     "ls; echo done",
     "git diff 2>/dev/null",
     "cat < README.md",
+    'while IFS= read -r line; do echo "$line"; done < README.md',
+    'echo "${HOME:-/root}" ${HOME:1:3} ${#HOME}',
+    "for ((i = 0; i < 3; i++)); do echo $i; done",
+    "echo $((1 + 2))",
     "echo 'rm x' {",
 ]
 
 
 def benign_policy(tmp_path: Path, mode: str = "default") -> Permissions:
     allow = ["Bash(git diff:*)", "Bash(git log:*)", "Bash(head:*)", "Bash(ls:*)", "Bash(pwd)", "Bash(echo:*)"]
-    allow += ["Bash(grep:*)", "Bash(cat:*)"]
+    allow += ["Bash(grep:*)", "Bash(cat:*)", "Bash(read:*)"]
     return Permissions.build(mode=mode, allow=allow, deny=["Bash(rm:*)", "Edit(~/.bashrc)"], cwd=tmp_path)
 
 
