@@ -230,6 +230,7 @@ class _Reader:
             return
         if kind in _TEXT_NODES:
             self._missed(node)
+            self.seeded = self.seeded or (kind == "word" and any(c in text_of(node) for c in "[\\"))
         elif (
             kind == "comment"
             and node.start_byte
