@@ -442,7 +442,7 @@ class _Reader:
         for target in peeled.writes:
             self._write(target)
         if peeled.reads_input:
-            self._shell_input(name, node)
+            self._shell_input(name, node, shell=not peeled.foreign)
         if peeled.script is not None:
             self._script(name, view[peeled.script], node)
         for code in peeled.strings:
@@ -495,43 +495,46 @@ class _Reader:
         else:
             self.scripts.append(script)
 
-    def _shell_input(self, name: str, node: Node | None) -> None:
-        """A shell reading code from its input: parse it where it is static (a here-string, a here-document,
-        `echo`/`printf` piped in), and say so where it is not."""
-        self.opaque.append(f"{name} runs shell code from its input")
-        if node is None:
-            self._hide(f"{name} runs shell code from its input")
-            return
+    def _shell_input(self, name: str, node: Node | None, shell: bool = True) -> None:
+        """A shell (or, `shell` False, another interpreter) reading code from its input: a shell's is parsed
+        where it is static (a here-string, a here-document, `echo`/`printf` piped in); an interpreter's
+        cannot be read by shell rules. Either way no allow rule lets the line run."""
+        inputs: list[str | None] = []  # the code fed to it, None where it cannot be read
         element = node
-        redirects = [c for c in node.children if c.type.endswith("_redirect")]
-        if node.parent is not None and node.parent.type == "redirected_statement":
+        redirects = [c for c in node.children if c.type.endswith("_redirect")] if node is not None else []
+        if node is not None and node.parent is not None and node.parent.type == "redirected_statement":
             element = node.parent
             redirects += [c for c in element.children if c.type.endswith("_redirect")]
-        fed = False
         for redirect in redirects:
             if redirect.type == "herestring_redirect":
-                fed = True
-                targets = [c for c in redirect.named_children]
+                targets = list(redirect.named_children)
                 word = static_word(targets[-1]) if targets else None
-                self._string(word.text if word is not None else None)
+                inputs.append(word.text if word is not None else None)
             elif redirect.type == "heredoc_redirect":
-                fed = True
                 body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
                 text = text_of(body) if body is not None else None
-                self._string(None if text is None or "$" in text or "`" in text else text)
+                inputs.append(None if text is None or "$" in text or "`" in text else text)
             elif redirect.type == "file_redirect" and any(c.type in ("<", "<&") for c in redirect.children):
-                fed = True
                 targets = [c for c in redirect.named_children if c.type != "file_descriptor"]
                 source = static_word(targets[-1]) if targets else None
                 if source is None or any(c.type == "<&" for c in redirect.children) or source.text.startswith("/dev/"):
-                    self._hide(f"{name} runs shell code from an input the rules cannot read")
-                # else a script file: a program like any other
-        previous = element.prev_sibling
-        if previous is not None and previous.type in ("|", "|&"):
-            fed = True
-            self._string(echoed(element.prev_named_sibling))
-        if not fed and self.nested:
-            self._hide(f"{name} runs shell code from its input")
+                    inputs.append(None)
+                else:
+                    inputs.append("")  # a script file: a program like any other
+        previous = element.prev_sibling if element is not None else None
+        if element is not None and previous is not None and previous.type in ("|", "|&"):
+            inputs.append(echoed(element.prev_named_sibling))
+        if node is None or (not inputs and self.nested):
+            inputs.append(None)
+        if shell or inputs:
+            self.opaque.append(f"{name} runs {'shell ' if shell else ''}code from its input")
+        for code in inputs:
+            if code is None:
+                self._hide(f"{name} runs {'shell ' if shell else ''}code from an input the rules cannot read")
+            elif code and shell:
+                self._string(code)
+            elif code:  # another language's code: held against deny rules as `python -c CODE` is
+                self.commands.append(Command((name, "-c", code), (True, True, True), (), "run", name, True))
 
     def _string(self, code: str | None) -> None:
         if code is None:

@@ -52,6 +52,7 @@ class Peeled:
     writes: tuple[str | None, ...] = ()
     reads_input: bool = False  # a shell with neither -c nor a script: it runs what its input holds
     script: int | None = None  # a shell given a script file: the index of its name
+    foreign: bool = False  # the code it reads from its input is not shell code (python, perl, …)
     more: tuple[tuple[int, int], ...] = field(default=())  # find -exec: further commands as (start, end)
     end: int | None = None  # the wrapped command's end (find -exec … ;), None for the rest of the line
 
@@ -518,6 +519,25 @@ def _trap(words: Words) -> Peeled:
     return Peeled(strings=(words[i],))
 
 
+_CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-r", "-m", "-p", "--eval", "--print", "-i", "--interactive"})
+
+
+def _interpreter(words: Words) -> Peeled:
+    """python, perl, node, …: with no script and no code option they run the program on their input."""
+    for word in words[1:]:
+        if word is None:
+            return Peeled()
+        if word == "-":
+            return Peeled(reads_input=True, foreign=True)
+        if word in _CODE_OPTIONS or (word[:2] in _CODE_OPTIONS and not word.startswith("--")):
+            return Peeled()
+        if not word.startswith("-"):
+            return Peeled()  # a script file
+    return Peeled(reads_input=True, foreign=True)
+
+
+_INTERPRETERS = ("python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "php", "lua")
+
 _HANDLERS: dict[str, Callable[[Words], Peeled]] = {
     "time": _time,
     "nice": _nice,
@@ -558,6 +578,7 @@ _HANDLERS: dict[str, Callable[[Words], Peeled]] = {
     "eval": _eval,
     "trap": _trap,
     **{shell: _shell for shell in SHELLS},
+    **{name: _interpreter for name in _INTERPRETERS},
 }
 
 
