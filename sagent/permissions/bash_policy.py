@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from sagent.agent.hooks import Allow, Ask, Deny
-from sagent.permissions.bash import Command, ParsedLine
+from sagent.permissions.bash import Command
 from sagent.permissions.bash_wrappers import is_wrapper, program_name
 from sagent.permissions.rules import Rule, Subject
 
@@ -181,11 +181,6 @@ def allowed(rules: Iterable[Rule], subject: Subject, policy: Permissions | None,
     if policy is None:
         return False
     return all(isinstance(policy.judge(_edit_subject(t, cwd), cwd), Allow) for t in parsed.writes)
-
-
-def unseen_reason(parsed: ParsedLine) -> str:
-    """Why no allow rule can let `parsed` run (for the question)."""
-    return parsed.opaque[0] if parsed.opaque else ""
 
 
 def _first(rules: Iterable[Rule], subject: Subject) -> Rule | None:
