@@ -56,8 +56,9 @@ def might_match(rule: Rule, command: Command) -> bool:
 _SHOWS_NAMES = frozenset(
     {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "man", "info", "help", "which", "whereis", "type"}
     | {"apropos", "whatis", "cat", "less", "more", "head", "tail", "ls", "test", "[", "true", "false", ":"}
+    | {"hash", "whence", "where", "pgrep", "pkill", "killall", "pidof", "dpkg", "rpm", "file", "stat", "wc"}
 )
-"""Programs whose first argument is often a program's name that they only show or look up."""
+"""Programs whose first argument is often a program's name that they only show, look up or signal."""
 
 
 def might_wrap(rule: Rule, command: Command) -> bool:
