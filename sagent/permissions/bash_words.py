@@ -160,6 +160,8 @@ def _sequence(match: re.Match[str]) -> list[str]:
 
 
 def _unescape_plain(source: str) -> Word | None:
+    if "\\" not in source and "$" not in source and "`" not in source:
+        return Word(source, source)  # the usual word: nothing to take out
     text: list[str] = []
     skeleton: list[str] = []
     i = 0

@@ -121,10 +121,12 @@ class Rule:
             return True
         if not command.static or not command.static[0]:
             return False
-        # `IFS=… read` is `read`: IFS changes how expansions split, not what runs; other assignments count.
-        assignments = tuple(a for a in command.assignments if not a.startswith("IFS="))
-        words = (*assignments, *command.words)
-        static = (True,) * len(assignments) + command.static
+        words, static = command.words, command.static
+        if command.assignments:
+            # `IFS=… read` is `read`: IFS changes how expansions split, not what runs; others count.
+            assignments = tuple(a for a in command.assignments if not a.startswith("IFS="))
+            words = (*assignments, *words)
+            static = (True,) * len(assignments) + static
         if self.kind == "exact":
             return all(static) and not command.open_ended and words == self.words
         if self.kind == "prefix":
