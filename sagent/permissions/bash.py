@@ -209,7 +209,19 @@ class _Reader:
         if level > _MAX_TREE:
             self._hide("the line nests too deep to follow")
             return
+        if not node.is_named:
+            if node.is_missing:
+                self.broken = True
+                self._hide("the line does not parse as Bash")
+            return  # an operator or a quote: nothing below it
         kind = node.type
+        if kind in _TEXT_NODES:  # the most common node: a leaf
+            text = text_of(node)
+            if "$" in text or "`" in text:
+                self._missed_text(text)
+            if kind == "word" and ("[" in text or "\\" in text):
+                self.seeded = True
+            return
         if kind == "ERROR" or node.is_missing:
             self.broken = True
             self._hide("the line does not parse as Bash")
@@ -228,10 +240,7 @@ class _Reader:
             self.read(code, depth + 1, nested)
             self.depth, self.nested = depth, nested
             return
-        if kind in _TEXT_NODES:
-            self._missed(node)
-            self.seeded = self.seeded or (kind == "word" and any(c in text_of(node) for c in "[\\"))
-        elif (
+        if (
             kind == "comment"
             and node.start_byte
             and self.source[node.start_byte - 1 : node.start_byte] not in _BEFORE_COMMENT
