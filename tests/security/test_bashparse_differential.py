@@ -24,7 +24,10 @@ def simple(rng: random.Random) -> str:
     forms = [
         n, f"'{n}'", f'"{n}"', f"{n[0]}\\{n[1:]}", f"{n[0]}''{n[1:]}", f"$'{n}'", f"{n} a#b", f"{n} #c",
         f"env {n}", f"time {n}", f"A=1 {n}", f"{n} > out", f"{n} 2>&1", f"timeout 5 {n}", f"nice -n 1 {n}",
-        f"{{z,}}{n[1:]}", f"$'\\x7a'{n[1:]}",
+        f"{{z,}}{n[1:]}", f"$'\\x7a'{n[1:]}", f"env -u FOO -- {n}", f"timeout -k 1 5 {n}", f"nohup {n}",
+        f"setsid -w {n}", f"stdbuf -o0 {n}", f"echo a | xargs -n1 {n}", f"find . -maxdepth 0 -exec {n} {{}} \\;",
+        f"flock lockfile {n}", f"flock lockfile -c '{n}'", f"sh -c '{n}'", f"command {n}", f"exec {n}",
+        f"/usr/bin/env {n}", f"time -p {n}", f"builtin command -- {n}", f"script -qc '{n}' /dev/null",
     ]  # fmt: skip
     return rng.choice(forms)
 
