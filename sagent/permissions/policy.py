@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, ToolDecision
 from sagent.lib.realpaths import real_path
+from sagent.permissions import bash_policy
 from sagent.permissions.guard import PolicyGuard
 from sagent.permissions.modes import PLAN_TOOL, PLAN_TOOLS, SAFE_TOOLS, HeadlessDefault, Mode, parse_mode
 from sagent.permissions.paths import inside
@@ -128,6 +129,10 @@ class Permissions:
         for rule in deny:
             if rule.matches(subject):
                 return Deny(f"a deny rule forbids it: {rule.text}" + (f" (from {rule.origin})" if rule.origin else ""))
+        if tool == "Bash":
+            unseen = bash_policy.denied(self, subject, cwd)
+            if unseen is not None:
+                return unseen
         if self.mode == "plan" and tool not in PLAN_TOOLS:
             return Deny(
                 f"plan mode: {tool} does not run until the user approves a plan; explore with the reading "
@@ -140,7 +145,11 @@ class Permissions:
         for rule in ask:
             if rule.matches(subject):
                 return Ask(f"an ask rule: {rule.text}")
-        if allow and allowed_by(allow, subject):
+        if tool == "Bash":
+            asked = bash_policy.asked(self, subject, cwd)
+            if asked is not None:
+                return asked
+        if allow and allowed_by(allow, subject, self, cwd):
             return ALLOW
         return self._by_mode(subject, cwd)
 
@@ -155,8 +164,8 @@ class Permissions:
                 return ALLOW
             return Ask(f"{self.mode} mode asks before editing files")
         if tool == "Bash":
-            if subject.commands is None:
-                return Ask("the command line cannot be split into its commands safely")
+            if subject.bash is not None and subject.bash.opaque:
+                return Ask(f"no rule can vouch for this line: {subject.bash.opaque[0]}")
             return Ask(f"{self.mode} mode asks before running commands")
         if tool == "WebFetch":
             return Ask(f"fetching {subject.url or 'a URL'}")
@@ -184,14 +193,12 @@ def _project_root(cwd: str) -> str:
     return real_path(cwd, "/")
 
 
-def allowed_by(allow: Iterable[Rule], subject: Subject) -> bool:
-    """Whether the allow rules `allow` let the call run: a Bash line when each of its commands has a rule
-    (one rule each, not necessarily the same one), another call when one rule matches it."""
-    if subject.tool == "Bash" and subject.commands:
-        rules = [r for r in allow if r.names("Bash")]
-        if any(r.kind == "any" for r in rules):
-            return True
-        return all(any(r.allows_command(c) for r in rules) for c in subject.commands)
+def allowed_by(allow: Iterable[Rule], subject: Subject, policy: Permissions | None = None, cwd: str = "") -> bool:
+    """Whether the allow rules `allow` let the call run: a Bash line when each command it runs has a rule
+    (one rule each, not necessarily the same one), nothing in it is unseen, and each file it writes is an
+    edit `policy` allows (see `bash_policy.allowed`); another call when one rule matches it."""
+    if subject.tool == "Bash":
+        return bash_policy.allowed(allow, subject, policy, cwd)
     return any(rule.matches(subject, strict=True) for rule in allow)
 
 
@@ -226,7 +233,8 @@ def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allo
             continue
         seen.append(policy)
         verdict = policy.judge(subject, project)
-        if _RANK[type(verdict)] > _RANK[type(answer)]:
+        stricter_ask = isinstance(verdict, Ask) and isinstance(answer, Ask) and verdict.refuse_unattended
+        if _RANK[type(verdict)] > _RANK[type(answer)] or stricter_ask:
             answer = verdict
             if isinstance(answer, Deny):
                 break
@@ -272,6 +280,8 @@ class PermissionHook(Hook):
             guard_of(agent).checking(call.id, subject)
         answer = decide(agent, call, subject)
         if isinstance(answer, Ask) and agent.settings.approver is None:
+            if answer.refuse_unattended:
+                return Deny(f"{answer.reason}; nobody is here to approve it")
             if call.name == PLAN_TOOL:
                 return Deny("nobody is here to approve a plan: give the plan as your final answer and stop")
             if any(p.headless == "deny" for p in policies(agent)):

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sagent.agent.hooks import ALLOW, Allow, Deny
+from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
 from sagent.lib.realpaths import real_path
 from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, parse_mode
 from sagent.permissions.paths import inside
-from sagent.permissions.policy import Permissions, allowed_by, mode_of, set_mode
+from sagent.permissions.policy import Permissions, allowed_by, decide, mode_of, set_mode
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
 from sagent.repl.commands import CommandError, command
 
@@ -99,6 +99,9 @@ class Approvals:
     def _remembered(self, agent: Agent, call: ToolCall) -> bool:
         if not self.session or call.name == PLAN_TOOL:
             return False
+        answer = decide(agent, call)
+        if isinstance(answer, Ask) and answer.refuse_unattended:
+            return False  # a deny rule could not be checked: the user sees each such call
         return allowed_by(self.session, subject_of(call.name, call.arguments, str(agent.context.cwd)))
 
     # ------------------------------------------------------------------------------------ answers
