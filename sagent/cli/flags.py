@@ -314,6 +314,15 @@ def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> arg
         return None
     for warning in args.settings_files.loaded.warnings:
         sys.stderr.write(f"sagent: warning: {warning}\n")
+    if getattr(args, "model_prices", None):  # the `modelPrices` setting prices models for this run
+        from sagent.providers.catalog import set_model_prices
+
+        try:
+            set_model_prices(args.model_prices)
+        except ValueError as error:
+            origin = args.settings_files.loaded.origins.get("modelPrices", "settings")
+            sys.stderr.write(f'sagent: error: {origin}: key "modelPrices": {error}\n')
+            return None
     return args
 
 

@@ -42,6 +42,12 @@ class Model(Protocol):
         """Whether the model reads images; None lets the catalog say."""
         return None
 
+    @property
+    def subscription(self) -> bool:
+        """True for a model the user's own plan pays for (a model CLI on its own sign-in): its use is not billed
+        per token, so a USD budget does not count it (`max_subscription_tokens` does)."""
+        return False
+
     async def aclose(self) -> None:
         """Release what the model holds (an HTTP client, a local server); nothing by default."""
         return None
