@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.pricing import require_price_in_tree
 from sagent.agent.tokens import estimate_request
+from sagent.encoding import scrub_deep
 from sagent.events import ModelEvent, ResponseComplete, Retrying, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.evidence.manifest import manifest_record
 from sagent.providers.base import ContextTooLongError, Model, ProviderConnectionError, stream_with_retry
 from sagent.providers.catalog import request_cost
-from sagent.types import ZERO_USD, AssistantMessage, Cost, ModelRequest, Usage
+from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, Usage
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -39,6 +40,23 @@ if TYPE_CHECKING:
 class RequestGate:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
+        self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
+
+    def _scrubbed(self, request: ModelRequest) -> ModelRequest:
+        """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
+        did not already carry: the history grows by a few messages a round, so a round costs little."""
+        known, clean, messages = self._clean, {}, []
+        for message in request.messages:
+            if known.get(id(message)) is not message:
+                message = scrub_deep(message)
+            clean[id(message)] = message
+            messages.append(message)
+        self._clean = clean
+        system, tools = scrub_deep(request.system), scrub_deep(request.tools)
+        same = all(a is b for a, b in zip(messages, request.messages, strict=True))
+        if same and system is request.system and tools is request.tools:
+            return request
+        return replace(request, system=system, tools=tools, messages=tuple(messages))
 
     def admit(self, model: Model, request: ModelRequest, *, own: bool = False, tokens: int | None = None) -> Cost:
         """The estimated cost of sending `request` to `model`; raises when it must not be sent. `own` says
@@ -74,6 +92,9 @@ class RequestGate:
     ) -> AsyncGenerator[ModelEvent | Retrying, None]:
         """`request` streamed from `model` (retried on transient errors) once admitted; the response is
         counted in the agent's spend before its `ResponseComplete` is passed on."""
+        # Lone surrogates (a tool's output, a log written before they were replaced) make a request no SDK can
+        # encode, and then every later one: replaced by U+FFFD on the way out, as the events are on the way in.
+        request = self._scrubbed(request)
         if tokens is None and not own:
             tokens = estimate_request(request)
         held = self.admit(model, request, own=own, tokens=tokens).usd_total
@@ -86,6 +107,7 @@ class RequestGate:
         complete = False
         try:
             async for event in stream_with_retry(model, request, self.agent.retry):
+                event = scrub_deep(event)  # a tool call's arguments, the text: as the history will hold them
                 if isinstance(event, Retrying):
                     streamed = 0
                 elif isinstance(event, ResponseComplete):
