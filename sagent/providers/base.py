@@ -203,6 +203,8 @@ async def stream_with_retry(
         except ProviderError as error:
             attempt += 1
             if not error.transient or attempt > policy.max_retries:
+                if attempt > 1:  # the one error the caller sees says the retries were made
+                    error.message = f"{error.message} (gave up after {attempt} attempts)"
                 raise
             delay = policy.delay(attempt, error)
             yield Retrying(attempt, delay, f"{error.kind}: {error.message}")
