@@ -26,7 +26,6 @@ REPL (`sagent.repl`) and the headless run (`sagent.cli.headless`) both expand th
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sagent.agent.hooks import ALLOW, Deny, Hook, ToolDecision
+from sagent.lib.xdg import config_home
 from sagent.types import ToolCall
 
 if TYPE_CHECKING:
@@ -151,8 +151,7 @@ def allows(pattern: str, call: ToolCall) -> bool:
 
 def user_commands_dir() -> Path:
     """The user's commands, beside the user's settings file."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "sagent" / "commands"
+    return config_home() / "sagent" / "commands"
 
 
 def project_commands_dir(cwd: Path) -> Path:

@@ -50,6 +50,7 @@ from sagent.agent.session_check import (
 from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.encoding import scrub_deep
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.lib.xdg import data_home
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -69,8 +70,7 @@ INTERRUPTED_TOOL = "interrupted: the session stopped before this tool call finis
 
 
 def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "sagent"
+    return data_home() / "sagent"
 
 
 def sessions_dir(cwd: Path) -> Path:

@@ -134,8 +134,9 @@ class Sources(NamedTuple):
 
 def user_settings_file() -> Path:
     """The user's settings file, beside the user's AGENTS.md."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "sagent" / "settings.json"
+    from sagent.lib.xdg import config_home
+
+    return config_home() / "sagent" / "settings.json"
 
 
 def project_root(cwd: Path) -> Path:
