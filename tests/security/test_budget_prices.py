@@ -252,3 +252,28 @@ def test_a_sub_agent_on_an_unpriced_model_under_a_budget_is_a_tool_error_and_nev
         await agent.aclose()
 
     asyncio.run(main())
+
+
+def test_a_budget_set_later_on_an_unpriced_model_is_refused() -> None:
+    from sagent.agent.spending import set_budget
+
+    agent = Agent(ScriptedModel([], name="my-finetune-v3", provider="openai-compat"))
+    with pytest.raises(ValueError, match="modelPrices"):
+        set_budget(agent, 1.0)  # what the REPL's /budget 1 does
+    assert agent.cost.budget is None
+
+
+def test_the_slack_service_refuses_an_unpriced_model_under_a_budget_at_start(tmp_path: Path, capsys) -> None:
+    from sagent.slack.cli import main
+
+    code = main(
+        [
+            "--app-token", "xapp-test", "--bot-token", "xoxb-test", "--provider", "openai-compat",
+            "--base-url", "http://127.0.0.1:9", "--model", "my-finetune-v3", "--max-budget-usd", "1",
+            "--cwd", str(tmp_path), "--session-dir", str(tmp_path / "slack"),
+            "--slack-api-url", "http://127.0.0.1:9/",  # nothing listens: no request leaves this machine
+        ]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "my-finetune-v3" in err and "modelPrices" in err, err
