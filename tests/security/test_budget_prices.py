@@ -277,3 +277,37 @@ def test_the_slack_service_refuses_an_unpriced_model_under_a_budget_at_start(tmp
     assert code == 2
     err = capsys.readouterr().err
     assert "my-finetune-v3" in err and "modelPrices" in err, err
+
+
+# ------------------------------------------------------------------------------------- subscription CLIs
+
+
+def test_the_claude_cli_on_its_own_login_is_a_subscription_and_with_a_key_is_priced_like_the_api() -> None:
+    from sagent.agent.pricing import has_price
+    from sagent.providers.cli_backends.claude import ClaudeCLIModel
+    from sagent.providers.cli_backends.codex import CodexCLIModel
+    from sagent.providers.cli_backends.gemini import GeminiCLIModel
+
+    for plan in (ClaudeCLIModel("sonnet"), CodexCLIModel("default"), GeminiCLIModel("auto")):
+        assert plan.subscription and has_price(plan)  # the plan pays: no USD budget refuses it
+    billed = ClaudeCLIModel("sonnet", api_key="sk-ant-test")
+    assert not billed.subscription and has_price(billed)  # `sonnet` costs what the current Sonnet costs
+    assert not has_price(ClaudeCLIModel("claude-mystery-9", api_key="sk-ant-test"))
+    assert not has_price(CodexCLIModel("default", api_key="sk-test"))  # Codex's "default" names no price
+
+
+def test_a_cli_billed_by_key_on_an_unpriced_model_is_refused_before_the_cli_starts(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    fake_cli = tmp_path / "claude"
+    fake_cli.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    fake_cli.chmod(0o755)
+    env = user_env(tmp_path, SAGENT_CLAUDE_API_KEY="sk-ant-test", SAGENT_CLAUDE_BIN=str(fake_cli))
+    project = tmp_path / "project"
+    project.mkdir()
+    out = run_sagent(
+        ["-p", "hi", "--provider", "anthropic-cli", "--model", "claude-mystery-9", "--max-budget-usd", "1"],
+        env,
+        cwd=project,
+    )
+    assert out.returncode == 2 and "claude-mystery-9" in out.stderr and "modelPrices" in out.stderr, out.stderr
+    assert not marker.exists()
