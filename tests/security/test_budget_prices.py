@@ -311,3 +311,41 @@ def test_a_cli_billed_by_key_on_an_unpriced_model_is_refused_before_the_cli_star
     )
     assert out.returncode == 2 and "claude-mystery-9" in out.stderr and "modelPrices" in out.stderr, out.stderr
     assert not marker.exists()
+
+
+def test_sagent_mcp_serves_no_task_on_an_unpriced_model(tmp_path: Path, monkeypatch) -> None:
+    from sagent.mcp.server import SagentServer
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with FakeAnthropic([text_response("ran at $0")]) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        server = SagentServer([], tmp_path, budget_usd=1.0)  # every sagent_task runs under a budget
+        result, _ = asyncio.run(
+            server.call("sagent_task", {"prompt": "hi", "provider": "anthropic", "model": "claude-mystery-9"})
+        )
+        assert fake.requests == []
+    assert result.is_error and "claude-mystery-9" in result.text and "modelPrices" in result.text
+
+
+def test_sagent_mcp_serve_prices_models_from_the_users_settings(tmp_path: Path, monkeypatch) -> None:
+    from sagent.cli.mcp_cmd import _user_model_prices
+    from sagent.mcp.server import SagentServer
+    from sagent.providers.catalog import set_model_prices
+
+    env = user_env(tmp_path, {"modelPrices": {"claude-mystery-9": {"input": 1, "output": 1}}})
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    try:
+        assert _user_model_prices() is None
+        with FakeAnthropic([text_response("priced and run")]) as fake:
+            monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+            server = SagentServer([], tmp_path, budget_usd=1.0)
+            result, summary = asyncio.run(
+                server.call("sagent_task", {"prompt": "hi", "provider": "anthropic", "model": "claude-mystery-9"})
+            )
+            assert len(fake.requests) == 1
+        assert not result.is_error and summary is not None and summary["cost_usd"] > 0
+    finally:
+        set_model_prices({})
