@@ -349,3 +349,49 @@ def test_sagent_mcp_serve_prices_models_from_the_users_settings(tmp_path: Path, 
         assert not result.is_error and summary is not None and summary["cost_usd"] > 0
     finally:
         set_model_prices({})
+
+
+def test_a_coordinators_switch_of_a_worker_to_an_unpriced_model_is_refused_and_told() -> None:
+    async def main() -> None:
+        from sagent.agent.fleet import Fleet
+        from sagent.providers.scripted import RoutedModel
+        from sagent.tools import AgentSend
+        from sagent.tools.base import tool
+
+        gate = asyncio.Event()
+        second = ScriptedModel([text_turn("ran at $0")], name="my-finetune-v3", provider="openai-compat")
+
+        def models(provider: str | None, name: str | None) -> ScriptedModel:
+            gate.set()  # the control has reached the worker: let its tool finish
+            return second
+
+        @tool
+        async def build() -> str:
+            """Build the project."""
+            await asyncio.wait_for(gate.wait(), 5)
+            return "build ok"
+
+        switch = {"to": "w", "control": "switch_model", "model": "my-finetune-v3"}
+        model = RoutedModel(
+            {
+                "main": [
+                    tool_turn(("AgentSpawn", {"prompt": "build it", "label": "w", "persistent": True})),
+                    tool_turn(("AgentSend", switch)),
+                    text_turn("asked"),
+                    text_turn("the worker is done"),
+                ],
+                "w": [tool_turn(("build", {})), text_turn("finished on the priced model")],
+            },
+            name="claude-sonnet-4-6",
+            provider="anthropic",
+        )
+        agent = Agent(model, tools=[AgentSpawn(), AgentSend(), build], max_budget_usd=5.0, fleet=Fleet(models=models))
+        [e async for e in agent.run("build with a worker")]
+        worker = agent.children["w"]
+        await asyncio.wait_for(worker.wait(), 10)
+        assert worker.agent.model is not second and second.requests == []
+        told = json.dumps([repr(m) for m in model.requests("w")[-1].messages])
+        assert "not switched to my-finetune-v3" in told and "modelPrices" in told
+        await agent.aclose()
+
+    asyncio.run(main())
