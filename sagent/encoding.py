@@ -7,7 +7,11 @@ request body, a file write) raises. Text from outside is passed through `scrub` 
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 REPLACEMENT = "\ufffd"
 
@@ -20,3 +24,34 @@ def scrub(text: str) -> tuple[str, int]:
     if text.isascii():
         return text, 0
     return _SURROGATE.subn(REPLACEMENT, text)
+
+
+def scrub_deep(value: T) -> T:
+    """`value` with every lone surrogate in its text replaced by U+FFFD, through strings, lists, tuples, dict
+    keys and values and frozen dataclasses (a message, a request, an event); `value` itself, not a copy,
+    when it holds none (the common case costs one walk and no allocation)."""
+    return cast(T, _deep(value))
+
+
+def _deep(value: object) -> object:
+    if isinstance(value, str):
+        return value if value.isascii() else _SURROGATE.sub(REPLACEMENT, value)
+    if isinstance(value, tuple | list):
+        items = [_deep(item) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return type(value)(items)
+    if isinstance(value, dict):
+        pairs = [(_deep(k), _deep(v)) for k, v in value.items()]
+        if all(nk is k and nv is v for (nk, nv), (k, v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for item in dataclasses.fields(value):
+            old = getattr(value, item.name)
+            new = _deep(old)
+            if new is not old:
+                changes[item.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sagent.agent.pricing import has_price, unpriced_message
+from sagent.encoding import scrub_deep
 from sagent.events import AdvisorConsulted, HookNotice, ResponseComplete
 from sagent.providers.base import Model, ProviderError, stream_with_retry
 from sagent.providers.catalog import cost_of, request_cost
@@ -95,7 +97,9 @@ def advisor_request(agent: Agent, model: Model, trigger: str, reason: str, max_t
 async def consult(agent: Agent, model: Model, trigger: str, reason: str, max_tokens: int) -> Consultation | str:
     """Ask the advisor; the consultation, or why it was not asked (the budget) or failed (a provider error).
     Its cost is added to the agent's spend under `advisor/<model>` and a notice records it."""
-    request = advisor_request(agent, model, trigger, reason, max_tokens)
+    if agent.cost.budgeted() is not None and not has_price(model):
+        return f"not consulted: {unpriced_message(model)}"
+    request = scrub_deep(advisor_request(agent, model, trigger, reason, max_tokens))
     chars = len(request.system) + sum(len(getattr(m, "text", "")) for m in request.messages)
     estimate = request_cost(model.name, chars // CHARS_PER_TOKEN, 0, max_tokens)
     if agent.cost.refusing(estimate) is not None:
@@ -104,7 +108,7 @@ async def consult(agent: Agent, model: Model, trigger: str, reason: str, max_tok
     try:
         async for event in stream_with_retry(model, request, agent.retry):
             if isinstance(event, ResponseComplete):
-                message = event.message
+                message = scrub_deep(event.message)
     except ProviderError as error:
         agent.notify(HookNotice("Advisor", f"{model.name} could not answer: {error.message}", "warning"))
         return f"the advisor could not answer: {error.message}"

@@ -33,6 +33,7 @@ from sagent.agent.handle import Prompt, RunHandle, read_prompt
 from sagent.agent.inbox import Control, Inbox, Interrupt, Quit, ToBackground
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.loop import apply_controls, drive
+from sagent.agent.pricing import require_price_in_tree, require_prices
 from sagent.agent.rounds import INTERRUPTED as INTERRUPTED  # the result texts, still imported from here
 from sagent.agent.rounds import NOT_RUN_BUDGET as NOT_RUN_BUDGET
 from sagent.agent.rounds import record_result
@@ -106,6 +107,8 @@ class Agent:
         self.depth: int = parent.depth + 1 if parent is not None else 0
         above = parent.cost if parent is not None else None
         self.cost: CostTracker = CostTracker(self.settings.max_budget_usd, above, self.settings.max_subscription_tokens)
+        # A budget counts only what it can price: an unpriced model or advisor is refused before any request.
+        require_prices(model, self.settings.advisor.model if self.settings.advisor else None, self.cost)
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
@@ -521,6 +524,7 @@ class Agent:
         previous = self.model
         if model is previous:
             return None
+        require_price_in_tree(model, self.cost)  # UnpricedModelError: the switch does not happen
         self.model = model
         if model in self._retired:  # back to a model used before: it is current again, not retired
             self._retired.remove(model)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from sagent.agent.cost import CostTracker
+from sagent.agent.pricing import has_price, unpriced_message
 from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
@@ -356,6 +357,9 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         chosen = [t for t in chosen if not spawns_agents(t)]
     own_model = request.provider is not None or request.model is not None
     child_model = fleet.model(request.provider, request.model) if own_model else parent.model
+    if parent.cost.budgeted() is not None and not has_price(child_model):
+        # Under a budget, a child on a model without a price would spend what no one counts: refused.
+        raise FleetError(f"not started: {unpriced_message(child_model)}")
     inherited = parent.settings
     settings = replace(
         inherited,

@@ -17,18 +17,21 @@ Sub-agents have gates of their own whose cost trackers chain to their parents', 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sagent.agent.cost import BudgetExceededError, CostTracker
+from sagent.agent.pricing import require_price_in_tree
 from sagent.agent.tokens import estimate_request
-from sagent.events import ModelEvent, ResponseComplete, Retrying
+from sagent.encoding import scrub_deep
+from sagent.events import ModelEvent, ResponseComplete, Retrying, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.evidence.manifest import manifest_record
 from sagent.providers.base import ContextTooLongError, Model, ProviderConnectionError, stream_with_retry
 from sagent.providers.catalog import request_cost
-from sagent.types import ZERO_USD, AssistantMessage, Cost, ModelRequest
+from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, Usage
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -37,12 +40,30 @@ if TYPE_CHECKING:
 class RequestGate:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
+        self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
+
+    def _scrubbed(self, request: ModelRequest) -> ModelRequest:
+        """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
+        did not already carry: the history grows by a few messages a round, so a round costs little."""
+        known, clean, messages = self._clean, {}, []
+        for message in request.messages:
+            if known.get(id(message)) is not message:
+                message = scrub_deep(message)
+            clean[id(message)] = message
+            messages.append(message)
+        self._clean = clean
+        system, tools = scrub_deep(request.system), scrub_deep(request.tools)
+        same = all(a is b for a, b in zip(messages, request.messages, strict=True))
+        if same and system is request.system and tools is request.tools:
+            return request
+        return replace(request, system=system, tools=tools, messages=tuple(messages))
 
     def admit(self, model: Model, request: ModelRequest, *, own: bool = False, tokens: int | None = None) -> Cost:
         """The estimated cost of sending `request` to `model`; raises when it must not be sent. `own` says
         the request carries the agent's history as it stands (its size is then measured, not guessed);
         `tokens` gives the size of another request when the caller knows it better than its text does."""
         agent = self.agent
+        require_price_in_tree(model, agent.cost)  # an unpriced model under a budget: nothing is sent
         cached = 0
         if own:
             tokens = agent.window.tokens()
@@ -56,7 +77,11 @@ class RequestGate:
                 "it was not sent",
                 provider=model.provider,
             )
-        estimate = request_cost(model.name, tokens, cached, request.max_tokens or 0)
+        # A subscription's use is not billed per token: nothing of it is held against a USD budget.
+        subscription = getattr(model, "subscription", False)
+        estimate = (
+            Cost(priced=False) if subscription else request_cost(model.name, tokens, cached, request.max_tokens or 0)
+        )
         refusing = agent.cost.refusing(estimate)
         if refusing is not None:
             raise BudgetExceededError(self._refusal(refusing, estimate, tokens), provider=model.provider)
@@ -67,14 +92,26 @@ class RequestGate:
     ) -> AsyncGenerator[ModelEvent | Retrying, None]:
         """`request` streamed from `model` (retried on transient errors) once admitted; the response is
         counted in the agent's spend before its `ResponseComplete` is passed on."""
+        # Lone surrogates (a tool's output, a log written before they were replaced) make a request no SDK can
+        # encode, and then every later one: replaced by U+FFFD on the way out, as the events are on the way in.
+        request = self._scrubbed(request)
+        if tokens is None and not own:
+            tokens = estimate_request(request)
         held = self.admit(model, request, own=own, tokens=tokens).usd_total
+        prompt_tokens = self.agent.window.tokens() if own else (tokens or 0)
         # What is asked, logged before it is sent (the run manifest).
         self.agent.session.append(manifest_record(model.provider, model.name, request, own=own))
         cost = self.agent.cost
         cost.reserve(held)
+        streamed = 0  # characters of the response so far, for a response cut off by a stop
+        complete = False
         try:
             async for event in stream_with_retry(model, request, self.agent.retry):
-                if isinstance(event, ResponseComplete):
+                event = scrub_deep(event)  # a tool call's arguments, the text: as the history will hold them
+                if isinstance(event, Retrying):
+                    streamed = 0
+                elif isinstance(event, ResponseComplete):
+                    complete = True
                     message = event.message
                     if not message.model:
                         message = replace(message, provider=model.provider, model=model.name)
@@ -82,7 +119,17 @@ class RequestGate:
                     held = ZERO_USD
                     cost.add(message.model, message.usage)
                     event = ResponseComplete(message)
+                elif isinstance(event, TextDelta | ThinkingDelta):
+                    streamed += len(event.text)
+                elif isinstance(event, ToolCallDelta):
+                    streamed += len(event.arguments_delta)
                 yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            # Stopped while the response was on its way (a budget stop, an interrupt): the provider bills the
+            # prompt and what it wrote all the same, so they are counted, estimated, rather than lost.
+            if not complete:
+                cost.add(model.name, cut_off_usage(prompt_tokens, streamed))
+            raise
         finally:
             cost.release(held)
 
@@ -111,3 +158,12 @@ class RequestGate:
             f"${tracker.spent:.4f} spent{whose}{in_flight} of the budget of ${tracker.budget or 0:.4f} "
             "(max_budget_usd); the request was not sent"
         )
+
+
+CHARS_PER_TOKEN = 4
+
+
+def cut_off_usage(prompt_tokens: int, streamed_chars: int) -> Usage:
+    """What a response stopped on its way is counted as: its whole prompt, and the output streamed so far at
+    about four characters a token (at least one token: the provider had begun)."""
+    return Usage(input_tokens=max(0, prompt_tokens), output_tokens=max(1, -(-streamed_chars // CHARS_PER_TOKEN)))

@@ -21,6 +21,7 @@ from sagent.agent.cost import BudgetExceededError
 from sagent.agent.hook_points import PROMPT, STOP, screen_prompt, session_context, stop_reason, unless_interrupted
 from sagent.agent.hooks import MAX_STOP_CONTINUES, SessionSource
 from sagent.agent.inbox import Inbox
+from sagent.agent.pricing import has_price, unpriced_message
 from sagent.agent.rounds import NOT_RUN_BUDGET, record_result, run_tools
 from sagent.agent.turns import call_model
 from sagent.events import (
@@ -210,6 +211,8 @@ async def apply_controls(agent: Agent, inbox: Inbox) -> AsyncIterator[Event]:
     for control in controls:
         if control.model is not None:
             refusal = agent.fits(control.model.name)
+            if refusal is None and agent.cost.budgeted() is not None and not has_price(control.model):
+                refusal = unpriced_message(control.model)  # a budget cannot count it: no switch
             if refusal is not None:
                 inbox.queued.append(PeerMessage("sagent", f"not switched to {control.model.name}: {refusal}"))
                 await close_model(control.model)

@@ -13,9 +13,10 @@ prefix for the whole session.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from sagent.lib.xdg import config_home
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_FILE_CHARS = 20_000
@@ -35,8 +36,7 @@ class MemoryFile:
 
 
 def user_memory_file() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "sagent" / "AGENTS.md"
+    return config_home() / "sagent" / "AGENTS.md"
 
 
 def repository_root(cwd: Path) -> Path:

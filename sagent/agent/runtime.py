@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 
 from sagent.agent.calls import SPAWN_TOOL, backgroundable, is_named
-from sagent.agent.cost import BudgetExceededError
+from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
+from sagent.agent.pricing import require_price_in_tree
 from sagent.events import Event, SmallModelCall
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
@@ -55,6 +56,8 @@ class ToolsAgent(Protocol):
     def history(self) -> Sequence[Message]: ...
     @property
     def fleet(self) -> Fleet: ...
+    @property
+    def cost(self) -> CostTracker: ...
     @property
     def jobs(self) -> JobTable: ...
     @property
@@ -205,6 +208,7 @@ class AgentTools:
                 raise ToolError(f"you are already on {model}")
             try:
                 built = me.fleet.model(provider, model)
+                require_price_in_tree(built, me.cost)  # an unpriced model under a budget: no switch
             except (FleetError, ProviderError) as error:
                 raise ToolError(f"cannot switch: {error}") from None
             refusal = me.fits(built.name)

@@ -48,7 +48,9 @@ from sagent.agent.session_check import (
     split_lines,
 )
 from sagent.agent.session_lock import open_locked, read_all, release
+from sagent.encoding import scrub_deep
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.lib.xdg import data_home
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -68,8 +70,7 @@ INTERRUPTED_TOOL = "interrupted: the session stopped before this tool call finis
 
 
 def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "sagent"
+    return data_home() / "sagent"
 
 
 def sessions_dir(cwd: Path) -> Path:
@@ -371,7 +372,9 @@ def _message(data: Any, kind: type = object) -> Any:
     under `python -O` too)."""
     if not isinstance(data, dict):
         raise TypeError("a message is not a JSON object")
-    message = message_from_dict(data)
+    # A log written before lone surrogates were replaced may hold them: read back as U+FFFD, so the session
+    # continues instead of failing every request.
+    message = scrub_deep(message_from_dict(data))
     if not isinstance(message, kind):
         raise TypeError(f"a {type(message).__name__} where a {kind.__name__} belongs")
     for part in getattr(message, "content", ()):

@@ -32,7 +32,8 @@ async def call_model(agent: Agent, inbox: Inbox, run: Run) -> AsyncIterator[Even
     started = time.monotonic()
     partial: list[str] = []
     message: AssistantMessage | None = None
-    counted = False  # a complete response is counted by the gate; a partial one kept here is not
+    # Every response is counted by the gate: a complete one when it arrives, one cut off when its stream is
+    # cancelled (its prompt and what it wrote, estimated), so a partial one kept here is not counted again.
     request = agent.request()
     for hook in agent.settings.hooks:
         request = await hook.before_request(agent, request)
@@ -43,7 +44,7 @@ async def call_model(agent: Agent, inbox: Inbox, run: Run) -> AsyncIterator[Even
             if isinstance(item, ModelOutput) and item.epoch == epoch:
                 event = item.event
                 if isinstance(event, ResponseComplete):
-                    message, counted = event.message, True
+                    message = event.message
                     break
                 if isinstance(event, Retrying):
                     partial.clear()
@@ -74,7 +75,7 @@ async def call_model(agent: Agent, inbox: Inbox, run: Run) -> AsyncIterator[Even
     finally:
         task.cancel()
     elapsed = (time.monotonic() - started) * 1000
-    cost = cost_of(message.model, message.usage) if counted else agent.cost.add(message.model, message.usage)
+    cost = cost_of(message.model, message.usage)
     run.turns += 1
     run.usage = run.usage + message.usage
     run.api_ms += elapsed

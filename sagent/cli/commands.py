@@ -32,7 +32,10 @@ def list_models(argv: list[str]) -> int:
             f"{m.id:<24} {m.provider:<10} {m.context_window:>9,} {m.max_output:>7,}  "
             f"{m.input:>7.2f} {m.output:>7.2f} {m.cache_write:>7.2f} {m.cache_read:>7.3f}  {features}"
         )
-    print("Prices are USD per million tokens. Models not listed run, but their cost is reported as unpriced.")
+    print(
+        "Prices are USD per million tokens. Models not listed run, their cost reported as unpriced; under\n"
+        "--max-budget-usd they are refused until the modelPrices setting prices them (docs/settings.md)."
+    )
     return 0
 
 

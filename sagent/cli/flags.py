@@ -322,6 +322,15 @@ def parse_with_settings(
     skipped = args.settings_files.loaded.skipped_notice()
     if notice and skipped:
         sys.stderr.write(f"sagent: {skipped}\n")
+    if getattr(args, "model_prices", None):  # the `modelPrices` setting prices models for this run
+        from sagent.providers.catalog import set_model_prices
+
+        try:
+            set_model_prices(args.model_prices)
+        except ValueError as error:
+            origin = args.settings_files.loaded.origins.get("modelPrices", "settings")
+            sys.stderr.write(f'sagent: error: {origin}: key "modelPrices": {error}\n')
+            return None
     return args
 
 

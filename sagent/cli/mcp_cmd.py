@@ -268,6 +268,9 @@ def _serve(argv: list[str]) -> int:
     cwd = Path(args.cwd).resolve()
     if not cwd.is_dir():
         parser.error(f"--cwd {args.cwd}: not a directory")
+    problem = _user_model_prices()
+    if problem:
+        parser.error(problem)
     server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), cwd, budget)
     try:
         asyncio.run(serve_http(server, args.http) if args.http is not None else serve_stdio(server))
@@ -277,3 +280,19 @@ def _serve(argv: list[str]) -> int:
         sys.stderr.write(f"sagent: error: cannot serve on 127.0.0.1:{args.http}: {error.strerror or error}\n")
         return 1
     return 0
+
+
+def _user_model_prices() -> str | None:
+    """Price models as the user's own settings file says (`modelPrices`), for every task served; the problem
+    with the file or its prices, or None. (A project's files are not read: a served task's budget is the
+    server's, and a project must not lower it.)"""
+    from sagent.providers.catalog import set_model_prices
+
+    path = user_settings_file()
+    try:
+        prices = (read_file(path) or {}).get("modelPrices")
+        if prices is not None:
+            set_model_prices(prices)
+    except (SettingsError, ValueError, AttributeError) as error:
+        return f'{path}: key "modelPrices": {error}'
+    return None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import Bus, Fleet, FleetError
+from sagent.agent.pricing import require_price
 from sagent.agent.session import (
     SessionError,
     SessionLog,
@@ -138,7 +139,10 @@ def run_interactive(args: argparse.Namespace) -> int:
             new = current.fleet.models(provider, model_name)
         except (ProviderError, FleetError) as error:
             return f"cannot switch: {getattr(error, 'message', error)}"
-        current.switch_model(new)
+        try:
+            current.switch_model(new)
+        except ProviderError as error:  # a model without a price under a budget
+            return f"cannot switch: {error}"
         return f"switched to {new.provider}/{new.name}; the conversation goes with it"
 
     def open_repl(agent: Agent) -> Coroutine[Any, Any, int]:
@@ -201,6 +205,9 @@ def make_agent(
     settings = agent_settings(args, tools, cwd, settings_from, model=model)
     if label is not None:
         settings = replace(settings, label=label)
+    require_price(model, settings.max_budget_usd is not None)  # before a session log is made for it
+    if settings.advisor is not None:
+        require_price(settings.advisor.model, settings.max_budget_usd is not None)
     fleet = Fleet.for_settings(settings, models=models_for(args, model), bus=bus)
     if session_path is not None:
         return Agent.resume(session_path, model, settings, fleet=fleet)

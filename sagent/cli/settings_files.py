@@ -90,6 +90,7 @@ KEYS: dict[str, Key] = {
         ),
         Key("hooks", "hooks", "hooks", "commands run at events: PreToolUse, PostToolUse, Stop, ..."),
         Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
+        Key("modelPrices", "object", "model_prices", "USD per million tokens per model: {MODEL: {input, output, ...}}"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting

@@ -35,10 +35,9 @@ class TrustError(Exception):
 def config_dir() -> Path:
     """The user's sagent config folder: $XDG_CONFIG_HOME/sagent when that is an absolute path, else
     ~/.config/sagent."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    if not os.path.isabs(base):
-        base = str(Path.home() / ".config")
-    return Path(base) / "sagent"
+    from sagent.lib.xdg import config_home
+
+    return config_home() / "sagent"
 
 
 def trust_file() -> Path:

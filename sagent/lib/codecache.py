@@ -34,6 +34,8 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from sagent.lib.xdg import cache_home
+
 LIMIT = 4000  # entries: about three times what a run of any mode uses
 
 _lock = threading.Lock()
@@ -46,9 +48,8 @@ _saving = True
 
 def path() -> Path:
     """The cache file for this Python (its code objects are specific to the interpreter's version)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     version = "-".join(str(n) for n in sys.version_info[:3])
-    return Path(base) / "sagent" / f"dataclass-methods-{sys.implementation.name}-{version}.marshal"
+    return cache_home() / "sagent" / f"dataclass-methods-{sys.implementation.name}-{version}.marshal"
 
 
 def install() -> None:

@@ -87,12 +87,15 @@ class SagentServer:
         budget = min(budget, self.budget_usd)  # the server's budget is a ceiling: a host may ask for less
         try:
             model = build_model(choose(args.get("provider"), args.get("model")))
+            agent = Agent(  # refused here, before any request, when the budget cannot price the model
+                model,
+                system=coding_system_prompt(self.cwd),
+                tools=builtin_tools(fleet=False),
+                max_budget_usd=float(budget),
+                cwd=self.cwd,
+            )
         except ProviderError as error:
             return ToolResult.of(call, f"cannot use that model: {error}", is_error=True), None
-        tools = builtin_tools(fleet=False)
-        agent = Agent(
-            model, system=coding_system_prompt(self.cwd), tools=tools, max_budget_usd=float(budget), cwd=self.cwd
-        )
         result: Result | None = None
         try:
             async for event in agent.run(prompt):

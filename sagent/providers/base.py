@@ -42,6 +42,12 @@ class Model(Protocol):
         """Whether the model reads images; None lets the catalog say."""
         return None
 
+    @property
+    def subscription(self) -> bool:
+        """True for a model the user's own plan pays for (a model CLI on its own sign-in): its use is not billed
+        per token, so a USD budget does not count it (`max_subscription_tokens` does)."""
+        return False
+
     async def aclose(self) -> None:
         """Release what the model holds (an HTTP client, a local server); nothing by default."""
         return None
@@ -197,6 +203,8 @@ async def stream_with_retry(
         except ProviderError as error:
             attempt += 1
             if not error.transient or attempt > policy.max_retries:
+                if attempt > 1:  # the one error the caller sees says the retries were made
+                    error.message = f"{error.message} (gave up after {attempt} attempts)"
                 raise
             delay = policy.delay(attempt, error)
             yield Retrying(attempt, delay, f"{error.kind}: {error.message}")

@@ -11,8 +11,10 @@ its cost is reported with `priced=False`, never silently billed as $0 or at a si
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from sagent.providers.specs import SPECS
@@ -110,6 +112,9 @@ CATALOG: tuple[ModelInfo, ...] = (
     _claude("claude-3-7-sonnet", 200_000, 64_000, 3.0, 15.0),
     _claude("claude-haiku-4-5", 200_000, 64_000, 1.0, 5.0),
     _claude("claude-3-5-haiku", 200_000, 8_192, 0.8, 4.0),
+    # gpt-5.5: $5 in, $0.50 cached, $30 out per million below 272K input (developers.openai.com/api/docs/pricing,
+    # as quoted 2026-11; a longer prompt is billed at about twice the input rate, which the catalog does not model).
+    _openai("gpt-5.5", 1_050_000, 128_000, 5.00, 30.00, 0.50),
     _openai("gpt-5.4", *_GPT5, 2.50, 15.00, 0.25),
     _openai("gpt-5.4-mini", *_GPT5, 0.75, 4.50, 0.075),
     _openai("gpt-5.4-nano", *_GPT5, 0.20, 1.25, 0.02),
@@ -133,6 +138,9 @@ CATALOG: tuple[ModelInfo, ...] = (
     _google("gemini-3.1-pro-preview", 2.00, 12.00, 0.20),
     _google("gemini-3-flash-preview", 0.50, 3.00, 0.05),
     _google("gemini-3.1-flash-lite", 0.25, 1.50, 0.025),
+    # kimi-k2.6: $0.95 a cache miss, $0.16 a hit, $4.00 out (Moonshot's list price, read 2026-11 as quoted alike
+    # by Cloudflare's Workers AI model page and others; platform.moonshot.ai/docs/pricing).
+    _priced("moonshot", "kimi-k2.6", 262_144, 32_768, 0.95, 4.00, 0.16),
     _priced("moonshot", "kimi-k2-thinking", 262_144, 32_768, 0.60, 2.50, 0.15, images=False),
     _priced("moonshot", "kimi-k2-0905-preview", 262_144, 32_768, 0.60, 2.50, 0.15, thinking=False, images=False),
     _priced("moonshot", "kimi-k2-turbo-preview", 262_144, 32_768, 1.15, 8.00, 0.15, thinking=False, images=False),
@@ -141,6 +149,9 @@ CATALOG: tuple[ModelInfo, ...] = (
     _priced("dashscope", "qwen-plus", 1_000_000, 32_768, 0.40, 1.20, 0.08, images=False),
     _priced("dashscope", "qwen-flash", 1_000_000, 32_768, 0.05, 0.40, 0.01, images=False),
     _priced("minimax", "minimax-m2", 204_800, 131_072, 0.30, 1.20, 0.03, cache_write=0.375, images=False),
+    # MiniMax-M2.7: $0.30 in, $1.20 out, $0.06 a cache read, $0.375 a cache write
+    # (platform.minimax.io/docs/guides/pricing-paygo, read 2026-11).
+    _priced("minimax", "minimax-m2.7", 204_800, 131_072, 0.30, 1.20, 0.06, cache_write=0.375, images=False),
     _priced("minimax", "minimax-m2.1", 204_800, 131_072, 0.30, 1.20, 0.03, cache_write=0.375, images=False),
     # The embedded local model runs on this machine: free, and priced as such on purpose.
     ModelInfo("smollm2", "local", 8_192, 2_048, 0.0, 0.0, 0.0, 0.0),
@@ -155,9 +166,68 @@ _BY_ID = {m.id: m for m in CATALOG}
 _SUFFIX = re.compile(r"^(-\d{8}|-\d{4}-\d{2}-\d{2}|-\d{3}|-latest|@\d{8})$")
 
 
+# The Claude CLI's model aliases (AnthropicCLI's `--model sonnet`, its default): billed through the CLI with an API
+# key, they cost what the model they name costs, the newest of each line in this catalog.
+ALIASES = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5", "haiku": "claude-haiku-4-5"}
+
+# Prices the user set (the `modelPrices` setting, `set_model_prices`): they win over the catalog's.
+_USER: dict[str, ModelInfo] = {}
+
+
+def set_model_prices(prices: Mapping[str, Mapping[str, float]]) -> None:
+    """Price each model of `prices` (model id: {"input", "output", "cacheRead", "cacheWrite"}, USD per million
+    tokens; the cache prices default to the input price) for this process, over any catalog price; the model
+    keeps the catalog's window and capabilities when it has an entry. ValueError for a price that is missing,
+    negative or not a finite number. Each call replaces the prices set before."""
+    entries: dict[str, ModelInfo] = {}
+    for model_id, price in prices.items():
+        amounts = _price_amounts(model_id, price)
+        known = _catalog_entry(model_id.lower())
+        base = known or ModelInfo(model_id.lower(), "user", 128_000, 8_192, 0.0, 0.0, 0.0, 0.0)
+        entries[model_id.lower()] = replace(
+            base,
+            id=model_id.lower(),
+            input=amounts["input"],
+            output=amounts["output"],
+            cache_read=amounts["cache_read"],
+            cache_write=amounts["cache_write"],
+        )
+    _USER.clear()
+    _USER.update(entries)
+
+
+def _price_amounts(model_id: str, price: object) -> dict[str, float]:
+    if not isinstance(price, Mapping):
+        raise ValueError(f"the price of {model_id} must be an object with input and output")
+    unknown = set(price) - set(PRICE_FIELDS)
+    if unknown:
+        raise ValueError(f"the price of {model_id} has unknown fields: {', '.join(sorted(unknown))}")
+    amounts: dict[str, float] = {}
+    for field in ("input", "output", "cacheRead", "cacheWrite"):
+        value = price.get(field, price.get("input") if field.startswith("cache") else None)
+        if value is None:
+            raise ValueError(f"the price of {model_id} needs {field!r} (USD per million tokens)")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"the price of {model_id}: {field} must be a number of dollars, 0 or more, not {value!r}")
+        amounts[PRICE_FIELDS[field]] = float(value)
+    return amounts
+
+
+PRICE_FIELDS = {"input": "input", "output": "output", "cacheRead": "cache_read", "cacheWrite": "cache_write"}
+"""A `modelPrices` entry's fields, and the `ModelInfo` fields they set."""
+
+
 def lookup(model_id: str) -> ModelInfo | None:
-    """The catalog entry for `model_id`: the same id (any case), or one with a date or version suffix."""
+    """The catalog entry for `model_id`: a price the user set, else the same id (any case), one with a date or
+    version suffix, or the model a CLI alias names."""
     lowered = model_id.lower()
+    if lowered in _USER:
+        return _USER[lowered]
+    return _catalog_entry(lowered)
+
+
+def _catalog_entry(lowered: str) -> ModelInfo | None:
+    lowered = ALIASES.get(lowered, lowered)
     if lowered in _BY_ID:
         return _BY_ID[lowered]
     for info in CATALOG:

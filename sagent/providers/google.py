@@ -162,6 +162,7 @@ class GoogleModel(Model):
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        chunks = None
         try:
             client = self._sdk()
             body = self.build_body(request)
@@ -179,7 +180,57 @@ class GoogleModel(Model):
             raise
         except Exception as error:
             await _close_response(error)
-            raise map_error(error, self._base_url or DEFAULT_BASE_URL, self._idle_timeout) from error
+            if chunks is not None:  # a chunk we could not read: the stream under it is closed now, not by the collector
+                await _close_response(_Held(chunks))
+            endpoint = self._base_url or DEFAULT_BASE_URL
+            if _unreadable(error):  # transient, as any malformed response: retried, then said in one line
+                raise MalformedResponseError(
+                    f"{endpoint.rstrip('/')} sent a malformed chunk, not part of a Gemini response ({_what(error)})",
+                    provider=PROVIDER,
+                ) from error
+            raise map_error(error, endpoint, self._idle_timeout) from error
+
+
+class _Held:
+    """The SDK's response a chunk generator reads (its `response` variable), shaped as `_close_response`
+    expects an error carrying one."""
+
+    def __init__(self, chunks: Any) -> None:
+        frame = getattr(chunks, "ag_frame", None)
+        self.response = frame.f_locals.get("response") if frame is not None else None
+
+
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def _unreadable(error: Exception) -> bool:
+    """Whether `error` came from reading the response's chunks here (JSON that is not JSON, or not shaped as
+    Gemini's), rather than from the SDK or the network."""
+    if _not_json(error) is not None:
+        return True
+    if not isinstance(error, _SHAPE_ERRORS):
+        return False
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and frame.tb_frame.f_code.co_filename == __file__
+
+
+def _not_json(error: BaseException | None) -> json.JSONDecodeError | None:
+    """The JSON decoding error behind `error` (the SDK reads the stream's lines as JSON itself), if any."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, json.JSONDecodeError):
+            return error
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return None
+
+
+def _what(error: Exception) -> str:
+    decoding = _not_json(error)
+    if decoding is not None:
+        return f"not JSON: {decoding.msg} at character {decoding.pos}"
+    return f"JSON of the wrong shape: {type(error).__name__}: {str(error)[:200]}"
 
 
 def _path(model: str) -> str:
@@ -336,7 +387,7 @@ def map_error(error: Exception, endpoint: str = DEFAULT_BASE_URL, idle_timeout: 
     return classify_or_raise(error, provider=PROVIDER, endpoint=endpoint.rstrip("/"), idle_timeout=idle_timeout)
 
 
-async def _close_response(error: Exception) -> None:
+async def _close_response(error: object) -> None:
     """Close the HTTP response an error raised mid-stream holds: google-genai leaves it open, and the
     connection's reader would otherwise be finalised later with a traceback on stderr."""
     stream = getattr(getattr(error, "response", None), "response_stream", None)

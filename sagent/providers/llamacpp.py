@@ -29,6 +29,7 @@ from pathlib import Path
 
 from sagent.events import ModelEvent
 from sagent.providers.base import BadRequestError, Model, ProviderConnectionError
+from sagent.providers.catalog import register_local_model
 from sagent.providers.llamacpp_tools import NativeToolsModel, refuses_tools, tool_mode_from_env
 from sagent.providers.text_tools import TextToolModel
 from sagent.types import (
@@ -176,6 +177,8 @@ class LlamaCppModel(Model):
         self._lock = asyncio.Lock()
         self._native: NativeToolsModel | None = None
         self._inner: Model | None = None
+        # A model of this machine costs nothing: priced at 0 under its name, whatever .gguf it is.
+        register_local_model(self._alias, "local", context)
 
     @property
     def provider(self) -> str:

@@ -29,7 +29,10 @@ def _budget(repl: ReplHost, arg: str) -> list[str]:
     amount = parse_usd(arg)
     if amount <= spent:
         raise CommandError(f"${amount:.4f} is not more than the ${spent:.4f} already spent; give a larger amount")
-    set_budget(agent, amount)
+    try:
+        set_budget(agent, amount)
+    except ValueError as error:  # a model the budget could not price
+        raise CommandError(str(error)) from None
     return [f"budget: ${spent:.4f} spent of ${amount:.4f}; the next message goes on"]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import Fleet
 from sagent.agent.hooks import Allow, Deny
+from sagent.agent.pricing import require_price
 from sagent.agent.session import SessionError, SessionLog, data_dir
 from sagent.cli.agent_setup import UsageError, agent_settings, models_for
 from sagent.cli.run import tools_from_flags
@@ -43,6 +44,7 @@ def run_service(args: argparse.Namespace) -> int:
         session = _session(args, session_dir)
         tools = tools_from_flags(args)
         model = build_model(choose(args.provider, args.model), base_url=args.base_url, api_key_env=args.api_key_env)
+        require_price(model, args.max_budget_usd is not None)  # refused at start, not at the first message
         api = SlackApi(args.bot_token, args.slack_api_url or "https://slack.com/api/")
         me = api.identity()
     except (UsageError, ProviderError, SessionError, SlackSetupError, OSError) as error:

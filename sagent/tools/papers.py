@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sagent.lib.xdg import cache_home
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
 from sagent.tools.net import ALLOW_HOSTS_ENV, Fetcher, TTLCache, host_of
 from sagent.tools.web import CACHE_SECONDS
@@ -407,7 +408,7 @@ def ids_for(paper_id: str) -> tuple[str | None, str | None]:
 
 
 def _cache_home() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache_home()
 
 
 # ------------------------------------------------------------------------------------------------ tools

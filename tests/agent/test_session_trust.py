@@ -288,9 +288,10 @@ def test_a_lone_surrogate_keeps_the_log_valid(tmp_path) -> None:
     log.close()
     assert log.path is not None
     log.path.read_bytes().decode("utf-8")  # valid UTF-8 throughout
+    assert "\\udc80" in log.path.read_text()  # the log keeps what was said, exactly (escaped)
     reopened, state = SessionLog.open(log.path)
     reopened.close()
-    assert state.history[0].text == "bad \udc80 byte"
+    assert state.history[0].text == "bad \ufffd byte"  # read back encodable: the session can go on
 
 
 async def test_a_log_that_cannot_be_opened_for_writing_is_a_session_error(tmp_path) -> None:

@@ -24,6 +24,7 @@ class CliBackedModel(Model):
     CLI_NAME: ClassVar[str] = "CLI"
     """The CLI as people call it, for errors ("the Codex CLI exited while a tool ran")."""
 
+    api_key: str | None
     bridge: Bridge | None
     cli: CliProcess | None
     idle_timeout: float
@@ -40,6 +41,11 @@ class CliBackedModel(Model):
     @abstractmethod
     async def _reset(self) -> None:
         """End the CLI (its whole process group); the next request starts anew."""
+
+    @property
+    def subscription(self) -> bool:
+        """True unless an API key pays for the CLI's requests (SAGENT_CLAUDE_API_KEY and the like)."""
+        return not self.api_key
 
     async def _deliver(self, call: ToolCall, result: ToolResult) -> None:
         """Wait until the CLI's MCP call for `call` reaches the bridge, then answer it."""
