@@ -31,6 +31,8 @@ from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import Envelope
 from sagent.agent.session import SessionLog
 from sagent.fleet_nats import names
+from sagent.fleet_nats.policy import child_settings, parse_tree_policy, tree_policy_wire
+from sagent.permissions.transfer import PolicyWireError
 from sagent.tools.base import ToolError, spawns_agents
 from sagent.types import Usage
 
@@ -83,6 +85,7 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         "max_tool_rounds": request.max_tool_rounds,
         "budget": float(held) if held is not None else None,
         "persistent": request.persistent,
+        "policy": tree_policy_wire(parent),  # the worker refuses a spawn without it (see `policy`)
     }
     subject = spawn_subject(bus.fleet, request.on)
     sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
@@ -208,6 +211,8 @@ class SpawnWorker:
                 raise ValueError("not a spawn request")
             work = asyncio.run_coroutine_threadsafe(self._run_child(fields), self.host_loop)
             answer = await asyncio.wrap_future(work)
+        except PolicyWireError as error:  # never run without the parent's policy
+            answer = {"error": f"refused by {self.host.label}: {error}"}
         except Exception as error:  # a bad request, or a child that could not be built
             answer = {"error": f"{type(error).__name__}: {error}"}
         await msg.respond(json.dumps(answer).encode())
@@ -217,6 +222,7 @@ class SpawnWorker:
         from sagent.events import Result
 
         host = self.host
+        tree = parse_tree_policy(fields.get("policy"), str(host.context.cwd))
         label = names.check_label(str(fields["label"]))
         wanted = fields.get("tools")
         tools = [t for t in host.settings.tools if (wanted is None or t.name in wanted) and not spawns_agents(t)]
@@ -241,6 +247,7 @@ class SpawnWorker:
             max_budget_usd=fields.get("budget"),
             max_depth=0,
         )
+        settings = child_settings(settings, tree)  # the stricter of the worker's policy and the parent tree's
         model = host.fleet.models(host.model.provider, host.model.name)
         child = Agent(model, settings, session=SessionLog.ephemeral(), fleet=host.fleet)
         if fields.get("persistent"):
