@@ -68,9 +68,15 @@ class RequestGate:
         """`request` streamed from `model` (retried on transient errors) once admitted; the response is
         counted in the agent's spend before its `ResponseComplete` is passed on."""
         held = self.admit(model, request, own=own, tokens=tokens).usd_total
+        cost = self.agent.cost
+        lender = next((t.lender for t in cost.chain() if t.lender is not None), None)
+        lent = held
+        if lender is not None:  # the tree's budget is kept in another process too: it holds the estimate first
+            refused = await lender.hold(lent)
+            if refused is not None:
+                raise BudgetExceededError(refused, provider=model.provider)
         # What is asked, logged before it is sent (the run manifest).
         self.agent.session.append(manifest_record(model.provider, model.name, request, own=own))
-        cost = self.agent.cost
         cost.reserve(held)
         try:
             async for event in stream_with_retry(model, request, self.agent.retry):
@@ -85,6 +91,8 @@ class RequestGate:
                 yield event
         finally:
             cost.release(held)
+            if lender is not None:
+                lender.settle(lent)
 
     async def complete(
         self, model: Model, request: ModelRequest, *, own: bool = False, tokens: int | None = None
