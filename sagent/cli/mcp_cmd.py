@@ -280,15 +280,19 @@ def _serve_http(server: Any, port: int) -> int:
         sys.stderr.write(f"sagent mcp: cannot write the bearer token privately: {error}\n")
         return 1
     where = f"the token is in {written} (readable by you alone)" if written else f"the token is ${TOKEN_VARIABLE}"
-    sys.stderr.write(f"sagent mcp serve: http://127.0.0.1:{port}/mcp; send `Authorization: Bearer TOKEN`: {where}\n")
-    sys.stderr.flush()
+
+    def ready() -> None:  # once the port is bound
+        sys.stderr.write(
+            f"sagent mcp serve: http://127.0.0.1:{port}/mcp; send `Authorization: Bearer TOKEN`: {where}\n"
+        )
+        sys.stderr.flush()
 
     def stop(number: int, frame: object) -> None:  # uvicorn raises the signal again once it has shut down
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
     try:
-        asyncio.run(serve_http(server, port, token))
+        asyncio.run(serve_http(server, port, token, ready=ready))
     except (KeyboardInterrupt, SystemExit):
         return 0
     except OSError as error:  # the port is taken, or not ours to bind

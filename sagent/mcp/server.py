@@ -18,7 +18,7 @@ policy.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -195,10 +195,12 @@ async def serve_stdio(server: SagentServer) -> None:
         await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
-async def serve_http(server: SagentServer, port: int, token: str, host: str = "127.0.0.1") -> None:
+async def serve_http(
+    server: SagentServer, port: int, token: str, host: str = "127.0.0.1", ready: Callable[[], None] | None = None
+) -> None:
     """Serve streamable HTTP on `host:port` at `/mcp` until interrupted, to requests that carry `token`
     (`Authorization: Bearer TOKEN`; any other gets 401 and runs nothing); OSError when the port cannot be
-    bound (taken, or privileged), before anything is served."""
+    bound (taken, or privileged), before anything is served; `ready` is called once it is bound."""
     import socket
 
     import uvicorn
@@ -210,6 +212,8 @@ async def serve_http(server: SagentServer, port: int, token: str, host: str = "1
     except OSError:
         listening.close()
         raise
+    if ready is not None:  # bound: say where, and how to get in
+        ready()
     from sagent.mcp.auth import requiring_token
 
     app: App = requiring_token(build(server).streamable_http_app(host=host), token)
