@@ -4,18 +4,18 @@ A spawn request (`remote.spawn_remote`) holds one `policy` object:
 
     {"version": 1,
      "permissions": [POLICY, ...],     # the parent's own, then each ancestor's (see `permissions.transfer`)
-     "unanswered": "allow" | "deny"}   # what a call that would ask does on the worker
+     "unanswered": "allow" | "deny" | "parent"}   # what a call that would ask does on the worker
 
 The worker (`child_permissions`) gives the child its own policy with the parent's policies as `inherited`:
 `sagent.permissions.policy.decide` holds every call to each of them and the strictest answer wins (deny
 beats ask beats allow), exactly as for a local sub-agent under its ancestors. Plan mode in the parent
 means plan mode for the child; a deny rule of any of them holds; the worker's own rules still hold too.
 
-Nobody approves a call on the worker: the child has no approver there, and the parent's approver (a
-person at the REPL) cannot be reached from it. So a call that would ask is refused when `unanswered` is
-"deny", which the parent sends when it has an approver (its person would have been asked; nobody on the
-worker may answer for them) or when any of its policies' headless default is "deny". Otherwise (a headless
-parent whose policies let asking calls run) it runs, as it would have in the parent's own process.
+Nobody on the worker approves the child's calls. A call that would ask goes to the parent's approver
+when the parent has one (`unanswered` is "parent": a person at the REPL, an application's approver; see
+`approval`), and is refused when that cannot be reached. Otherwise it is refused when any of the tree's
+policies has a headless default of "deny" (`unanswered` "deny"), and runs when none has ("allow"), as it
+would have in the parent's own process.
 
 A request without a `policy`, or with one that cannot be read, is refused: a worker never runs a
 sub-agent without its parent's policy. New fields join `policy` next to `permissions` (the OS sandbox's
@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from sagent.permissions.modes import HeadlessDefault
 from sagent.permissions.policy import Permissions, policies
 from sagent.permissions.transfer import PolicyWireError, policy_from_wire, policy_to_wire
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
+    from sagent.agent.hooks import Approver
     from sagent.agent.settings import AgentSettings
 
+Unanswered = Literal["allow", "deny", "parent"]
 VERSION = 1
 FIELDS = frozenset({"version", "permissions", "unanswered"})
 
@@ -46,8 +47,8 @@ class TreePolicy:
 
     permissions: tuple[Permissions, ...]
     """The parent's policy and its ancestors' (empty when the parent runs without one)."""
-    unanswered: HeadlessDefault
-    """What a call that would ask does on the worker, where nobody can be asked."""
+    unanswered: Unanswered
+    """What a call that would ask does on the worker: run, be refused, or go to the parent's approver."""
 
 
 def tree_policy_wire(parent: Agent) -> dict[str, Any]:
@@ -57,8 +58,10 @@ def tree_policy_wire(parent: Agent) -> dict[str, Any]:
         if not any(policy is seen for seen in found):
             found.append(policy)
     root = str(parent.context.cwd)
-    asks_a_person = parent.settings.approver is not None
-    unanswered = "deny" if asks_a_person or any(p.headless == "deny" for p in found) else "allow"
+    if parent.settings.approver is not None:
+        unanswered = "parent"  # its approver answers (or, when it cannot be reached, the call is refused)
+    else:
+        unanswered = "deny" if any(p.headless == "deny" for p in found) else "allow"
     return {
         "version": VERSION,
         "permissions": [policy_to_wire(dataclasses.replace(p, inherited=()), root) for p in found],
@@ -79,29 +82,32 @@ def parse_tree_policy(data: object, cwd: str) -> TreePolicy:
     if data.get("version") != VERSION:
         raise PolicyWireError(f"the permission policy is version {data.get('version')!r}; this worker reads {VERSION}")
     unanswered = data.get("unanswered")
-    if unanswered not in ("allow", "deny"):
-        raise PolicyWireError(f"the permission policy's unanswered is allow or deny, not {unanswered!r}")
+    if unanswered not in ("allow", "deny", "parent"):
+        raise PolicyWireError(f"the permission policy's unanswered is allow, deny or parent, not {unanswered!r}")
     entries = data.get("permissions")
     if not isinstance(entries, list):
         raise PolicyWireError("the permission policy's permissions are a list")
     return TreePolicy(tuple(policy_from_wire(entry, cwd) for entry in entries), unanswered)
 
 
-def child_settings(settings: AgentSettings, tree: TreePolicy) -> AgentSettings:
+def child_settings(settings: AgentSettings, tree: TreePolicy, approver: Approver | None = None) -> AgentSettings:
     """`settings` (the worker's own, for its child) bound by the parent tree's policy as well: the child's
-    policy is the worker's with the tree's inherited, its permission hook is in place, and it has no
-    approver."""
+    policy is the worker's with the tree's inherited, its permission hook is in place, and its approver is
+    `approver` (the parent's, over the bus) when the tree says to ask the parent, else none."""
     from sagent.permissions.policy import PermissionHook
 
     own = settings.permissions
     if not isinstance(own, Permissions):  # a worker without a policy of its own: the tree's alone decides
         own = Permissions(mode="bypassPermissions", mode_origin="the worker has no policy of its own")
-    carried = tuple(
-        dataclasses.replace(p, headless="deny") if tree.unanswered == "deny" else p for p in tree.permissions
+    carried = tuple(  # with the parent to ask, an unanswerable question is refused, never let through
+        dataclasses.replace(p, headless="deny") if tree.unanswered != "allow" else p for p in tree.permissions
     )
     hooks = settings.hooks
     if not any(isinstance(hook, PermissionHook) for hook in hooks):
         hooks = (*hooks, PermissionHook())
     return dataclasses.replace(
-        settings, permissions=dataclasses.replace(own, inherited=(*own.inherited, *carried)), hooks=hooks, approver=None
+        settings,
+        permissions=dataclasses.replace(own, inherited=(*own.inherited, *carried)),
+        hooks=hooks,
+        approver=approver if tree.unanswered == "parent" else None,
     )

@@ -97,6 +97,10 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
 
     # Its spend joins the tree as it comes, and its requests are held here (with a budget to hold them to).
     following = await follow_spending(bus, parent, label) if request.persistent or held is not None else []
+    if parent.settings.approver is not None:  # its questions come to the parent's approver
+        from sagent.fleet_nats.approval import answer_questions
+
+        following.append(await answer_questions(bus, parent, label))
     if request.persistent:
         following, watching = [], None  # followed for as long as it lives
     else:
@@ -249,7 +253,10 @@ class SpawnWorker:
             max_budget_usd=fields.get("budget"),
             max_depth=0,
         )
-        settings = child_settings(settings, tree)  # the stricter of the worker's policy and the parent tree's
+        from sagent.fleet_nats.approval import ParentApprover
+
+        # The stricter of the worker's policy and the parent tree's; questions go to the parent's approver.
+        settings = child_settings(settings, tree, ParentApprover(self.bus, parent))
         model = host.fleet.models(host.model.provider, host.model.name)
         child = Agent(model, settings, session=SessionLog.ephemeral(), fleet=host.fleet)
         lent = fields.get("budget") is not None  # its tree has a budget, kept in the parent's process

@@ -181,3 +181,70 @@ def test_a_spawn_whose_policy_is_missing_or_unreadable_is_refused_and_runs_nothi
             assert list(markers.iterdir()) == []
         finally:
             worker.stop()
+
+
+def test_a_question_of_a_child_on_a_worker_goes_to_its_parents_approver(nats: NatsServer, tmp_path: Path) -> None:
+    """A parent with an approver (a person at the REPL, an application) in default mode: the child's Bash
+    asks, and the parent's approver answers each call (yes to one, no to the other)."""
+    import asyncio
+
+    from sagent import Agent, Fleet
+    from sagent.agent.hooks import ALLOW, Allow, Deny
+    from sagent.fleet_nats import NatsBus
+    from sagent.permissions.policy import PermissionHook, Permissions
+    from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
+    from sagent.tools import AgentSpawn
+    from sagent.types import ToolCall
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    yes, no = markers / "approved", markers / "refused"
+
+    def child(request: dict[str, Any]) -> Reply:
+        last = request["body"]["messages"][-1]["content"]
+        if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+            return text_response("tried: " + json.dumps(last)[:2000])
+        return tool_use_response([("Bash", {"command": f"touch {yes}"}), ("Bash", {"command": f"touch {no}"})])
+
+    asked: list[tuple[str, str]] = []
+
+    async def approver(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+        command = str(call.arguments.get("command", ""))
+        asked.append((command, reason))
+        return ALLOW if str(yes) in command else Deny("not that one")
+
+    with FakeAnthropic([child] * 4) as worker_fake:
+        worker = Served(
+            nats, "f1", "worker1", worker_fake, tmp_path / "w", "--worker", "--permission-mode", "bypassPermissions"
+        )
+        try:
+
+            async def main() -> str:
+                bus = NatsBus(nats.url, fleet="f1")
+                spawn = {"prompt": "make the files", "label": "maker", "on": "any"}
+                model = ScriptedModel([tool_turn(("AgentSpawn", spawn)), text_turn("done")])
+                agent = Agent(
+                    model,
+                    tools=[AgentSpawn()],
+                    fleet=Fleet(bus=bus),
+                    label="lead",
+                    cwd=tmp_path,
+                    permissions=Permissions.build(mode="default", cwd=tmp_path),
+                    hooks=[PermissionHook()],
+                    approver=approver,
+                )
+                try:
+                    async for _ in agent.run("go"):
+                        pass
+                    return str(agent.history)
+                finally:
+                    await agent.aclose()
+                    bus.close()
+
+            history = asyncio.run(main())
+        finally:
+            worker.stop()
+    assert yes.exists() and not no.exists()
+    assert sorted(c for c, _ in asked) == sorted([f"touch {yes}", f"touch {no}"])
+    assert all("maker (a sub-agent in another process) asks: default mode asks" in r for _, r in asked)
+    assert "not that one" in history

@@ -68,13 +68,14 @@ def test_deny_rules_of_every_ancestor_travel_with_their_origins(tmp_path: Path) 
     assert "parent's deny  Bash(rm:*)" in "\n".join(child.settings.permissions.describe())  # type: ignore[union-attr]
 
 
-def test_an_ask_has_nobody_to_answer_on_the_worker_when_the_parent_asks_a_person(tmp_path: Path) -> None:
+def test_an_ask_on_the_worker_is_refused_unless_a_headless_parent_would_run_it(tmp_path: Path) -> None:
     policy = Permissions.build(mode="default", cwd=tmp_path)
     asked = tree_policy_wire(parent_agent(policy, tmp_path, approver=True))
     headless = tree_policy_wire(parent_agent(policy, tmp_path))
     strict = tree_policy_wire(parent_agent(Permissions.build(headless="deny", cwd=tmp_path), tmp_path))
-    assert (asked["unanswered"], headless["unanswered"], strict["unanswered"]) == ("deny", "allow", "deny")
+    assert (asked["unanswered"], headless["unanswered"], strict["unanswered"]) == ("parent", "allow", "deny")
     worker = Permissions.build(mode="bypassPermissions", cwd=tmp_path)
+    # (`asked` without the parent's approver reachable: the worker gives it none here)
     for wire, expected in ((asked, Deny), (headless, Allow), (strict, Deny)):
         child = worker_child(wire, worker, tmp_path)
         assert verdict(child, "Bash", command="ls") is Ask  # the parent's default mode asks ...
