@@ -44,7 +44,9 @@ Host the agent LABEL of the fleet until SIGTERM (or `sagent fleet stop LABEL`): 
 sent to it (`sagent fleet send`, AgentSend from any agent of the fleet), with the same flags and settings
 files as `sagent -p` (model, tools, budget, ...). Restarted, it continues its session and receives the
 messages that arrived while it was down. Other agents may run one-shot sub-agents on it (AgentSpawn with
-`on: LABEL`); with --worker, also those spawned `on: "any"` (the fleet's workers share them). See
+`on: LABEL`); with --worker, also those spawned `on: "any"` (the fleet's workers share them). Such a
+sub-agent is held to the stricter of this process's permissions and its parent tree's, which travel with
+the spawn (a spawn without them is refused); its questions go to its parent's approver, if any. See
 `sagent fleet --help` for CONNECTION.
 """
 

@@ -218,13 +218,29 @@ def _remove(argv: list[str]) -> int:
 
 def _serve(argv: list[str]) -> int:
     parser = _Parser(prog="sagent mcp serve")
-    parser.add_argument("--http", type=int, metavar="PORT")
-    parser.add_argument("--max-budget-usd", type=float, default=None)
-    parser.add_argument("--cwd", default=".")
-    parser.add_argument("--permission-mode", choices=("default", "acceptEdits", "plan", "bypassPermissions"))
-    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", nargs="+")
-    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", nargs="+")
-    parser.add_argument("--add-dir", action="append")
+    parser.add_argument(
+        "--http",
+        type=int,
+        metavar="PORT",
+        help="streamable HTTP on 127.0.0.1:PORT/mcp; every request needs `Authorization: Bearer TOKEN` "
+        "($SAGENT_MCP_TOKEN, or a token written at start to a file only you can read: its path is on stderr)",
+    )
+    parser.add_argument("--max-budget-usd", type=float, default=None, help="the most a sagent_task may cost")
+    parser.add_argument("--cwd", default=".", help="the folder the tools work in")
+    parser.add_argument(
+        "--permission-mode",
+        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        help="the mode every call is held to; nobody is asked: what would ask follows permissions.headlessDefault",
+    )
+    for flag, dest, what in (
+        ("--allowedTools", "allowed_tools", "run"),
+        ("--disallowedTools", "disallowed_tools", "never run"),
+    ):
+        dashed = "--" + dest.replace("_", "-")
+        parser.add_argument(
+            flag, dashed, dest=dest, action="append", nargs="+", metavar="RULE", help=f"calls that {what}"
+        )
+    parser.add_argument("--add-dir", action="append", metavar="DIR", help="another folder that counts as the project")
     args = parser.parse_args(argv)
     from sagent.mcp.server import DEFAULT_BUDGET_USD, SagentServer, serve_stdio
     from sagent.tools import builtin_tools
