@@ -247,6 +247,7 @@ def test_a_short_token_in_the_environment_is_refused(tmp_path: Path, project: Pa
         env=env_for(tmp_path, SAGENT_MCP_TOKEN="short"),
         capture_output=True,
         text=True,
+        timeout=60,
     )
     assert done.returncode == 2 and "SAGENT_MCP_TOKEN must be at least 16 characters" in done.stderr
 
