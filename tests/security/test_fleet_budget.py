@@ -71,17 +71,20 @@ def test_two_persistent_children_on_a_worker_never_take_the_tree_past_its_budget
             for result in ended.values():
                 assert result["subtype"] == "error_max_budget_usd", result
             assert len(worker_fake.requests) >= 2  # they worked before the budget stopped them
-            spent = len(lead_fake.requests) * LEAD_RESPONSE + len(worker_fake.requests) * WORKER_RESPONSE
-            assert spent <= BUDGET, f"the tree spent ${spent:.4f} of a ${BUDGET} budget"
-            # The lead's tree counted every response of its children (the fleet's listing shows it).
-            expected = f"${spent:.4f}"
+
+            def spent() -> float:  # every request a fake answered was counted at its price
+                return len(lead_fake.requests) * LEAD_RESPONSE + len(worker_fake.requests) * WORKER_RESPONSE
+
+            # The lead's tree counted every response of its children (the fleet's listing shows it), and the
+            # whole tree stayed within its budget.
             wait_until(
                 lambda: any(
-                    row.startswith("lead ") and row.endswith(expected)
+                    row.startswith("lead ") and row.endswith(f"${spent():.4f}")
                     for row in fleet(nats, "f1", boss.env, "ls").stdout.splitlines()
                 ),
-                f"the lead's cost to be {expected}",
+                "the lead's cost to count every response of its tree",
             )
+            assert spent() <= BUDGET, f"the tree spent ${spent():.4f} of a ${BUDGET} budget"
         finally:
             boss.stop()
             host.stop()
