@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Protocol
 
 from sagent.providers.base import ProviderError
 from sagent.providers.catalog import cost_of
@@ -32,6 +33,22 @@ class BudgetExceededError(ProviderError):
     tokens allowed (max_subscription_tokens) are used up."""
 
     kind = "budget"
+
+
+class BudgetLender(Protocol):
+    """The keeper of a budget in another process: a tree whose budget is kept elsewhere (a sub-agent on a
+    fleet worker, whose tree's budget is its parent's) asks it before each request, as the gate asks the
+    trackers up its own chain."""
+
+    async def hold(self, amount: Decimal) -> str | None:
+        """Hold `amount` against the budget kept elsewhere: None once held, else why it is refused (the
+        request is then not sent)."""
+        ...
+
+    def settle(self, amount: Decimal) -> None:
+        """The request held at `amount` is over (its response, if any, is counted here): release the hold
+        and count what this tree has spent since it last said so, in one step."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +84,8 @@ class CostTracker:
         # Called, with the tracker the response was counted on, once it makes this tree's spend reach its
         # budget (the fleet stops every agent of the tree then: none goes on with a long tool call).
         self.on_reached: Callable[[CostTracker], None] | None = None
+        # Where this tree's budget is also kept when that is in another process (see `BudgetLender`).
+        self.lender: BudgetLender | None = None
 
     @property
     def max_budget_usd(self) -> float | None:

@@ -99,9 +99,15 @@ class RequestGate:
             tokens = estimate_request(request)
         held = self.admit(model, request, own=own, tokens=tokens).usd_total
         prompt_tokens = self.agent.window.tokens() if own else (tokens or 0)
+        cost = self.agent.cost
+        lender = next((t.lender for t in cost.chain() if t.lender is not None), None)
+        lent = held
+        if lender is not None:  # the tree's budget is kept in another process too: it holds the estimate first
+            refused = await lender.hold(lent)
+            if refused is not None:
+                raise BudgetExceededError(refused, provider=model.provider)
         # What is asked, logged before it is sent (the run manifest).
         self.agent.session.append(manifest_record(model.provider, model.name, request, own=own))
-        cost = self.agent.cost
         cost.reserve(held)
         streamed = 0  # characters of the response so far, for a response cut off by a stop
         complete = False
@@ -132,6 +138,8 @@ class RequestGate:
             raise
         finally:
             cost.release(held)
+            if lender is not None:
+                lender.settle(lent)
 
     async def complete(
         self, model: Model, request: ModelRequest, *, own: bool = False, tokens: int | None = None

@@ -130,6 +130,13 @@ async def _run_group(agent: Agent, inbox: Inbox, calls: list[ToolCall], epoch: i
         inbox.put(ToolDone(result, (time.monotonic() - started) * 1000, epoch))
 
 
+async def run_call(agent: Agent, call: ToolCall) -> ToolResult:
+    """One call run as `agent`'s tool rounds run theirs (its hooks, permission policy and approver, then its
+    tools and tool context), outside any round: for a surface that serves an agent's tools itself, as
+    `sagent mcp serve` does. Never raises: a denied call is an error result starting with `denied: `."""
+    return await _hooked_execute(agent, call)
+
+
 async def _hooked_execute(agent: Agent, call: ToolCall) -> ToolResult:
     """Run one call as the hooks decide: allowed, denied (never run), with rewritten arguments, or as the
     approver answers when a hook asks."""

@@ -24,7 +24,8 @@ usage: sagent fleet ls | send LABEL TEXT | attach LABEL | stop LABEL   [CONNECTI
   ls             the agents running in the fleet: label, host, model, status, context size, cost
   send L TEXT    message the agent L as the user (it waits in L's inbox while L is down)
   attach L       stream L's events; each line typed is sent to L; Ctrl+D or Ctrl+C detaches (L keeps running)
-  stop L         stop L and take it out of the fleet
+  stop L         stop L and take it out of the fleet (says when it has stopped; one not running
+                 now gets the stop when it comes back)
 
 CONNECTION (also for `sagent serve`):
   --nats URL          the NATS server (default $SAGENT_NATS_URL, else nats://127.0.0.1:4222)
@@ -43,7 +44,9 @@ Host the agent LABEL of the fleet until SIGTERM (or `sagent fleet stop LABEL`): 
 sent to it (`sagent fleet send`, AgentSend from any agent of the fleet), with the same flags and settings
 files as `sagent -p` (model, tools, budget, ...). Restarted, it continues its session and receives the
 messages that arrived while it was down. Other agents may run one-shot sub-agents on it (AgentSpawn with
-`on: LABEL`); with --worker, also those spawned `on: "any"` (the fleet's workers share them). See
+`on: LABEL`); with --worker, also those spawned `on: "any"` (the fleet's workers share them). Such a
+sub-agent is held to the stricter of this process's permissions and its parent tree's, which travel with
+the spawn (a spawn without them is refused); its questions go to its parent's approver, if any. See
 `sagent fleet --help` for CONNECTION.
 """
 
@@ -109,12 +112,29 @@ def _send(bus: NatsBus, label: str, text: str) -> int:
     return 0
 
 
-def _stop(bus: NatsBus, label: str) -> int:
-    from sagent.agent.fleet import Envelope
-    from sagent.fleet_nats.bus import QueuedReceipt
+STOP_WAIT = 30.0  # seconds `sagent fleet stop` waits to see a running agent go
 
-    receipt = bus.deliver(Envelope("user", label, control="stop"))
-    print(receipt.describe() if isinstance(receipt, QueuedReceipt) else f"stopping {label}")
+
+def _stop(bus: NatsBus, label: str) -> int:
+    """Stop `label`: a running agent is stopped now (said when it is gone); one that is not running gets the
+    stop in its inbox, which ends it when it comes back."""
+    import time
+
+    from sagent.agent.fleet import Envelope
+
+    was_running = bus.running(label)  # asked first: a stopping agent soon stops answering for its receipt
+    bus.deliver(Envelope("user", label, control="stop"))
+    if not was_running and not bus.running(label):
+        print(f"{label} is not running now; the stop waits in its inbox and ends it when it comes back")
+        return 0
+    print(f"stopping {label}", flush=True)
+    deadline = time.monotonic() + STOP_WAIT
+    while time.monotonic() < deadline:
+        if not bus.running(label) and label not in bus.labels():
+            print(f"{label} has stopped and left the fleet")
+            return 0
+        time.sleep(0.1)
+    print(f"{label} is still finishing its work; it stops at its next safe point")
     return 0
 
 
@@ -228,15 +248,33 @@ async def _serve(args: argparse.Namespace, known: argparse.Namespace, bus: NatsB
         return setup_failure(error)
     remember_session(bus.fleet, known.label, agent.session.path)
     resumed = "continuing its session" if session_path else "a new session"
-    sys.stderr.write(f"sagent serve: {known.label} is serving in the fleet {bus.fleet!r} at {bus.url} ({resumed})\n")
-    sys.stderr.flush()
+
+    def ready() -> None:
+        sys.stderr.write(
+            f"sagent serve: {known.label} is serving in the fleet {bus.fleet!r} at {bus.url} ({resumed})\n"
+        )
+        sys.stderr.flush()
+
     served = Served(agent, bus, worker=known.worker)
     try:
-        keep_place = await served.run()
+        keep_place = await served.run(ready)
+    except FleetError as error:  # the server went away before the agent could take spawn requests
+        sys.stderr.write(f"sagent serve: {error}\n")
+        return EXIT_ERROR
     finally:
         await agent.aclose()
+    if not bus.connected:  # the server went away: say so in one line, and leave what it stored as it is
+        sys.stderr.write(
+            f"sagent serve: {known.label} shut down; the NATS server at {bus.url} cannot be reached now, so "
+            "its place in the fleet stays as the server last stored it\n"
+        )
+        return EXIT_ERROR
     if not keep_place:
-        bus.forget(known.label)
+        try:
+            bus.forget(known.label)
+        except FleetError as error:
+            sys.stderr.write(f"sagent serve: {known.label} was stopped but could not leave the fleet: {error}\n")
+            return EXIT_ERROR
         sys.stderr.write(f"sagent serve: {known.label} was stopped and has left the fleet\n")
     else:
         sys.stderr.write(f"sagent serve: {known.label} shut down; messages to it wait for its restart\n")

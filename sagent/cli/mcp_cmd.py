@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ usage: sagent mcp list                     the configured servers, each connecte
        sagent mcp add [OPTIONS] NAME COMMAND [ARGS...]      a stdio server (put -- before ARGS with dashes)
        sagent mcp add --transport http|sse [OPTIONS] NAME URL
        sagent mcp remove [--scope SCOPE] NAME
-       sagent mcp serve [--http PORT] [--max-budget-usd USD] [--cwd DIR]
+       sagent mcp serve [--http PORT] [--max-budget-usd USD] [--cwd DIR] [PERMISSIONS]
 
 add options:
   --scope local|project|user  where it is written: .sagent/settings.local.json (local, the default),
@@ -39,10 +41,20 @@ add options:
   --transport stdio|http|sse  how sagent reaches it (default stdio)
   -e, --env KEY=VALUE         a variable for a stdio server (repeatable)
   -H, --header "Name: value"  an HTTP header for an http or sse server (repeatable)
-Values may use ${VAR} and ${VAR:-default}, expanded when a run starts. See docs/mcp.md.
+Values may use ${VAR} and ${VAR:-default}, expanded when a run starts.
 
 In a folder you have not trusted (`sagent trust`), list and get show the servers its .mcp.json and
 settings files name, marked "not started", and never start them.
+
+serve: every tool call goes through the permission policy of the settings files and these flags
+(nobody is asked: what would ask follows permissions.headlessDefault):
+  --permission-mode MODE      default, acceptEdits, plan or bypassPermissions
+  --allowedTools RULE ...     rules for calls that run      --disallowedTools RULE ...  calls that never run
+  --add-dir DIR               another folder that counts as the project
+  --http PORT                 streamable HTTP on 127.0.0.1:PORT/mcp; every request needs
+                              `Authorization: Bearer TOKEN`: $SAGENT_MCP_TOKEN, or a token made at start
+                              and written to a file only you can read (its path is printed on stderr)
+See docs/mcp.md.
 """
 SCOPES = ("local", "project", "user")
 
@@ -252,11 +264,31 @@ def _remove(argv: list[str]) -> int:
 
 def _serve(argv: list[str]) -> int:
     parser = _Parser(prog="sagent mcp serve")
-    parser.add_argument("--http", type=int, metavar="PORT")
-    parser.add_argument("--max-budget-usd", type=float, default=None)
-    parser.add_argument("--cwd", default=".")
+    parser.add_argument(
+        "--http",
+        type=int,
+        metavar="PORT",
+        help="streamable HTTP on 127.0.0.1:PORT/mcp; every request needs `Authorization: Bearer TOKEN` "
+        "($SAGENT_MCP_TOKEN, or a token written at start to a file only you can read: its path is on stderr)",
+    )
+    parser.add_argument("--max-budget-usd", type=float, default=None, help="the most a sagent_task may cost")
+    parser.add_argument("--cwd", default=".", help="the folder the tools work in")
+    parser.add_argument(
+        "--permission-mode",
+        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        help="the mode every call is held to; nobody is asked: what would ask follows permissions.headlessDefault",
+    )
+    for flag, dest, what in (
+        ("--allowedTools", "allowed_tools", "run"),
+        ("--disallowedTools", "disallowed_tools", "never run"),
+    ):
+        dashed = "--" + dest.replace("_", "-")
+        parser.add_argument(
+            flag, dashed, dest=dest, action="append", nargs="+", metavar="RULE", help=f"calls that {what}"
+        )
+    parser.add_argument("--add-dir", action="append", metavar="DIR", help="another folder that counts as the project")
     args = parser.parse_args(argv)
-    from sagent.mcp.server import DEFAULT_BUDGET_USD, SagentServer, serve_http, serve_stdio
+    from sagent.mcp.server import DEFAULT_BUDGET_USD, SagentServer, serve_stdio
     from sagent.tools import builtin_tools
     from sagent.tools.net import Fetcher
 
@@ -271,14 +303,70 @@ def _serve(argv: list[str]) -> int:
     problem = _user_model_prices()
     if problem:
         parser.error(problem)
-    server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), cwd, budget)
+    policy = _serve_policy(args, cwd)
+    if policy is None:
+        return 2
+    server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), cwd, budget, permissions=policy)
+    if args.http is None:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_stdio(server))
+        return 0
+    return _serve_http(server, args.http)
+
+
+def _serve_policy(args: argparse.Namespace, cwd: Path) -> Any:
+    """The permission policy of `sagent mcp serve`: the settings files' and the flags' (None after saying
+    why it cannot be used)."""
+    from types import SimpleNamespace
+
+    from sagent.cli.permission_settings import PermissionsError, from_args
+
+    loaded = load(cwd)
+    for warning in loaded.warnings:
+        sys.stderr.write(f"sagent: warning: {warning}\n")
+    args.settings_files = SimpleNamespace(loaded=loaded)
     try:
-        asyncio.run(serve_http(server, args.http) if args.http is not None else serve_stdio(server))
-    except KeyboardInterrupt:
+        return from_args(args, cwd)
+    except PermissionsError as error:
+        sys.stderr.write(f"sagent mcp: {error}\n")
+        return None
+
+
+def _serve_http(server: Any, port: int) -> int:
+    from sagent.mcp.auth import TOKEN_VARIABLE, server_token
+    from sagent.mcp.server import serve_http
+
+    try:
+        token, written = server_token(port)
+    except ValueError as error:
+        sys.stderr.write(f"sagent mcp: {error}\n")
+        return 2
+    except OSError as error:
+        sys.stderr.write(f"sagent mcp: cannot write the bearer token privately: {error}\n")
+        return 1
+    where = f"the token is in {written} (readable by you alone)" if written else f"the token is ${TOKEN_VARIABLE}"
+
+    def ready() -> None:  # once the port is bound
+        sys.stderr.write(
+            f"sagent mcp serve: http://127.0.0.1:{port}/mcp; send `Authorization: Bearer TOKEN`: {where}\n"
+        )
+        sys.stderr.flush()
+
+    def stop(number: int, frame: object) -> None:  # uvicorn raises the signal again once it has shut down
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        asyncio.run(serve_http(server, port, token, ready=ready))
+    except (KeyboardInterrupt, SystemExit):
         return 0
     except OSError as error:  # the port is taken, or not ours to bind
-        sys.stderr.write(f"sagent: error: cannot serve on 127.0.0.1:{args.http}: {error.strerror or error}\n")
+        sys.stderr.write(f"sagent: error: cannot serve on 127.0.0.1:{port}: {error.strerror or error}\n")
         return 1
+    finally:
+        if written is not None:
+            with contextlib.suppress(OSError):
+                written.unlink()
     return 0
 
 

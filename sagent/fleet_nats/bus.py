@@ -60,6 +60,16 @@ class NatsAuth:
     tls_cert: str | None = None
     tls_key: str | None = None
 
+    def check_hint(self) -> str:
+        """What to check when the server refuses these credentials, naming the settings that gave them."""
+        if self.creds or self.nkey_seed:
+            return "check the creds or nkey file (--nats-creds, --nats-nkey)"
+        if self.user:
+            return "check the user and password (--nats-user, --nats-password or SAGENT_NATS_PASSWORD)"
+        if self.token:
+            return "the token is wrong: check --nats-token or SAGENT_NATS_TOKEN"
+        return "the server asks for credentials: give its token with --nats-token or SAGENT_NATS_TOKEN"
+
     def options(self) -> dict[str, Any]:
         """The keyword arguments of `nats.connect` these credentials give."""
         found: dict[str, Any] = {}
@@ -78,6 +88,14 @@ class NatsAuth:
                 context.load_cert_chain(self.tls_cert, self.tls_key)
             found["tls"] = context
         return found
+
+
+def _refuses_credentials(error: BaseException) -> bool:
+    """Whether the client's error is the server refusing the credentials (not a network failure)."""
+    from nats.errors import AuthorizationError
+
+    text = str(error).lower()
+    return isinstance(error, AuthorizationError) or "authorization violation" in text or "authentication" in text
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,28 +166,54 @@ class NatsBus:
         import nats
         from nats.js.api import KeyValueConfig, RetentionPolicy, StorageType, StreamConfig
 
-        async def quiet(_: Exception) -> None:  # reconnects are the client's business, not the terminal's
-            return None
+        refused: list[Exception] = []  # the server's refusals of the credentials, while connecting
+        said_no = asyncio.Event()
 
-        try:
-            self.nc: Client = await asyncio.wait_for(
-                nats.connect(
-                    self.url,
-                    connect_timeout=timeout,
-                    max_reconnect_attempts=-1,
-                    reconnect_time_wait=0.25,
-                    allow_reconnect=True,
-                    error_cb=quiet,
-                    name=f"sagent {self.host} {os.getpid()}",
-                    **self._auth.options(),
-                ),
-                timeout,
+        async def quiet(error: Exception) -> None:  # reconnects are the client's business, not the terminal's
+            if not said_no.is_set() and _refuses_credentials(error):
+                refused.append(error)
+                said_no.set()
+
+        connecting = asyncio.ensure_future(
+            nats.connect(
+                self.url,
+                connect_timeout=timeout,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=0.25,
+                allow_reconnect=True,
+                error_cb=quiet,
+                name=f"sagent {self.host} {os.getpid()}",
+                **self._auth.options(),
             )
+        )
+        refusal = asyncio.ensure_future(said_no.wait())
+        try:
+            await asyncio.wait({connecting, refusal}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if refused:  # the client would retry for ever: the credentials are wrong, say so now
+                connecting.cancel()
+                with contextlib.suppress(BaseException):
+                    client = await connecting
+                    await client.close()
+                raise FleetError(
+                    f"the NATS server at {self.url} refused the credentials ({refused[0]}): {self._auth.check_hint()}"
+                )
+            if not connecting.done():
+                connecting.cancel()
+                raise TimeoutError()
+            self.nc: Client = connecting.result()
+        except FleetError:
+            raise
         except (TimeoutError, OSError) as error:
             raise FleetError(f"cannot reach the NATS server at {self.url} ({str(error) or 'no answer'})") from None
         except Exception as error:  # the client's own errors: no servers, authorization, a bad URL
             problem = str(error) or type(error).__name__
+            if _refuses_credentials(error):
+                raise FleetError(
+                    f"the NATS server at {self.url} refused the credentials ({problem}): {self._auth.check_hint()}"
+                ) from None
             raise FleetError(f"cannot connect to the NATS server at {self.url}: {problem}") from None
+        finally:
+            refusal.cancel()
         self.js: JetStreamContext = self.nc.jetstream(timeout=timeout)
         try:
             stream = StreamConfig(
@@ -225,7 +269,7 @@ class NatsBus:
         """`label` stops here; its place in the fleet stays, and messages to it wait in its inbox."""
         self._local.pop(label, None)
         inbox = self._inboxes.pop(label, None)
-        if inbox is not None and not self._closed:
+        if inbox is not None and not self._closed and self.connected:  # a server gone has nothing to close
             with contextlib.suppress(FleetError):
                 self.call(inbox.close(), 5)
 
@@ -247,6 +291,22 @@ class NatsBus:
         return sorted(set(self._local) | set(self.call(self._member_labels(), 10)))
 
     # ------------------------------------------------------------------------------ more than a Bus
+
+    def running(self, label: str) -> bool:
+        """Whether an agent of the fleet runs under `label` now (its inbox answers a probe)."""
+        return self.call(self._probe(label), 10)
+
+    async def _probe(self, label: str) -> bool:
+        from nats.errors import NoRespondersError
+        from nats.errors import TimeoutError as NatsTimeout
+
+        try:
+            reply = await self.nc.request(names.agent_subject(self.fleet, label, "receipt"), b"", timeout=1.0)
+        except (NoRespondersError, NatsTimeout):
+            return False
+        with contextlib.suppress(ValueError):
+            return bool(json.loads(reply.data).get("running"))
+        return False
 
     def agents(self) -> list[AgentInfo]:
         """The agents running now (by their heartbeats), by label."""
@@ -274,14 +334,20 @@ class NatsBus:
         """`forget`, on the client's own loop."""
         await self._forget(label)
 
+    @property
+    def connected(self) -> bool:
+        """Whether the client is connected to the server now (False while the server is gone)."""
+        return not self._closed and bool(self.nc.is_connected)
+
     def close(self) -> None:
-        """Unregister the agents hosted here and close the connection."""
+        """Unregister the agents hosted here and close the connection (at once when the server is gone:
+        nothing is waited for, and nothing raises)."""
         if self._closed:
             return
         for label in list(self._inboxes):
             self.unregister(label)
-        with contextlib.suppress(FleetError):
-            self.call(self.nc.drain(), 5)
+        with contextlib.suppress(Exception):  # the server is gone, or went while draining
+            self.call(self.nc.drain() if self.nc.is_connected else self.nc.close(), 5)
         self._closed = True
         self._stop_thread()
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 ACK_CHECK = 0.02  # seconds between looks for messages that have reached the session log
 HEARTBEAT_EVERY = 2.0
 RECEIPT_WAIT = 1.5  # seconds a receipt waits for its message to reach the agent
+CLOSE_WAIT = 1.0  # seconds closing an inbox waits for the server to drop its heartbeat
 ACK_WAIT = 3600.0  # a message unacknowledged this long (the agent kept working) is handed over again
 
 # Why each agent hosted here was stopped, when it was for its tree's budget (kept while the agent lives).
@@ -125,8 +126,8 @@ class DurableInbox:
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
-        with contextlib.suppress(Exception):
-            await self.bus.live.delete(self.label)
+        with contextlib.suppress(Exception):  # briefly: a server gone drops the heartbeat by itself soon
+            await asyncio.wait_for(self.bus.live.delete(self.label), CLOSE_WAIT)
         if self.agent is not None and self.agent.parent is not None:
             await self.bus.forget_here(self.label)
 

@@ -7,10 +7,12 @@ request to one of them). The child
 runs there on a model like its host's, with the tools asked for among its host's (none that spawn), and
 its events go out on its own events subject (`sagent fleet attach` shows them).
 
-One budget across processes: the parent holds what is left of its tree's budget for the child while it
-runs (so requests started meanwhile cannot spend the same dollars), and the child gets that as its own
-budget. Its spend is added to the parent's tree when it answers. The tree can overshoot its budget by no
-more than a local child can: the responses already streaming when the limit is reached. While it runs the
+One budget across processes: the child gets what is left of its tree's budget as its own, and before
+each of its requests it asks the parent's process to hold the request's estimate against the tree's
+budget, as a local sub-agent's gate does up its chain (`persistent.TreeBudget`, `follow_spending`): the
+parent refuses what would cross the budget, and counts what the child spent the moment the hold goes. So
+the tree can overshoot its budget by no more than a tree in one process can: a response that costs more
+than its estimate (an uncapped answer) when the limit is reached. While it runs the
 fleet counts it among the parent's sub-agents elsewhere (`Fleet.remote`): when the tree's budget is spent
 it is sent a `stop` whose text is the reason, and it ends as `error_max_budget_usd` (see `inbox`), even
 when its parent has moved the call to the background; any other stop ends it interrupted.
@@ -31,6 +33,8 @@ from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import Envelope
 from sagent.agent.session import SessionLog
 from sagent.fleet_nats import names
+from sagent.fleet_nats.policy import child_settings, parse_tree_policy, tree_policy_wire
+from sagent.permissions.transfer import PolicyWireError
 from sagent.tools.base import ToolError, spawns_agents
 from sagent.types import Usage
 
@@ -72,8 +76,9 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     label = names.check_label(request.label or f"{parent.label}-{uuid.uuid4().hex[:6]}")
     if label in parent.fleet.agents or label in parent.fleet.remote:
         raise ToolError(f"the label {label!r} is taken by a running agent; choose another")
-    # A one-shot child's share of the budget is held while it runs; a persistent one's is not (see persistent).
-    held = _allowance(parent, hold=not request.persistent)
+    # Nothing is held for the child: each of its requests is held against the tree's budget here first
+    # (see persistent); its own budget is what the tree has left now.
+    held = _allowance(parent)
     fields = {
         "prompt": request.prompt,
         "label": label,
@@ -83,15 +88,21 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         "max_tool_rounds": request.max_tool_rounds,
         "budget": float(held) if held is not None else None,
         "persistent": request.persistent,
+        "policy": tree_policy_wire(parent),  # the worker refuses a spawn without it (see `policy`)
     }
     subject = spawn_subject(bus.fleet, request.on)
     sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
     watching = await _watch(bus, parent, label, sinks) if sinks else None
-    if request.persistent:
-        from sagent.fleet_nats.persistent import follow_spending
+    from sagent.fleet_nats.persistent import follow_spending
 
-        await follow_spending(bus, parent, label)
-        held, watching = None, None  # nothing held; its events are followed for as long as it lives
+    # Its spend joins the tree as it comes, and its requests are held here (with a budget to hold them to).
+    following = await follow_spending(bus, parent, label) if request.persistent or held is not None else []
+    if parent.settings.approver is not None:  # its questions come to the parent's approver
+        from sagent.fleet_nats.approval import answer_questions
+
+        following.append(await answer_questions(bus, parent, label))
+    if request.persistent:
+        following, watching = [], None  # followed for as long as it lives
     else:
         # While it runs, the fleet knows it as the parent's: when the tree's budget is spent, it is sent a
         # stop that says so, whether its parent still waits for it or moved the call to the background.
@@ -110,10 +121,9 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     finally:
         if not request.persistent and parent.fleet.remote.get(label) == parent.label:
             del parent.fleet.remote[label]
-        if held is not None:
-            parent.cost.release(held)
-        if watching is not None:  # the child's last events are handed on before its answer is
-            drain: Callable[[], Coroutine[Any, Any, None]] = watching.drain  # (nats-py leaves it unannotated)
+        # The child's last events and spend are handed on before its answer is.
+        for sub in [watching, *following] if watching is not None else following:
+            drain: Callable[[], Coroutine[Any, Any, None]] = sub.drain  # (nats-py leaves it unannotated)
             with contextlib.suppress(Exception):
                 await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(drain(), bus.loop))
     answer = json.loads(reply.data)
@@ -125,7 +135,9 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
             f"started {label} (on {answer.get('host', '?')} {answer.get('model', '?')}); it works on its own and "
             f"reports to you when it goes idle. Message it with AgentSend to {label!r}."
         )
-    spent = CostTracker(parent=parent.cost)  # the child's spend joins the parent's tree, not its own
+    # The child's spend joins the parent's tree, not its own (a worker that held its requests here has
+    # counted it there already, as it came).
+    spent = CostTracker() if answer.get("lent") else CostTracker(parent=parent.cost)
     for model, usage in (answer.get("usage") or {}).items():
         spent.add(model, Usage(**usage))
     turns = int(answer.get("num_turns", 0))
@@ -168,17 +180,14 @@ async def _watch(bus: NatsBus, parent: Agent, label: str, sinks: Sequence[Remote
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(subscribing, bus.loop))
 
 
-def _allowance(parent: Agent, *, hold: bool) -> Decimal | None:
-    """What is left of the tree's budget (with `hold`, held for the child while it runs); None when there
-    is no budget."""
+def _allowance(parent: Agent) -> Decimal | None:
+    """What is left of the tree's budget; None when there is no budget."""
     tracker = parent.cost.budgeted()
     if tracker is None or tracker.budget is None:
         return None
     left = tracker.budget - tracker.spent - tracker.reserved
     if left <= 0:
         raise ToolError(f"cannot spawn: the budget of ${float(tracker.budget):.4f} (max_budget_usd) is spent")
-    if hold:
-        parent.cost.reserve(left)
     return left
 
 
@@ -208,6 +217,8 @@ class SpawnWorker:
                 raise ValueError("not a spawn request")
             work = asyncio.run_coroutine_threadsafe(self._run_child(fields), self.host_loop)
             answer = await asyncio.wrap_future(work)
+        except PolicyWireError as error:  # never run without the parent's policy
+            answer = {"error": f"refused by {self.host.label}: {error}"}
         except Exception as error:  # a bad request, or a child that could not be built
             answer = {"error": f"{type(error).__name__}: {error}"}
         await msg.respond(json.dumps(answer).encode())
@@ -217,6 +228,7 @@ class SpawnWorker:
         from sagent.events import Result
 
         host = self.host
+        tree = parse_tree_policy(fields.get("policy"), str(host.context.cwd))
         label = names.check_label(str(fields["label"]))
         wanted = fields.get("tools")
         tools = [t for t in host.settings.tools if (wanted is None or t.name in wanted) and not spawns_agents(t)]
@@ -241,17 +253,30 @@ class SpawnWorker:
             max_budget_usd=fields.get("budget"),
             max_depth=0,
         )
+        from sagent.fleet_nats.approval import ParentApprover
+
+        # The stricter of the worker's policy and the parent tree's; questions go to the parent's approver.
+        settings = child_settings(settings, tree, ParentApprover(self.bus, parent))
         model = host.fleet.models(host.model.provider, host.model.name)
         child = Agent(model, settings, session=SessionLog.ephemeral(), fleet=host.fleet)
+        lent = fields.get("budget") is not None  # its tree has a budget, kept in the parent's process
         if fields.get("persistent"):
             from sagent.fleet_nats.persistent import PersistentChild
 
             child.send(fields["prompt"])
-            driver = asyncio.create_task(PersistentChild(self.bus, child, parent).drive(), name=f"sagent {label}")
+            persistent = PersistentChild(self.bus, child, parent)
+            if lent:
+                persistent.lend_budget()
+            driver = asyncio.create_task(persistent.drive(), name=f"sagent {label}")
             self.running.add(driver)
             driver.add_done_callback(self.running.discard)
             return {"started": True, "host": self.bus.host, "model": f"{model.provider}/{model.name}"}
+        from sagent.fleet_nats.persistent import SpendReport, TreeBudget
+
         events = names.agent_subject(self.bus.fleet, label, "events")
+        report = SpendReport(self.bus, child)
+        if lent:
+            child.cost.lender = TreeBudget(report, parent)
         result: Result | None = None
         try:
             async for event in child.run(fields["prompt"]):
@@ -259,6 +284,8 @@ class SpawnWorker:
                 if isinstance(event, Result):
                     result = event
         finally:
+            if lent:
+                report.send(done=True)  # before the answer: the parent counts it all before it reads the answer
             await child.aclose()
             await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.bus.forget_here(label), self.bus.loop))
         assert result is not None
@@ -268,6 +295,7 @@ class SpawnWorker:
             "text": result.text,
             "num_turns": result.num_turns,
             "usage": usage,
+            "lent": lent,  # its spend went to the parent's tree as it came: the usage here is for display
             "host": self.bus.host,
             "model": f"{model.provider}/{model.name}",
         }

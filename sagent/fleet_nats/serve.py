@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,15 +63,24 @@ class Served:
         self.events = names.agent_subject(bus.fleet, agent.label, "events")
         self.signalled = False
 
-    async def run(self) -> bool:
-        """Serve until a signal (True: keep the label's place) or a stop control (False: leave the fleet)."""
+    async def run(self, ready: Callable[[], None] | None = None) -> bool:
+        """Serve until a signal (True: keep the label's place) or a stop control (False: leave the fleet).
+        `ready` is called once signals are handled and spawn requests are taken (say "serving" there: a
+        SIGTERM from then on shuts down cleanly)."""
         from sagent.fleet_nats.remote import SpawnWorker
 
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, self._on_signal)
         agent = self.agent
-        self.bus.call(SpawnWorker(self.bus, agent, loop).listen(any_worker=self.worker), 10)
+        try:
+            self.bus.call(SpawnWorker(self.bus, agent, loop).listen(any_worker=self.worker), 10)
+        except BaseException:
+            for number in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(number)
+            raise
+        if ready is not None:
+            ready()
         try:
             while not agent.closed:
                 if not await agent.wait_for_input():

@@ -3,20 +3,33 @@
 It offers sagent's own tools (files, search, the web tools with the fetch guard, the paper tools; not the
 tools that need a running sagent agent) and `sagent_task`, which runs a whole sagent task on any provider
 within a budget and answers with the result and its cost. Over stdio by default, or streamable HTTP on
-127.0.0.1 (`--http PORT`, endpoint `/mcp`).
+127.0.0.1 (`--http PORT`, endpoint `/mcp`), where every request must carry the server's bearer token
+(`sagent.mcp.auth`).
+
+Every call goes through the server's permission policy (the `Permissions` it was started with: mode,
+rules, headless default) exactly as an agent's tool call does: the tools run inside a tool host, an
+`Agent` that never calls its model, through `sagent.agent.rounds.run_call` (its hooks, then its tools
+with its `ToolContext`, the single path every agent's calls take, so whatever that path applies, such
+as the OS sandbox around Bash, applies here too). Nobody is there to answer a question: a call that
+would ask runs or is refused by the policy's headless default. `sagent_task`'s agent runs under the same
+policy.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sagent.agent.calls import execute
 from sagent.mcp.content import mcp_content
-from sagent.tools.base import Tool, ToolContext, manages_jobs, spawns_agents
+from sagent.tools.base import Tool, manages_jobs, spawns_agents
 from sagent.types import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+    from sagent.mcp.auth import App
+    from sagent.permissions.policy import Permissions
 
 TASK_TOOL = "sagent_task"
 DEFAULT_BUDGET_USD = 1.0
@@ -41,11 +54,42 @@ def served_tools(tools: Sequence[Tool]) -> list[Tool]:
 class SagentServer:
     """The MCP server's behaviour, apart from the SDK's plumbing: which tools there are and what a call does."""
 
-    def __init__(self, tools: Sequence[Tool], cwd: Path, budget_usd: float = DEFAULT_BUDGET_USD) -> None:
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        cwd: Path,
+        budget_usd: float = DEFAULT_BUDGET_USD,
+        permissions: Permissions | None = None,
+    ) -> None:
+        """`permissions` is the policy every call is held to (None: every call runs, for code that decides
+        for itself what it serves)."""
+        from sagent.agent.agent import Agent
+        from sagent.agent.session import SessionLog
+        from sagent.agent.settings import AgentSettings
+        from sagent.providers.scripted import ScriptedModel
+
         self.tools = {t.name: t for t in served_tools(tools)}
         self.cwd = cwd
         self.budget_usd = budget_usd
-        self.context = ToolContext(cwd=cwd)
+        self.permissions = permissions
+        settings = AgentSettings(
+            tools=tuple(self.tools.values()),
+            cwd=cwd,
+            label="mcp-serve",
+            permissions=permissions,
+            hooks=self._policy_hooks(),
+            approver=None,
+        )
+        # The tool host: an agent whose tool calls come from the MCP host, never from a model of its own.
+        self.host: Agent = Agent(ScriptedModel(name="none", provider="none"), settings, session=SessionLog.ephemeral())
+        self.context = self.host.context
+
+    def _policy_hooks(self) -> tuple[Any, ...]:
+        if self.permissions is None:
+            return ()
+        from sagent.permissions.policy import PermissionHook
+
+        return (PermissionHook(),)
 
     def listing(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(name, description, input schema) of every tool offered, `sagent_task` last."""
@@ -66,7 +110,9 @@ class SagentServer:
         call = ToolCall(f"mcp-{uuid.uuid4().hex[:12]}", name, arguments)
         if name == TASK_TOOL:
             return await self.task(call)
-        return await execute(self.tools, call, self.context), None
+        from sagent.agent.rounds import run_call
+
+        return await run_call(self.host, call), None
 
     async def task(self, call: ToolCall) -> tuple[ToolResult, dict[str, Any] | None]:
         """Run `sagent_task`: a new agent with sagent's tools, an in-memory session, the budget given."""
@@ -93,6 +139,8 @@ class SagentServer:
                 tools=builtin_tools(fleet=False),
                 max_budget_usd=float(budget),
                 cwd=self.cwd,
+                permissions=self.permissions,  # the task's agent is held to the server's policy too
+                hooks=self._policy_hooks(),
             )
         except ProviderError as error:
             return ToolResult.of(call, f"cannot use that model: {error}", is_error=True), None
@@ -146,9 +194,12 @@ async def serve_stdio(server: SagentServer) -> None:
         await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
-async def serve_http(server: SagentServer, port: int, host: str = "127.0.0.1") -> None:
-    """Serve streamable HTTP on `host:port` at `/mcp` until interrupted; OSError when the port cannot be
-    bound (taken, or privileged), before anything is served."""
+async def serve_http(
+    server: SagentServer, port: int, token: str, host: str = "127.0.0.1", ready: Callable[[], None] | None = None
+) -> None:
+    """Serve streamable HTTP on `host:port` at `/mcp` until interrupted, to requests that carry `token`
+    (`Authorization: Bearer TOKEN`; any other gets 401 and runs nothing); OSError when the port cannot be
+    bound (taken, or privileged), before anything is served; `ready` is called once it is bound."""
     import socket
 
     import uvicorn
@@ -160,6 +211,10 @@ async def serve_http(server: SagentServer, port: int, host: str = "127.0.0.1") -
     except OSError:
         listening.close()
         raise
-    app = build(server).streamable_http_app(host=host)
+    if ready is not None:  # bound: say where, and how to get in
+        ready()
+    from sagent.mcp.auth import requiring_token
+
+    app: App = requiring_token(build(server).streamable_http_app(host=host), token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     await uvicorn.Server(config).serve(sockets=[listening])

@@ -61,6 +61,9 @@ class Permissions:
     """Where the mode came from (a flag, a settings file, Shift+Tab), for /permissions."""
     started_in_bypass: bool = False
     """The session began in bypassPermissions, so Shift+Tab's cycle includes it."""
+    inherited: tuple[Permissions, ...] = ()
+    """The policies of the agents above this one in another process (a sub-agent on a fleet worker carries
+    its parent tree's, see `sagent.fleet_nats.policy`): they bind as an ancestor's own policy does."""
 
     @classmethod
     def build(
@@ -183,6 +186,8 @@ class Permissions:
             rules: tuple[Rule, ...] = getattr(self, which)
             for rule in rules:
                 lines.append(f"{which:5} {rule.text}" + (f"   ({rule.origin})" if rule.origin else ""))
+        for above in self.inherited:
+            lines += [f"parent's {line}" for line in above.describe()]
         return lines
 
 
@@ -213,6 +218,7 @@ def policies(agent: Agent) -> list[Permissions]:
         policy = current.settings.permissions
         if isinstance(policy, Permissions):
             found.append(policy)
+            found.extend(policy.inherited)
         current = current.parent
     return found
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.mcp.conftest import free_port
@@ -87,14 +88,18 @@ async def test_serve_over_streamable_http(tmp_path: Path) -> None:
     with FakeAnthropic(steps()) as fake:
         server = subprocess.Popen(
             [sys.executable, "-m", "sagent.cli.main", "mcp", "serve", "--http", str(port), "--cwd", str(project)],
-            env=env_for(fake, tmp_path),
+            env={**env_for(fake, tmp_path), "SAGENT_MCP_TOKEN": "a-token-for-the-tests-0123456789"},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
         try:
             await asyncio.to_thread(wait_for_port, port, server)
             url = f"http://127.0.0.1:{port}/mcp"
-            async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            client = create_mcp_http_client(headers={"Authorization": "Bearer a-token-for-the-tests-0123456789"})
+            async with (
+                streamable_http_client(url, http_client=client) as (read, write),
+                ClientSession(read, write) as session,
+            ):
                 found = await exercise(session, project)
         finally:
             server.terminate()
