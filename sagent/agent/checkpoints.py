@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.agent.hooks import ALLOW, Hook, ToolDecision
 from sagent.events import Event, MessageAdded
+from sagent.lib.private import private_dir
 from sagent.tools.base import off_loop
 from sagent.types import Message, ToolCall, UserMessage
 
@@ -200,7 +201,7 @@ class Checkpoints:
 
     def _folder(self) -> Path:
         assert self.folder is not None
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.folder)
         return self.folder
 
 

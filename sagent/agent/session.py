@@ -49,6 +49,7 @@ from sagent.agent.session_check import (
 )
 from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.lib.private import private_dir
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -128,7 +129,7 @@ class SessionLog:
         """A new session log in `directory` (default: this working directory's sessions folder), locked for
         this process and holding its header."""
         folder = directory or sessions_dir(cwd)
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(folder, tighten_below=data_dir())
         session_id = new_session_id()
         path = folder / f"{session_id}.jsonl"
         log = cls(session_id, path, fd=open_locked(path, create=True))

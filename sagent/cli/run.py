@@ -33,6 +33,7 @@ from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.evidence.gitref import start_point
 from sagent.lib import startup
+from sagent.lib.private import private_dir
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
@@ -268,7 +269,7 @@ def _input_history() -> Path | None:
     """Where typed input is remembered across sessions (beside the session logs)."""
     folder = sessions_dir(Path.cwd()).parent.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(folder)
         path = folder / "input-history"
         with open(path, "ab"):  # writable now, so the REPL cannot fail on its first line of input
             pass

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.session import sessions_dir
+from sagent.lib.private import private_dir
 
 INDEX_NAME = "search.sqlite"
 SCHEMA_VERSION = 1
@@ -72,7 +73,7 @@ class RecallIndex:
         self.sessions = sessions
         self.path = path
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            private_dir(path.parent)
         self.db = sqlite3.connect(str(path) if path is not None else ":memory:")
         self._prepare()
 
