@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +47,15 @@ from sagent.types import UserMessage
 
 
 def run_task(args: argparse.Namespace, piped: bool) -> int:
+    try:
+        return _run_task(args, piped)
+    finally:
+        from sagent.cli import stdin_copy
+
+        stdin_copy.remove()  # the copy of a large piped input lasts as long as the run
+
+
+def _run_task(args: argparse.Namespace, piped: bool) -> int:
     cwd = Path(args.cwd or ".").resolve()
     try:
         prompt = _prompt(args, piped)
@@ -376,6 +384,9 @@ def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:
     """The task: `-p` text, then piped standard input (unless stdin carries stream-json messages)."""
     parts = [args.prompt] if args.prompt else []
     if piped and args.input_format == "text":
+        from sagent.cli import stdin_copy
+
+        stdin_copy.remove_stale()  # what a run killed outright left behind
         data = read_stdin_text()
         data = fit_stdin(data, _stdin_room(args))
         if data.strip():
@@ -405,13 +416,15 @@ def _stdin_room(args: argparse.Namespace) -> tuple[int, str]:
 def fit_stdin(data: str, room: tuple[int, str]) -> str:
     """Piped input cut to its head and tail when it is larger than the model can take, with a note in the
     text saying what was cut and where the whole input is (a private temporary file), so the request
-    stays within the window and nothing is lost."""
+    stays within the window and nothing is lost. The file is redacted and lasts as long as the run."""
     limit, model = room
     if len(data) <= limit:
         return data
-    fd, path = tempfile.mkstemp(prefix="sagent-stdin-", suffix=".txt")  # mode 0600
-    with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as whole:
-        whole.write(data)
+    from sagent.cli import stdin_copy
+    from sagent.redaction import redact
+
+    data = redact(data)  # before the cut, which could leave a part of a secret no later redaction finds
+    path = stdin_copy.save(data)  # private, and removed when the run ends
     head = limit * 2 // 3
     tail = limit - head
     cut = len(data) - head - tail
