@@ -48,6 +48,7 @@ class McpTool(AnyOrder):
         self.input_schema = _schema(tool.input_schema)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.connection.use_spill_dir(ctx.spill_dir)
         result = await self.connection.call_tool(self.remote_name, arguments)
         content = result_content(result)
         if result.is_error:
