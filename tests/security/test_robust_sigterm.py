@@ -110,3 +110,20 @@ def test_sigterm_ends_a_run_waiting_on_a_hook_that_never_returns(tmp_path: Path)
     assert proc.returncode == 130
     left = subprocess.run(["pgrep", "-f", f"touch {marker}"], capture_output=True, text=True).stdout.split()
     assert left == []
+
+
+def test_sigterm_ends_a_run_reading_a_100_mb_mcp_result(tmp_path: Path) -> None:
+    server_env = {"HOSTILE_PIDS": str(tmp_path / "pids"), "HOSTILE_CALLED": str(tmp_path / "called")}
+    huge = {"command": sys.executable, "args": [HOSTILE, "huge", "100000000"], "env": server_env}
+    steps = [
+        tool_use_response([("McpToolSearch", {"query": "select:mcp__h__poke"})]),
+        tool_use_response([("mcp__h__poke", {})]),
+        text_response("read it"),
+    ]
+    with FakeAnthropic(steps) as fake:
+        proc = _start(fake, tmp_path, {"mcpServers": {"h": huge}})
+        _wait_for(tmp_path / "called", proc)
+        took = _terminate(proc)
+    print(f"SIGTERM to exit, reading a 100 MB MCP result: {took:.2f} s")
+    assert took < BOUND
+    assert proc.returncode in (0, 130)  # it may have finished reading first
