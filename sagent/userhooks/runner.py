@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sagent.tools.base import off_loop
 from sagent.tools.processes import (
     TAG_PREFIX,
     become_subreaper,
@@ -74,14 +75,15 @@ async def run_command(command: str, payload: bytes, *, cwd: Path, env: Mapping[s
             env={**env, f"{TAG_PREFIX}{token}": "1"},
             start_new_session=True,
         )
-    except OSError as error:
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the command
         pipes.close_all()
-        return Finished(None, "", "", f"could not start: {error.strerror or error}")
+        return Finished(None, "", "", f"could not start: {getattr(error, 'strerror', None) or error}")
     finally:
         pipes.close_child_ends()
     register(token, process.pid)
     since = start_time(process.pid)
-    pump = asyncio.ensure_future(asyncio.to_thread(pipes.pump))
+    # A daemon thread of its own (not the loop's small pool, which hooks and Bash calls at once could fill).
+    pump = asyncio.ensure_future(off_loop(pipes.pump))
     failure = ""
     try:
         try:
@@ -105,7 +107,7 @@ async def _end(
 ) -> None:
     """Kill every process of the hook, reap its shell, and read what is left in its pipes for a moment."""
     pipes.stop_at = time.monotonic() + DRAIN
-    await asyncio.to_thread(end_processes, token, process.pid, owned=process.pid, since=since)
+    await off_loop(end_processes, token, process.pid, owned=process.pid, since=since)
     with contextlib.suppress(ProcessLookupError):
         await process.wait()
     await pump

@@ -98,3 +98,9 @@ async def test_a_hook_leaving_a_background_child_returns_when_it_exits(tmp_path:
         os.kill(pid, 9)
     assert finished.code == 0 and finished.stdout == "ok\n"
     assert leftover == []
+
+
+@pytest.mark.parametrize("command", ["echo a\0b", "/no/such/program"], ids=["NUL byte", "missing program"])
+async def test_a_hook_that_cannot_start_is_a_failure_not_a_crash(tmp_path: Path, command: str) -> None:
+    finished = await run_command(command, b"{}", cwd=tmp_path, env=dict(os.environ), timeout=10)
+    assert finished.code != 0 and (finished.failure.startswith("could not start") or finished.code == 127)
