@@ -11,13 +11,16 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.security.test_robust_hooks import _survivors
 from tests.security.test_robust_mcp import HOSTILE
 
+MARK = uuid.uuid4().hex
 BOUND = 10.0  # seconds: far above the 2 s target, so a loaded machine cannot fail it; the figure is printed
 
 
@@ -41,6 +44,7 @@ def _start(fake: FakeAnthropic, tmp_path: Path, settings: dict) -> subprocess.Po
         "ANTHROPIC_BASE_URL": fake.url,
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_CONFIG_HOME": str(config),
+        "HOOK_MARK": MARK,
     }
     (tmp_path / "pids").mkdir()
     return subprocess.Popen(
@@ -96,19 +100,23 @@ def test_sigterm_ends_a_run_waiting_on_an_mcp_server_that_never_answers(tmp_path
     assert survivors == []
 
 
-def test_sigterm_ends_a_run_waiting_on_a_hook_that_never_returns(tmp_path: Path) -> None:
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"])
+def test_sigterm_ends_a_run_waiting_on_a_hook_that_never_returns(tmp_path: Path, event: str) -> None:
     marker = tmp_path / "called"
-    hook = {"type": "command", "command": f"touch {marker}; exec sleep 300", "timeout": 600}
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    hook = {"type": "command", "command": f"touch {marker}; setsid sleep 300 & exec sleep 300", "timeout": 600}
+    settings = {"hooks": {event: [{"hooks": [hook]}]}}
     steps = [tool_use_response([("Bash", {"command": "echo hi"})]), text_response("never reached")]
     with FakeAnthropic(steps) as fake:
         proc = _start(fake, tmp_path, settings)
         _wait_for(marker, proc)
         took = _terminate(proc)
-    print(f"SIGTERM to exit, waiting on a hung hook: {took:.2f} s")
+    print(f"SIGTERM to exit, waiting on a hung {event} hook: {took:.2f} s")
     assert took < BOUND
     assert proc.returncode == 130
-    left = subprocess.run(["pgrep", "-f", f"touch {marker}"], capture_output=True, text=True).stdout.split()
+    time.sleep(0.5)
+    left = _survivors(MARK)  # the hook and its setsid child carry sagent's environment, and the mark in it
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
     assert left == []
 
 
