@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.agent.hooks import ALLOW, Hook, ToolDecision
 from sagent.events import Event, MessageAdded
-from sagent.lib.private import private_dir
 from sagent.tools.base import off_loop
 from sagent.types import Message, ToolCall, UserMessage
 
@@ -201,6 +200,8 @@ class Checkpoints:
 
     def _folder(self) -> Path:
         assert self.folder is not None
+        from sagent.lib.private import private_dir  # 0700 down to the session's folder
+
         private_dir(self.folder)
         return self.folder
 
