@@ -183,6 +183,7 @@ class McpConnection:
                 self.cwd,
                 self._stderr,
                 self.spill_dir,
+                self._ended,
             )
         if self.config.transport == "sse":
             from mcp.client.sse import sse_client
@@ -193,6 +194,13 @@ class McpConnection:
 
         client = create_mcp_http_client(headers=dict(self.config.headers))
         return streamable_http_client(self.config.url, http_client=client)
+
+    def _ended(self) -> None:
+        """The server's output ended by itself (it exited between calls, or during one): the connection is
+        let go, so the next call starts the server again instead of failing on a dead session first."""
+        if self.state == "connected":
+            self.error = self._with_stderr("the server exited")
+        self._stop.set()
 
     def _with_stderr(self, reason: str) -> str:
         """`reason`, with the last line the server wrote to stderr (why a subprocess died, usually)."""

@@ -108,9 +108,11 @@ async def stdio_transport(
     cwd: Path,
     errlog: IO[str],
     spill_dir: Callable[[], Path],
+    on_end: Callable[[], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The (read, write) streams of a `ClientSession` to the server `command args`, as the SDK's
-    `stdio_client` gives them; the server is ended when the block is left."""
+    `stdio_client` gives them; the server is ended when the block is left. `on_end` is called when the
+    server ends its output by itself (it exited, it crashed), before the block is left."""
     import anyio
     from mcp.client.stdio import get_default_environment
     from mcp.shared.message import SessionMessage
@@ -130,6 +132,7 @@ async def stdio_transport(
     to_session, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, from_session = anyio.create_memory_object_stream[Any](0)
     pending: dict[Any, str] = {}  # id -> method of the requests sent and not yet answered
+    stopping = False
 
     async def deliver(message: Any) -> None:
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -176,6 +179,8 @@ async def stdio_transport(
                                 await parsed(line)
         if saved is not None:
             saved.close()
+        if not stopping and on_end is not None:
+            on_end()  # the server closed its stdout by itself: it exited, or will not answer again
 
     async def answer_for(saved: _Saved) -> None:
         request_id = saved.request_id(pending)
@@ -204,6 +209,8 @@ async def stdio_transport(
 
     async def stop() -> None:
         """Close the server's stdin, give it STOP_GRACE seconds to exit, then end it and all it started."""
+        nonlocal stopping
+        stopping = True
         with contextlib.suppress(Exception):
             if process.stdin is not None:
                 await process.stdin.aclose()

@@ -6,6 +6,8 @@ MODE is what it does when a tool is called (the handshake and tools/list always 
 - `crash-first STATE_FILE`: the first call of this server's whole life (across restarts: STATE_FILE
   counts them) kills it mid-call; later calls answer `alive <pid>`;
 - `crash-always`: every call kills it;
+- `exit-idle STATE_FILE`: in its first life, exits on its own shortly after listing its tools, between
+  calls; later it answers `alive <pid>`;
 - `huge BYTES`: answers with a text result of about BYTES characters, written in pieces;
 - `hang`: never answers a call (and ignores SIGTERM);
 - `flood`: writes megabytes of non-JSON garbage without line breaks, then hangs.
@@ -19,6 +21,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -99,6 +102,9 @@ def main() -> None:
             )
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": tools}})
+            if mode == "exit-idle" and not Path(arg).exists():
+                Path(arg).touch()  # only its first life: started again, it stays
+                threading.Timer(0.3, os._exit, (0,)).start()
         elif method == "tools/call":
             called = os.environ.get("HOSTILE_CALLED")
             if called:

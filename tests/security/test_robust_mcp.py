@@ -17,7 +17,7 @@ from sagent.events import ToolFinished
 from sagent.mcp.config import ServerConfig
 from sagent.mcp.setup import McpRun, mcp_run
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
-from sagent.tools.base import MAX_OUTPUT
+from sagent.tools.base import MAX_OUTPUT, tool
 from sagent.types import ToolResult
 
 HOSTILE = str(Path(__file__).with_name("hostile_mcp.py"))
@@ -61,6 +61,27 @@ async def test_a_crashed_server_is_started_again_and_its_tools_stay_known(tmp_pa
     assert crashed.is_error and "stopped during tool poke" in crashed.text and "crashing" in crashed.text
     assert not again.is_error and again.text.startswith("alive"), again.text
     assert not other.is_error and other.text == again.text  # the same, restarted, server
+
+
+@tool
+async def pause() -> str:
+    """Wait a moment."""
+    await asyncio.sleep(1.5)
+    return "waited"
+
+
+async def test_a_server_that_exited_between_calls_is_started_again_before_the_next(tmp_path: Path) -> None:
+    run = run_with(server("exit-idle", str(tmp_path / "exited")), tmp_path)
+    steps = [LOAD, tool_turn(("pause", {})), tool_turn(("mcp__h__poke", {})), text_turn("done")]
+    agent = Agent(ScriptedModel(steps), tools=[pause, *run.tools], hooks=(run.hook,), cwd=tmp_path)
+    try:
+        done = [e.result async for e in agent.run("go") if isinstance(e, ToolFinished)]
+    finally:
+        await agent.aclose()
+        await run.servers.aclose()
+    assert (tmp_path / "exited").exists()  # its first life ended on its own
+    poke = done[-1]
+    assert not poke.is_error and poke.text.startswith("alive"), poke.text
 
 
 async def test_a_server_that_keeps_crashing_is_started_three_more_times_then_left(tmp_path: Path) -> None:
