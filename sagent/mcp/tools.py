@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from sagent.mcp.client import McpConnection, McpServers
-from sagent.tools.base import AnyOrder, ToolContext, ToolError, ToolOutput
+from sagent.tools.base import AnyOrder, ToolContext, ToolError, ToolOutput, fit_output
 from sagent.types import ImagePart, TextPart, UserContent
 
 MAX_NAME = 64  # characters of a tool name every provider accepts (^[A-Za-z0-9_-]{1,64}$)
@@ -53,7 +53,7 @@ class McpTool(AnyOrder):
         content = result_content(result)
         if result.is_error:
             text = "\n".join(p.text for p in content if isinstance(p, TextPart)) or "the tool reported an error"
-            raise ToolError(text)
+            raise ToolError(fit_output(text, ctx, self.name))  # an error result is cut and spilled too
         return content or "(no output)"
 
     def __repr__(self) -> str:

@@ -8,7 +8,8 @@ MODE is what it does when a tool is called (the handshake and tools/list always 
 - `crash-always`: every call kills it;
 - `exit-idle STATE_FILE`: in its first life, exits on its own shortly after listing its tools, between
   calls; later it answers `alive <pid>`;
-- `huge BYTES`: answers with a text result of about BYTES characters, written in pieces;
+- `huge BYTES [error]`: answers with a text result of about BYTES characters, written in pieces (marked
+  `isError` with `error`);
 - `hang`: never answers a call (and ignores SIGTERM);
 - `flood`: writes megabytes of non-JSON garbage without line breaks, then hangs.
 It writes its pid to `$HOSTILE_PIDS` (a folder) when that is set, so a test can check none survives, and
@@ -53,7 +54,7 @@ def answer_call(mode: str, arg: str, request_id: object) -> None:
         while left > 0:
             out.write(piece[: min(left, len(piece))])
             left -= len(piece)
-        out.write(b'"}], "isError": false}}\n')
+        out.write(b'"}], "isError": ' + (b"true" if "error" in sys.argv[3:] else b"false") + b"}}\n")
         out.flush()
         return
     elif mode in ("hang", "flood"):

@@ -115,6 +115,19 @@ async def test_a_100_mb_result_is_cut_and_spilled(tmp_path: Path) -> None:
     assert result.text.count("0123456789abcdef") > 100  # the head and tail of what it sent
 
 
+@pytest.mark.parametrize("size", [1_000_000, 20_000_000], ids=["read whole", "over the message cap"])
+async def test_a_huge_error_result_is_cut_and_spilled_too(tmp_path: Path, size: int) -> None:
+    run = run_with(server("huge", str(size), "error"), tmp_path)
+    log = SessionLog.create(tmp_path, {})
+    done = await results(run, [LOAD, tool_turn(("mcp__h__poke", {})), text_turn("done")], tmp_path, log)
+    log.close()
+    result = done[1]
+    assert len(result.text) <= MAX_OUTPUT + 1000
+    assert log.session_dir is not None
+    (spill,) = [p for p in (log.session_dir / "outputs").iterdir()]
+    assert str(spill) in result.text and spill.stat().st_size >= size
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the peak memory from /proc")
 def test_a_100_mb_result_is_read_in_bounded_memory(tmp_path: Path) -> None:
     """In a process of its own, so that its peak memory is its own."""
