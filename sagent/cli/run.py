@@ -47,11 +47,12 @@ from sagent.types import UserMessage
 
 
 def run_task(args: argparse.Namespace, piped: bool) -> int:
+    from sagent.cli import stdin_copy
+
+    stdin_copy.remove_stale()  # what a run killed outright left behind
     try:
         return _run_task(args, piped)
     finally:
-        from sagent.cli import stdin_copy
-
         stdin_copy.remove()  # the copy of a large piped input lasts as long as the run
 
 
@@ -384,9 +385,6 @@ def _prompt(args: argparse.Namespace, piped: bool) -> UserMessage | None:
     """The task: `-p` text, then piped standard input (unless stdin carries stream-json messages)."""
     parts = [args.prompt] if args.prompt else []
     if piped and args.input_format == "text":
-        from sagent.cli import stdin_copy
-
-        stdin_copy.remove_stale()  # what a run killed outright left behind
         data = read_stdin_text()
         data = fit_stdin(data, _stdin_room(args))
         if data.strip():

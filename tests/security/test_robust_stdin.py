@@ -133,7 +133,7 @@ def test_a_copy_left_by_a_killed_run_is_removed_by_the_next_one(tmp_path: Path, 
         with FakeAnthropic([text_response("ok")]) as fake:
             done = subprocess.run(
                 _sagent("-p", "hi", "--cwd", str(tmp_path)),
-                input="small input",
+                stdin=subprocess.DEVNULL,  # any headless run cleans up, piped or not
                 capture_output=True,
                 text=True,
                 env=_env(fake, tmp_path, tmpdir_),
