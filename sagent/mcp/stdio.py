@@ -144,7 +144,8 @@ async def stdio_transport(
         except ValueError as error:
             await deliver(error)
             return
-        pending.pop(getattr(message, "id", None), None)
+        if getattr(message, "method", None) is None:  # an answer (a request of the server's has a method)
+            pending.pop(getattr(message, "id", None), None)
         await deliver(SessionMessage(message))
 
     async def read() -> None:

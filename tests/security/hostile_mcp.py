@@ -69,6 +69,11 @@ def answer_call(mode: str, arg: str, request_id: object) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "result": alive})
 
 
+def exit_now(state: Path) -> None:
+    state.touch()
+    os._exit(0)
+
+
 def main() -> None:
     mode = sys.argv[1]
     arg = sys.argv[2] if len(sys.argv) > 2 else ""
@@ -103,9 +108,8 @@ def main() -> None:
             )
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": tools}})
-            if mode == "exit-idle" and not Path(arg).exists():
-                Path(arg).touch()  # only its first life: started again, it stays
-                threading.Timer(0.3, os._exit, (0,)).start()
+            if mode == "exit-idle" and not Path(arg).exists():  # only its first life: started again, it stays
+                threading.Timer(0.3, exit_now, (Path(arg),)).start()
         elif method == "tools/call":
             called = os.environ.get("HOSTILE_CALLED")
             if called:

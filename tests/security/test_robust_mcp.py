@@ -64,15 +64,24 @@ async def test_a_crashed_server_is_started_again_and_its_tools_stay_known(tmp_pa
 
 
 @tool
-async def pause() -> str:
-    """Wait a moment."""
-    await asyncio.sleep(1.5)
+async def pause(marker: str) -> str:
+    """Wait until the server has exited, and a moment more for sagent to see it.
+
+    Args:
+        marker: the file the server touches as it exits
+    """
+    for _ in range(600):
+        if Path(marker).exists():
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.0)
     return "waited"
 
 
 async def test_a_server_that_exited_between_calls_is_started_again_before_the_next(tmp_path: Path) -> None:
     run = run_with(server("exit-idle", str(tmp_path / "exited")), tmp_path)
-    steps = [LOAD, tool_turn(("pause", {})), tool_turn(("mcp__h__poke", {})), text_turn("done")]
+    pause_until = tool_turn(("pause", {"marker": str(tmp_path / "exited")}))
+    steps = [LOAD, pause_until, tool_turn(("mcp__h__poke", {})), text_turn("done")]
     agent = Agent(ScriptedModel(steps), tools=[pause, *run.tools], hooks=(run.hook,), cwd=tmp_path)
     try:
         done = [e.result async for e in agent.run("go") if isinstance(e, ToolFinished)]
