@@ -49,7 +49,6 @@ from sagent.agent.session_check import (
 )
 from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.lib.private import private_dir
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -128,6 +127,8 @@ class SessionLog:
     def create(cls, cwd: Path, header: dict[str, Any], *, directory: Path | None = None) -> SessionLog:
         """A new session log in `directory` (default: this working directory's sessions folder), locked for
         this process and holding its header."""
+        from sagent.lib.private import private_dir  # 0700 down from sagent's data folder
+
         folder = directory or sessions_dir(cwd)
         private_dir(folder, tighten_below=data_dir())
         session_id = new_session_id()

@@ -32,7 +32,6 @@ from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.evidence.gitref import start_point
 from sagent.lib import startup
-from sagent.lib.private import private_dir
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
@@ -276,6 +275,8 @@ def _in_data_dir(error: OSError) -> bool:
 
 def _input_history() -> Path | None:
     """Where typed input is remembered across sessions (beside the session logs)."""
+    from sagent.lib.private import private_dir
+
     folder = sessions_dir(Path.cwd()).parent.parent
     try:
         private_dir(folder)

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.session import sessions_dir
-from sagent.lib.private import private_dir
 
 INDEX_NAME = "search.sqlite"
 SCHEMA_VERSION = 1
@@ -73,6 +72,8 @@ class RecallIndex:
         self.sessions = sessions
         self.path = path
         if path is not None:
+            from sagent.lib.private import private_dir
+
             private_dir(path.parent)
         self.db = sqlite3.connect(str(path) if path is not None else ":memory:")
         self._prepare()

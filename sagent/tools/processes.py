@@ -32,8 +32,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sagent.lib.private import private_dir
-
 TAG_PREFIX = "SAGENT_CALL_"
 PROC = Path("/proc")
 _PR_SET_CHILD_SUBREAPER = 36
@@ -235,6 +233,8 @@ def write_record(folder: Path, token: str, command: str) -> Path | None:
     }
     path = folder / f"{token}.json"
     try:
+        from sagent.lib.private import private_dir
+
         private_dir(folder)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
