@@ -52,3 +52,31 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+class StreamRedactor:
+    """Redacts text that arrives in pieces (a command's output, a server's answer), so that a secret cut
+    between two pieces is still replaced: the last characters of each piece that could begin a secret
+    wait for the next one. `feed` returns what is safe to pass on; `flush` the rest, at the end."""
+
+    def __init__(self, secrets: list[str] | None = None) -> None:
+        self.secrets = known_secrets() if secrets is None else secrets
+        self._hold = max((len(s) for s in self.secrets), default=1) - 1
+        self._pending = ""
+
+    def feed(self, text: str) -> str:
+        """The redacted text that can no longer be part of a secret, from what came so far."""
+        if not self.secrets:
+            return text
+        redacted = redact(self._pending + text, self.secrets)
+        if len(redacted) <= self._hold:
+            self._pending = redacted
+            return ""
+        cut = len(redacted) - self._hold
+        self._pending = redacted[cut:]
+        return redacted[:cut]
+
+    def flush(self) -> str:
+        """What was held back, redacted; the stream is over."""
+        rest, self._pending = redact(self._pending, self.secrets), ""
+        return rest

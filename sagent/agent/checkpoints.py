@@ -201,7 +201,9 @@ class Checkpoints:
 
     def _folder(self) -> Path:
         assert self.folder is not None
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from sagent.lib.private import private_dir  # 0700 down to the session's folder
+
+        private_dir(self.folder)
         return self.folder
 
 

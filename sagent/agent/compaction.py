@@ -27,6 +27,7 @@ from typing import Literal
 
 from sagent.agent.tokens import estimate_message
 from sagent.events import Compacted, ContextPruned, Rewound, ToolResultsCleared
+from sagent.redaction import redact
 from sagent.types import AssistantMessage, Message, ModelRequest, PeerMessage, TextPart, ToolResult, UserMessage
 
 COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
@@ -148,6 +149,7 @@ def _carried(text: str) -> str:
     text = text.strip()
     if len(text) <= MAX_USER_MESSAGE:
         return text
+    text = redact(text)  # before the cut, which could leave a part of a secret no later redaction finds
     return text[:MAX_USER_MESSAGE] + f" [… {len(text) - MAX_USER_MESSAGE:,} more characters, in the session log]"
 
 
@@ -184,7 +186,7 @@ def prune(
         call = calls.get(message.call_id)
         arguments = json.dumps(call.arguments, ensure_ascii=False) if call is not None else "{}"
         if len(arguments) > 300:
-            arguments = arguments[:300] + "…"
+            arguments = redact(arguments)[:300] + "…"
         note = f"{PRUNED} call {message.name} with {arguments} again to see it]"
         stubs.append(ToolResult(message.call_id, message.name, (TextPart(note),), message.is_error))
     return tuple(stubs)

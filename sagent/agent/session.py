@@ -128,8 +128,10 @@ class SessionLog:
     def create(cls, cwd: Path, header: dict[str, Any], *, directory: Path | None = None) -> SessionLog:
         """A new session log in `directory` (default: this working directory's sessions folder), locked for
         this process and holding its header."""
+        from sagent.lib.private import private_dir  # 0700 down from sagent's data folder
+
         folder = directory or sessions_dir(cwd)
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(folder, tighten_below=data_dir())
         session_id = new_session_id()
         path = folder / f"{session_id}.jsonl"
         log = cls(session_id, path, fd=open_locked(path, create=True))

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +47,16 @@ from sagent.types import UserMessage
 
 
 def run_task(args: argparse.Namespace, piped: bool) -> int:
+    from sagent.cli import stdin_copy
+
+    stdin_copy.remove_stale()  # what a run killed outright left behind
+    try:
+        return _run_task(args, piped)
+    finally:
+        stdin_copy.remove()  # the copy of a large piped input lasts as long as the run
+
+
+def _run_task(args: argparse.Namespace, piped: bool) -> int:
     cwd = Path(args.cwd or ".").resolve()
     try:
         prompt = _prompt(args, piped)
@@ -273,9 +282,11 @@ def _in_data_dir(error: OSError) -> bool:
 
 def _input_history() -> Path | None:
     """Where typed input is remembered across sessions (beside the session logs)."""
+    from sagent.lib.private import private_dir
+
     folder = sessions_dir(Path.cwd()).parent.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(folder)
         path = folder / "input-history"
         with open(path, "ab"):  # writable now, so the REPL cannot fail on its first line of input
             pass
@@ -411,13 +422,15 @@ def _stdin_room(args: argparse.Namespace) -> tuple[int, str]:
 def fit_stdin(data: str, room: tuple[int, str]) -> str:
     """Piped input cut to its head and tail when it is larger than the model can take, with a note in the
     text saying what was cut and where the whole input is (a private temporary file), so the request
-    stays within the window and nothing is lost."""
+    stays within the window and nothing is lost. The file is redacted and lasts as long as the run."""
     limit, model = room
     if len(data) <= limit:
         return data
-    fd, path = tempfile.mkstemp(prefix="sagent-stdin-", suffix=".txt")  # mode 0600
-    with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as whole:
-        whole.write(data)
+    from sagent.cli import stdin_copy
+    from sagent.redaction import redact
+
+    data = redact(data)  # before the cut, which could leave a part of a secret no later redaction finds
+    path = stdin_copy.save(data)  # private, and removed when the run ends
     head = limit * 2 // 3
     tail = limit - head
     cut = len(data) - head - tail

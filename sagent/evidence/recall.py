@@ -72,7 +72,9 @@ class RecallIndex:
         self.sessions = sessions
         self.path = path
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            from sagent.lib.private import private_dir
+
+            private_dir(path.parent)
         self.db = sqlite3.connect(str(path) if path is not None else ":memory:")
         self._prepare()
 

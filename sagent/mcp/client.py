@@ -98,6 +98,21 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._stderr: Any = None
         self._background: set[asyncio.Task[None]] = set()  # listings again after a change, under way
+        self._spill_dir: Callable[[], Path] | None = None
+
+    def spill_dir(self) -> Path:
+        """Where an answer too large to read into memory is saved: the session's folder for outputs, once
+        a tool call said which (`use_spill_dir`), else a private temporary folder."""
+        if self._spill_dir is None:
+            from sagent.mcp.stdio import private_spill_dir
+
+            folder = private_spill_dir()
+            self._spill_dir = lambda: folder
+        return self._spill_dir()
+
+    def use_spill_dir(self, folder: Callable[[], Path]) -> None:
+        """Save oversized answers where `folder()` says (called only when one comes)."""
+        self._spill_dir = folder
 
     @property
     def name(self) -> str:
@@ -157,13 +172,19 @@ class McpConnection:
 
     def _transport(self) -> Any:
         if self.config.transport == "stdio":
-            from mcp import StdioServerParameters, stdio_client
+            from sagent.mcp.stdio import stdio_transport
 
             self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-            params = StdioServerParameters(
-                command=self.config.command, args=list(self.config.args), env=dict(self.config.env), cwd=self.cwd
+            return stdio_transport(
+                self.name,
+                self.config.command,
+                list(self.config.args),
+                dict(self.config.env),
+                self.cwd,
+                self._stderr,
+                self.spill_dir,
+                self._ended,
             )
-            return stdio_client(params, errlog=self._stderr)
         if self.config.transport == "sse":
             from mcp.client.sse import sse_client
 
@@ -173,6 +194,13 @@ class McpConnection:
 
         client = create_mcp_http_client(headers=dict(self.config.headers))
         return streamable_http_client(self.config.url, http_client=client)
+
+    def _ended(self) -> None:
+        """The server's output ended by itself (it exited between calls, or during one): the connection is
+        let go, so the next call starts the server again instead of failing on a dead session first."""
+        if self.state == "connected":
+            self.error = self._with_stderr("the server exited")
+        self._stop.set()
 
     def _with_stderr(self, reason: str) -> str:
         """`reason`, with the last line the server wrote to stderr (why a subprocess died, usually)."""

@@ -45,11 +45,13 @@ class McpCatalog:
         self._built: dict[str, tuple[int, list[McpTool]]] = {}
 
     def all_tools(self) -> list[McpTool]:
-        """Every tool of the connected servers, in the configured order of servers, names made unique."""
+        """Every tool of the servers, in the configured order of servers, names made unique. A server that
+        stopped (it crashed) keeps offering the tools it listed: a call starts it again, or says why it
+        cannot, rather than finding an unknown tool."""
         tools: list[McpTool] = []
         taken: set[str] = set()
         for connection in self.servers.connections.values():
-            if connection.state != "connected":
+            if connection.state != "connected" and not connection.tools:
                 continue
             version, built = self._built.get(connection.name, (-1, []))
             if version != connection.version:

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from sagent.mcp.client import McpConnection, McpServers
-from sagent.tools.base import AnyOrder, ToolContext, ToolError, ToolOutput
+from sagent.tools.base import AnyOrder, ToolContext, ToolError, ToolOutput, fit_output
 from sagent.types import ImagePart, TextPart, UserContent
 
 MAX_NAME = 64  # characters of a tool name every provider accepts (^[A-Za-z0-9_-]{1,64}$)
@@ -48,11 +48,12 @@ class McpTool(AnyOrder):
         self.input_schema = _schema(tool.input_schema)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.connection.use_spill_dir(ctx.spill_dir)
         result = await self.connection.call_tool(self.remote_name, arguments)
         content = result_content(result)
         if result.is_error:
             text = "\n".join(p.text for p in content if isinstance(p, TextPart)) or "the tool reported an error"
-            raise ToolError(text)
+            raise ToolError(fit_output(text, ctx, self.name))  # an error result is cut and spilled too
         return content or "(no output)"
 
     def __repr__(self) -> str:

@@ -121,9 +121,9 @@ class ToolContext:
             import tempfile
 
             self.session_dir = Path(tempfile.mkdtemp(prefix="sagent-"))
-        out = self.session_dir / "outputs"
-        out.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return out
+        from sagent.lib.private import private_dir
+
+        return private_dir(self.session_dir / "outputs")
 
     def save_output(self, name: str, text: str) -> Path:
         """Write `text` to `name` in the spill folder, readable only by the user and with every secret
@@ -178,9 +178,14 @@ MAX_OUTPUT = 30_000  # characters of one tool output that enter the context
 
 def fit_output(text: str, ctx: ToolContext, tool_name: str) -> str:
     """`text` if it is short enough for the context; else its head and tail, with the whole of it saved to
-    the session folder and its path given, so nothing is lost and the model can Read or Grep the rest."""
+    the session folder and its path given, so nothing is lost and the model can Read or Grep the rest.
+    A text that is cut has every secret sagent knows redacted first: a cut through a secret would leave a
+    part of it that no later redaction (the session log's) recognises."""
     if len(text) <= MAX_OUTPUT:
         return text
+    from sagent.redaction import redact
+
+    text = redact(text)
     spill = ctx.save_output(f"{tool_name.lower()}-{uuid.uuid4().hex[:12]}.txt", text)
     half = MAX_OUTPUT // 2
     cut = len(text) - 2 * half

@@ -294,10 +294,15 @@ def strip_break(part: str) -> str:
 def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
     """Numbered lines from `offset`: at most `limit` of them and about MAX_OUTPUT characters, with a note
     that says where to go on."""
+    from sagent.redaction import known_secrets, redact
+
+    # A long line is redacted before it is cut, so that the cut cannot leave part of a secret: a line is
+    # kept that much longer than it is shown.
+    secrets = known_secrets()
     out: list[str] = []
     total, used, counted = 0, 0, True
     full_at: int | None = None  # where the page was full; only lines are counted past it
-    for parts, dropped in line_chunks(f):
+    for parts, dropped in line_chunks(f, MAX_LINE + max(map(len, secrets), default=0)):
         if full_at is not None or total + len(parts) < offset:
             total += len(parts)
             if full_at is not None and f.tell() - full_at > COUNT_SCAN:
@@ -311,6 +316,7 @@ def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
             line = strip_break(part)
             length = len(line) + (dropped if i == 0 else 0)
             if length > MAX_LINE:
+                line = redact(line, secrets)
                 line = line[:MAX_LINE] + f" [… {length - MAX_LINE} more characters]"
             used += len(line) + 8
             if used > MAX_OUTPUT - 200 and out:  # a page the context can take; the note says how to go on

@@ -233,7 +233,9 @@ def write_record(folder: Path, token: str, command: str) -> Path | None:
     }
     path = folder / f"{token}.json"
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from sagent.lib.private import private_dir
+
+        private_dir(folder)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             json.dump(record, f)

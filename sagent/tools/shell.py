@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sagent.redaction import known_secrets, redact
+from sagent.redaction import StreamRedactor
 from sagent.tools.base import MAX_OUTPUT, AnyOrder, ToolContext, ToolError
 from sagent.tools.processes import (
     become_subreaper,
@@ -175,20 +175,22 @@ async def _finish(
 
 class Capture:
     """A command's output as it arrives, in constant memory: all of it while it fits the context, then its
-    head and tail, with the whole stream written to a spill file (secrets redacted, mode 0600)."""
+    head and tail, with the whole stream written to a spill file (mode 0600). An output that is cut is
+    redacted as it arrives, before anything of it is kept or cut: a secret split between two reads, or by
+    the cut between head and tail, never shows in part (the head, the tail, the file). An output that fits
+    is given whole, as the command wrote it (the session log redacts it when it is written)."""
 
     def __init__(self, spill_path: Callable[[], Path]) -> None:
         self._spill_path = spill_path
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._secrets = known_secrets()
-        # A secret may be cut between two chunks: this much of the redacted text waits for the next one.
-        self._hold = max((len(s) for s in self._secrets), default=1) - 1
-        self._pending = ""
-        self._short: list[str] = []  # all of the text, while it fits the context
+        self._redactor = StreamRedactor()
+        self._short: list[str] = []  # all of the text as it came, while it fits the context
+        self._short_chars = 0
+        self._redacted: list[str] | None = []  # the same redacted, until it no longer fits
         self.long = False
         self.head = ""
         self.tail = ""
-        self.chars = 0
+        self.chars = 0  # of the redacted output
         self.path: Path | None = None
         self.spill_error = ""
         self.written = 0  # bytes in the spill file
@@ -214,19 +216,31 @@ class Capture:
             self.close()
 
     def feed(self, data: bytes) -> None:
-        self._add(self._decoder.decode(data))
+        self._take(self._decoder.decode(data))
+
+    def _take(self, text: str) -> None:
+        if not text:
+            return
+        if not self.long:
+            self._short.append(text)
+            self._short_chars += len(text)
+            if self._short_chars > MAX_OUTPUT:
+                self.long, self._short = True, []
+        self._add(self._redactor.feed(text))
 
     def _add(self, text: str) -> None:
+        """Redacted text, kept while the output fits; once it does not, its head, tail and spill file."""
+        if self._redacted is not None:
+            self._redacted.append(text)
+            if not self.long:
+                return
+            text, self._redacted = "".join(self._redacted), None
+            self._open_spill()
         if not text:
             return
         self.chars += len(text)
-        if not self.long:
-            self._short.append(text)
-            if self.chars <= MAX_OUTPUT:
-                return
-            text, self._short, self.long = "".join(self._short), [], True
-            self.head = text[: MAX_OUTPUT // 2]
-            self._open_spill()
+        if len(self.head) < MAX_OUTPUT // 2:
+            self.head += text[: MAX_OUTPUT // 2 - len(self.head)]
         self.tail = (self.tail + text)[-(MAX_OUTPUT // 2) :]
         self._spill(text)
 
@@ -238,15 +252,10 @@ class Capture:
         except OSError as error:
             self.spill_error = f"{type(error).__name__}: {error}"
 
-    def _spill(self, text: str, final: bool = False) -> None:
+    def _spill(self, text: str) -> None:
         if self._fd is None:
             return
-        redacted = redact(self._pending + text, self._secrets)
-        if self._hold and not final:
-            redacted, self._pending = redacted[: -self._hold], redacted[-self._hold :]
-        else:
-            self._pending = ""
-        data = redacted.encode("utf-8", errors="replace")
+        data = text.encode("utf-8", errors="replace")
         room = MAX_SPILL_BYTES - self.written
         if len(data) > room:
             self.dropped += len(data) - room
@@ -262,8 +271,8 @@ class Capture:
             self._fd = None
 
     def close(self) -> None:
-        self._add(self._decoder.decode(b"", final=True))
-        self._spill("", final=True)
+        self._take(self._decoder.decode(b"", final=True))
+        self._add(self._redactor.flush())
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
