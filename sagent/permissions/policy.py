@@ -23,6 +23,8 @@ from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, ToolDecision
 from sagent.permissions.modes import PLAN_TOOL, PLAN_TOOLS, SAFE_TOOLS, HeadlessDefault, Mode, parse_mode
 from sagent.permissions.paths import inside
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, Subject, parse_rule, subject_of
+from sagent.sandbox.policy import SandboxPolicy
+from sagent.sandbox.spawn import confines
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -114,12 +116,13 @@ class Permissions:
             self._index[tool] = found  # type: ignore[assignment]
         return found  # type: ignore[return-value]
 
-    def decide(self, tool: str, arguments: dict[str, object], cwd: str) -> Allow | Ask | Deny:
-        """What this policy says about one call of `tool` made from `cwd`."""
-        return self.judge(subject_of(tool, arguments, cwd), cwd)
+    def decide(self, tool: str, arguments: dict[str, object], cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
+        """What this policy says about one call of `tool` made from `cwd` (`sandboxed`: see `judge`)."""
+        return self.judge(subject_of(tool, arguments, cwd), cwd, sandboxed)
 
-    def judge(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
-        """What this policy says about a call the rules see as `subject`."""
+    def judge(self, subject: Subject, cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
+        """What this policy says about a call the rules see as `subject`. `sandboxed`: the call is a Bash
+        command that will run in the OS sandbox, which lets it run unasked once no deny or ask rule stops it."""
         tool = subject.tool
         deny, ask, allow = self.rules_for(tool)
         for rule in deny:
@@ -139,9 +142,9 @@ class Permissions:
                 return Ask(f"an ask rule: {rule.text}")
         if allow and allowed_by(allow, subject):
             return ALLOW
-        return self._by_mode(subject, cwd)
+        return self._by_mode(subject, cwd, sandboxed)
 
-    def _by_mode(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
+    def _by_mode(self, subject: Subject, cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
         tool = subject.tool
         if tool in READING_TOOLS or tool in EDITING_TOOLS:
             roots = (cwd, *self.roots)
@@ -152,6 +155,8 @@ class Permissions:
                 return ALLOW
             return Ask(f"{self.mode} mode asks before editing files")
         if tool == "Bash":
+            if sandboxed:  # the sandbox is the boundary: deny and ask rules were applied above
+                return ALLOW
             if subject.commands is None:
                 return Ask("the command line cannot be split into its commands safely")
             return Ask(f"{self.mode} mode asks before running commands")
@@ -207,18 +212,25 @@ def decide(agent: Agent, call: ToolCall) -> Allow | Ask | Deny:
         return ALLOW
     cwd = str(agent.context.cwd)
     subject = subject_of(call.name, call.arguments, cwd)
+    sandboxed = call.name == "Bash" and in_sandbox(agent.context.sandbox, call.arguments)
     answer: Allow | Ask | Deny = ALLOW
     seen: list[Permissions] = []
     for policy in found:
         if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
             continue
         seen.append(policy)
-        verdict = policy.judge(subject, cwd)
+        verdict = policy.judge(subject, cwd, sandboxed)
         if _RANK[type(verdict)] > _RANK[type(answer)]:
             answer = verdict
             if isinstance(answer, Deny):
                 break
     return answer
+
+
+def in_sandbox(sandbox: SandboxPolicy, arguments: dict[str, object]) -> bool:
+    """Whether a Bash call with `arguments` runs in the OS sandbox: one works here, and the call does not ask
+    to leave it (`dangerouslyDisableSandbox`), which always goes through the permission question."""
+    return arguments.get("dangerouslyDisableSandbox") is not True and confines(sandbox)
 
 
 def mode_of(agent: Agent) -> Mode | None:

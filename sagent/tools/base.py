@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from sagent.sandbox.policy import DEFAULT as DEFAULT_SANDBOX
+from sagent.sandbox.policy import SandboxPolicy
 from sagent.tools import workers
 from sagent.types import ImagePart, TextPart, ToolCall, ToolSpec, UserContent
 
@@ -47,6 +49,15 @@ class ToolContext:
     # True when the session keeps no log (--ephemeral): tools that would save something (Memory, the
     # Recall index) write nothing.
     ephemeral: bool = False
+    # The sandbox Bash commands run in (workspace-write without network unless the agent says otherwise),
+    # and the workspace it lets them write: the project's folders; () means the working directory as it
+    # was when the context was made.
+    sandbox: SandboxPolicy = DEFAULT_SANDBOX
+    roots: tuple[Path, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.roots:
+            self.roots = (self.cwd.resolve(),)
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:

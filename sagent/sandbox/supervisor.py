@@ -1,0 +1,290 @@
+"""The process that lives inside one bubblewrap sandbox for a whole session and runs each command sent to it.
+
+Run as `python -I -S supervisor.py FD [PROXY_SOCKET]` by `sagent.sandbox.live`: standard library only, as
+it starts before anything of sagent is importable in the sandbox. FD is a SOCK_SEQPACKET socket to sagent.
+Messages are JSON objects, one per packet; a command's output pipe comes with its `run` message as a
+file descriptor (SCM_RIGHTS).
+
+Each command runs in a *helper*: a process forked ahead of time that has made its own user and PID
+namespaces (`unshare`), so the command's bash is process 1 of a namespace of its own. Whatever the command
+starts (`&`, `nohup`, `setsid`, a double fork, `env -i`) is in that namespace, and the kernel kills all of it
+when that bash exits or is killed: nothing of a call outlives it. A helper serves one call, then exits; the
+next one is forked while the current call runs, so the fork is not paid by the call.
+
+With PROXY_SOCKET, the sandbox has no network but its loopback: a listener on 127.0.0.1 (its port is
+reported in the `ready` message) carries each connection to sagent's domain proxy through that socket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import threading
+import time
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+MAX_PACKET = 1 << 20
+
+
+def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
+    data = json.dumps(message).encode()
+    if fds:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(memoryview(_ints(fds))))])
+    else:
+        sock.send(data)
+
+
+def _ints(fds: list[int]) -> bytearray:
+    import array
+
+    return bytearray(array.array("i", fds).tobytes())
+
+
+def receive(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
+    """One message and the descriptors that came with it; (None, []) at the end of the stream."""
+    import array
+
+    fds = array.array("i")
+    data, ancdata, _, _ = sock.recvmsg(MAX_PACKET, socket.CMSG_SPACE(16 * fds.itemsize), socket.MSG_CMSG_CLOEXEC)
+    for level, kind, payload in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        return None, []
+    return json.loads(data), list(fds)
+
+
+# ----------------------------------------------------------------------------------------- helper
+
+
+def _own_namespaces() -> None:
+    """A user namespace (mapping this uid and gid to themselves) and a PID namespace for the next child."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER | CLONE_NEWPID)")
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"{gid} {gid} 1")
+
+
+def _members(namespace: str) -> list[int]:
+    """The processes of the sandbox in the PID namespace `namespace` (a /proc/PID/ns/pid link's text)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{name}/ns/pid") == namespace:
+                    found.append(int(name))
+    return found
+
+
+def _find(name: str, path: str) -> str:
+    if "/" in name:
+        return name
+    for folder in path.split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return name
+
+
+def helper(sock: socket.socket) -> None:
+    """Serve one call: spawn its bash as process 1 of a new namespace, report its pid and exit status, end
+    the namespace on request."""
+    try:
+        _own_namespaces()
+    except OSError as error:
+        send(sock, {"op": "broken", "message": f"{error.strerror or error} ({error.filename or 'unshare'})"})
+        return
+    send(sock, {"op": "warm"})
+    request, fds = receive(sock)
+    if request is None:
+        return
+    call = request["id"]
+    try:
+        os.chdir(str(request["cwd"]))
+        argv = [str(a) for a in request["argv"]]  # type: ignore[attr-defined]
+        env = {str(k): str(v) for k, v in request["env"].items()}  # type: ignore[attr-defined]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, fds[0], 1),
+            (os.POSIX_SPAWN_DUP2, fds[0], 2),
+        ]
+        pid = os.posix_spawn(
+            _find(argv[0], env.get("PATH", os.defpath)),
+            argv,
+            env,
+            file_actions=actions,
+            setsid=True,
+            setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),
+        )
+    except OSError as error:
+        send(sock, {"op": "error", "id": call, "message": f"{error.strerror or error}: {error.filename or ''}"})
+        return
+    finally:
+        for fd in fds:
+            os.close(fd)
+    namespace = os.readlink(f"/proc/{pid}/ns/pid")
+    send(sock, {"op": "started", "id": call, "pid": pid})
+    pidfd = os.pidfd_open(pid)
+    deadline: float | None = None
+    with selectors.DefaultSelector() as selector:
+        selector.register(pidfd, selectors.EVENT_READ, "exit")
+        selector.register(sock, selectors.EVENT_READ, "sock")
+        while True:
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+            events = selector.select(wait)
+            if not events and deadline is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)  # process 1: the kernel ends the whole namespace with it
+                deadline = None
+            for key, _ in events:
+                if key.data == "exit":
+                    _, status = os.waitpid(pid, 0)
+                    send(sock, {"op": "exited", "id": call, "status": os.waitstatus_to_exitcode(status)})
+                    return
+                message, extra = receive(sock)
+                for fd in extra:
+                    os.close(fd)
+                if message is None:  # the supervisor is gone: so is the call
+                    os.kill(pid, signal.SIGKILL)
+                    selector.unregister(sock)
+                    continue
+                grace = float(message.get("grace") or 0)  # type: ignore[arg-type]
+                if grace <= 0:
+                    os.kill(pid, signal.SIGKILL)
+                    continue
+                for member in _members(namespace):
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(member, signal.SIGTERM)
+                deadline = time.monotonic() + grace
+
+
+def _fork_helper(keep: set[int]) -> tuple[int, socket.socket]:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            ours.close()
+            for fd in keep:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            helper(theirs)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    theirs.close()
+    return pid, ours
+
+
+# ------------------------------------------------------------------------------------------ proxy
+
+
+def _bridge(listener: socket.socket, path: str) -> None:
+    """Carry each connection to 127.0.0.1:port in the sandbox to sagent's proxy over its unix socket."""
+    while True:
+        client, _ = listener.accept()
+        try:
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            upstream.connect(path)
+        except OSError:
+            client.close()
+            continue
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=_pipe, args=(a, b), daemon=True).start()
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while data := source.recv(1 << 16):
+            sink.sendall(data)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+        with contextlib.suppress(OSError):
+            source.shutdown(socket.SHUT_RD)
+
+
+# ----------------------------------------------------------------------------------------- supervisor
+
+
+def main(argv: list[str]) -> int:
+    control = socket.socket(fileno=int(argv[1]))
+    ready: dict[str, object] = {"op": "ready"}
+    if len(argv) > 2:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        ready["port"] = listener.getsockname()[1]
+        threading.Thread(target=_bridge, args=(listener, argv[2]), daemon=True).start()
+    keep = {control.fileno()}
+    calls: dict[object, tuple[int, socket.socket]] = {}
+    warm = _fork_helper(keep)
+    first, _ = receive(warm[1])
+    if first is None or first.get("op") != "warm":
+        send(control, first or {"op": "broken", "message": "the sandbox's first helper died"})
+        return 1
+    send(control, ready)
+    with selectors.DefaultSelector() as selector:
+        selector.register(control, selectors.EVENT_READ, None)
+        while True:
+            for key, _ in selector.select():
+                if key.data is None:
+                    message, fds = receive(control)
+                    if message is None:
+                        for pid, _sock in [warm, *calls.values()]:
+                            with contextlib.suppress(ProcessLookupError):
+                                os.kill(pid, signal.SIGKILL)
+                        return 0
+                    call = message.get("id")
+                    if message.get("op") == "run":
+                        pid, sock = warm
+                        send(sock, message, fds)
+                        for fd in fds:
+                            os.close(fd)
+                        calls[call] = (pid, sock)
+                        selector.register(sock, selectors.EVENT_READ, call)
+                        keep.add(sock.fileno())
+                        warm = _fork_helper(keep)
+                    elif message.get("op") == "end" and call in calls:
+                        with contextlib.suppress(OSError):
+                            send(calls[call][1], message)
+                    continue
+                call = key.data
+                pid, sock = calls[call]
+                message, fds = receive(sock)
+                for fd in fds:
+                    os.close(fd)
+                if message is not None and message.get("op") == "warm":
+                    continue
+                if message is not None:
+                    message["id"] = call
+                    send(control, message)
+                if message is None or message.get("op") in ("exited", "error", "broken"):
+                    if message is None:
+                        send(control, {"op": "error", "id": call, "message": "the sandbox's helper died"})
+                    selector.unregister(sock)
+                    keep.discard(sock.fileno())
+                    sock.close()
+                    os.waitpid(pid, 0)
+                    del calls[call]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
