@@ -63,6 +63,9 @@ def pid_in(path: Path) -> int:
 # own PID namespace, and the kernel ends every process of it with the call, so they test the ending sagent
 # does itself where there is no sandbox (`danger-full-access`, or no bubblewrap). The same escapes in the
 # sandbox: tests/security/test_sandbox_processes.py.
+OUTSIDE = ("--sandbox", "danger-full-access")
+
+
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
     return ToolContext(cwd=tmp_path, session_dir=tmp_path / "session", sandbox=OFF)
@@ -201,7 +204,7 @@ def _env(fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
 
 def _start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "sagent.cli.main", *args, "--cwd", str(cwd), "--sandbox", "danger-full-access"],
+        [sys.executable, "-m", "sagent.cli.main", *args, "--cwd", str(cwd), *OUTSIDE],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -252,8 +255,7 @@ def test_continue_after_sagent_was_killed_ends_what_the_dead_run_left(tmp_path: 
         assert alive(daemon) and alive(shell)  # nothing could end them: sagent died at once
         fake.add(text_response("cleaned up"))
         resumed = subprocess.run(
-            [sys.executable, "-m", "sagent.cli.main", "-c", "-p", "what happened?", "--cwd", str(tmp_path)]
-            + ["--sandbox", "danger-full-access"],
+            [sys.executable, "-m", "sagent.cli.main", "-c", "-p", "what happened?", "--cwd", str(tmp_path), *OUTSIDE],
             env=env,
             capture_output=True,
             text=True,
