@@ -102,12 +102,6 @@ def bwrap_args(policy: SandboxPolicy, roots: tuple[Path, ...], control: Path) ->
         writable += [expand(r).resolve() for r in policy.writable_roots if expand(r).is_dir()]
     else:
         args += ["--tmpfs", "/tmp"]
-    denied = _denied(policy)
-    for path in denied:
-        if path.is_dir():
-            args += ["--tmpfs", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
     for root in dict.fromkeys(writable):
         args += ["--bind", str(root), str(root)]
     if tmp in writable:
@@ -123,9 +117,15 @@ def bwrap_args(policy: SandboxPolicy, roots: tuple[Path, ...], control: Path) ->
         if target.exists() and any(target.is_relative_to(r) for r in writable):
             args += ["--ro-bind", str(target), str(target)]
     args += ["--bind", str(control), str(control)]
-    for path in denied:
-        if path.is_dir():
-            args += ["--remount-ro", str(path)]
+    # Last, so that no writable folder mounted above them shows them again. A folder is covered by an empty
+    # read-only one, a file by /dev/null. (A denied folder that holds a writable root is left alone: hiding
+    # it would hide the root.)
+    empty = control / "empty"
+    empty.mkdir(mode=0o555, exist_ok=True)
+    for path in _denied(policy):
+        if any(r.is_relative_to(path) for r in (*writable, control)):
+            continue
+        args += ["--ro-bind", str(empty), str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
     return args
 
 

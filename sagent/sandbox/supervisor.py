@@ -5,11 +5,12 @@ it starts before anything of sagent is importable in the sandbox. FD is a SOCK_S
 Messages are JSON objects, one per packet; a command's output pipe comes with its `run` message as a
 file descriptor (SCM_RIGHTS).
 
-Each command runs in a *helper*: a process forked ahead of time that has made its own user and PID
-namespaces (`unshare`), so the command's bash is process 1 of a namespace of its own. Whatever the command
-starts (`&`, `nohup`, `setsid`, a double fork, `env -i`) is in that namespace, and the kernel kills all of it
-when that bash exits or is killed: nothing of a call outlives it. A helper serves one call, then exits; the
-next one is forked while the current call runs, so the fork is not paid by the call.
+Each command runs in a PID namespace of its own, made ahead of time: a *helper* process makes a user and
+a PID namespace (`unshare`) and forks the namespace's process 1 (`init`), which waits for the call, starts
+its bash, and reaps orphans. Whatever the command starts (`&`, `nohup`, `setsid`, a double fork, `env -i`)
+is in that namespace, and when init returns (bash exited, or the call is ended) the kernel kills all of it:
+nothing of a call outlives it. A namespace serves one call; the next one is made while the current call
+runs, so its forks are not paid by the call.
 
 With PROXY_SOCKET, the sandbox has no network but its loopback: a listener on 127.0.0.1 (its port is
 reported in the `ready` message) carries each connection to sagent's domain proxy through that socket.
@@ -80,17 +81,6 @@ def _own_namespaces() -> None:
         f.write(f"{gid} {gid} 1")
 
 
-def _members(namespace: str) -> list[int]:
-    """The processes of the sandbox in the PID namespace `namespace` (a /proc/PID/ns/pid link's text)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{name}/ns/pid") == namespace:
-                    found.append(int(name))
-    return found
-
-
 def _find(name: str, path: str) -> str:
     if "/" in name:
         return name
@@ -102,13 +92,28 @@ def _find(name: str, path: str) -> str:
 
 
 def helper(sock: socket.socket) -> None:
-    """Serve one call: spawn its bash as process 1 of a new namespace, report its pid and exit status, end
-    the namespace on request."""
+    """Make the namespaces, and fork the process 1 of the new PID namespace (`init`), ahead of the call;
+    then wait for it. The helper itself stays outside the namespace."""
     try:
         _own_namespaces()
     except OSError as error:
         send(sock, {"op": "broken", "message": f"{error.strerror or error} ({error.filename or 'unshare'})"})
         return
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            init(sock)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    sock.close()
+    os.waitpid(pid, 0)
+
+
+def init(sock: socket.socket) -> None:
+    """Process 1 of the call's namespace: start its bash, reap what is orphaned, report bash's pid and exit
+    status, and end the namespace on request. When it returns, the kernel kills whatever is left in it."""
     send(sock, {"op": "warm"})
     request, fds = receive(sock)
     if request is None:
@@ -137,7 +142,6 @@ def helper(sock: socket.socket) -> None:
     finally:
         for fd in fds:
             os.close(fd)
-    namespace = os.readlink(f"/proc/{pid}/ns/pid")
     send(sock, {"op": "started", "id": call, "pid": pid})
     pidfd = os.pidfd_open(pid)
     deadline: float | None = None
@@ -145,11 +149,12 @@ def helper(sock: socket.socket) -> None:
         selector.register(pidfd, selectors.EVENT_READ, "exit")
         selector.register(sock, selectors.EVENT_READ, "sock")
         while True:
-            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+            wait = 1.0 if deadline is None else max(min(deadline - time.monotonic(), 1.0), 0)
             events = selector.select(wait)
-            if not events and deadline is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)  # process 1: the kernel ends the whole namespace with it
+            _reap_orphans(pid)
+            if deadline is not None and time.monotonic() >= deadline:
+                with contextlib.suppress(OSError):
+                    os.kill(-1, signal.SIGKILL)  # every process of the namespace but this one
                 deadline = None
             for key, _ in events:
                 if key.data == "exit":
@@ -160,17 +165,25 @@ def helper(sock: socket.socket) -> None:
                 for fd in extra:
                     os.close(fd)
                 if message is None:  # the supervisor is gone: so is the call
-                    os.kill(pid, signal.SIGKILL)
-                    selector.unregister(sock)
-                    continue
+                    return
                 grace = float(message.get("grace") or 0)  # type: ignore[arg-type]
-                if grace <= 0:
-                    os.kill(pid, signal.SIGKILL)
-                    continue
-                for member in _members(namespace):
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.kill(member, signal.SIGTERM)
-                deadline = time.monotonic() + grace
+                with contextlib.suppress(OSError):
+                    os.kill(-1, signal.SIGTERM if grace > 0 else signal.SIGKILL)
+                deadline = time.monotonic() + grace if grace > 0 else None
+
+
+def _reap_orphans(bash: int) -> None:
+    """Collect the processes orphaned in the namespace (they become this one's children), but not bash,
+    whose status is read when its pidfd says it exited."""
+    while True:
+        try:
+            found = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if found is None or found.si_pid == bash:
+            return
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(found.si_pid, 0)
 
 
 def _fork_helper(keep: set[int]) -> tuple[int, socket.socket]:

@@ -75,9 +75,7 @@ class Bash(AnyOrder):
             raise ToolError(str(error)) from None
         cwd_file = launch.scratch / f"sagent-cwd-{uuid.uuid4().hex}"
         # An EXIT trap records where the command ended up, even after `exit N`, without touching its output.
-        # In the sandbox bash is process 1 of its namespace, which ignores a SIGTERM it has no trap for.
-        trap_term = "trap 'exit 143' TERM\n" if launch.sandboxed else ""
-        script = f"{trap_term}trap 'pwd -P > \"{cwd_file}\"' EXIT\n{command}\n"
+        script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{command}\n"
         token = new_token()
         record = None
         if ctx.session_dir is not None:
