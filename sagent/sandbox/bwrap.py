@@ -100,8 +100,6 @@ def bwrap_args(policy: SandboxPolicy, roots: tuple[Path, ...], control: Path) ->
             writable.append(Path(os.environ["TMPDIR"]).resolve())
         writable += [r.resolve() for r in roots]
         writable += [expand(r).resolve() for r in policy.writable_roots if expand(r).is_dir()]
-    else:
-        args += ["--tmpfs", "/tmp"]
     for root in dict.fromkeys(writable):
         args += ["--bind", str(root), str(root)]
     if tmp in writable:

@@ -53,6 +53,8 @@ class LiveSandbox:
         self.policy = policy
         self.roots = roots
         self.control = Path(tempfile.mkdtemp(prefix="sagent-sandbox-"))
+        self.scratch = self.control / "tmp"
+        self.scratch.mkdir()
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self.proxy_port: int | None = None
         self._calls: dict[int, Call] = {}
@@ -127,6 +129,8 @@ class LiveSandbox:
             for name in ("HTTP_PROXY", "HTTPS_PROXY"):
                 out[name] = out[name.lower()] = address
         out["SAGENT_SANDBOX"] = self.policy.mode
+        if self.policy.mode == "read-only":  # a scratch folder of sagent's, emptied when the sandbox closes
+            out["TMPDIR"] = str(self.scratch)
         return out
 
     def _read(self) -> None:

@@ -63,8 +63,9 @@ class SandboxPolicy:
     """The sandbox every Bash command of an agent runs in (see docs/tools.md, Bash)."""
 
     mode: SandboxMode = "workspace-write"
-    """read-only: nothing is writable (but a private /tmp); workspace-write: the workspace (the working
-    directory and the project's roots), /tmp, $TMPDIR and `writable_roots`; danger-full-access: no sandbox."""
+    """read-only: nothing is writable (but a scratch $TMPDIR, emptied at the end); workspace-write: the
+    workspace (the working directory and the project's roots), /tmp, $TMPDIR and `writable_roots`;
+    danger-full-access: no sandbox."""
     network: bool = False
     """True: the whole network (unless `allowed_domains` narrows it). False: none, but `allowed_domains`."""
     allowed_domains: tuple[str, ...] = ()
@@ -170,8 +171,8 @@ def from_settings(value: dict[str, Any], where: str = "sandbox") -> SandboxPolic
     for member, inner in value.items():
         key = f"{where}.{member}"
         if member == "mode":
-            if not isinstance(inner, str):
-                raise SandboxError(f"{key}: must be one of {', '.join(MODES)}")
+            if not isinstance(inner, str) or inner not in MODES:
+                raise SandboxError(f"{key}: must be one of {', '.join(MODES)}, not {inner!r}")
             options["mode"] = parse_mode(inner)
         elif member in ("network", "required"):
             if not isinstance(inner, bool):

@@ -35,7 +35,7 @@ ESCAPES = {
     "ignores SIGTERM and SIGHUP": "(trap '' TERM HUP; exec sleep {m}) &",
     "a daemon in Python": (
         f"{sys.executable} -c 'import os,time\nif os.fork()==0:\n os.setsid()\n if os.fork()==0:\n"
-        "  os.execvp(\"sleep\", [\"sleep\", \"{m}\"])' &"
+        '  os.execvp("sleep", ["sleep", "{m}"])\' &'
     ),
     "a user namespace of its own": "unshare -r sleep {m} &",
 }
