@@ -158,6 +158,10 @@ def main() -> int:
 
         for name, ms in permission_check_costs().items():
             results.append(report(f"permission check (CPU): {name}", ms * 1000, "µs", TARGET_MS * 1000))
+        from benchmarks.sandbox import sandbox_figures
+
+        for name, value, unit, target, at_least in sandbox_figures():  # cost per Bash call, questions saved
+            results.append(report(name, value, unit, target, at_least=at_least))
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round
