@@ -2,9 +2,10 @@
 command is sent over a socket, so a call costs a message and a spawn instead of a new bwrap (4.5 to 6.5 ms).
 
 One live sandbox exists per (policy, workspace) in a process, shared by the agents that have the same
-ones; a policy or workspace that changes gets a new sandbox. At most `MAX_LIVE` stay up; the one used
-longest ago is closed when another is needed. The sandbox dies with sagent, however sagent ends: bwrap's
-`--die-with-parent` kills its namespace, and the supervisor exits when its socket closes.
+ones; a policy or workspace that changes gets a new sandbox. At most `MAX_LIVE` idle ones stay up; the
+one used longest ago is closed when another is needed (never one with a call running). The sandbox dies
+with sagent, however sagent ends: bwrap's `--die-with-parent` kills its namespace, and the supervisor
+exits when its socket closes.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class LiveSandbox:
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self.proxy_port: int | None = None
         self._calls: dict[int, Call] = {}
+        self.claims = 0  # handed out by `sandbox_for` for a call not sent yet: not to be closed meanwhile
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._proxy = None
@@ -94,6 +96,11 @@ class LiveSandbox:
         threading.Thread(target=self._read, name="sagent-sandbox", daemon=True).start()
 
     @property
+    def busy(self) -> bool:
+        with self._lock:
+            return bool(self._calls) or self.claims > 0
+
+    @property
     def alive(self) -> bool:
         return self._process.poll() is None and not (self.ready.done() and self.ready.exception())
 
@@ -102,6 +109,7 @@ class LiveSandbox:
         call = Call(next(self._ids))
         with self._lock:
             self._calls[call.id] = call
+            self.claims = max(self.claims - 1, 0)
         message = {"op": "run", "id": call.id, "argv": argv, "cwd": str(cwd), "env": self.environment(env)}
         try:
             with self._lock:
@@ -226,12 +234,15 @@ def sandbox_for(policy: SandboxPolicy, roots: tuple[Path, ...]) -> LiveSandbox:
         found = _live.pop(key, None)
         if found is not None and found.alive:
             _live[key] = found  # most recently used last
+            found.claims += 1
             return found
         if found is not None:
             found.close()
-        while len(_live) >= MAX_LIVE:
-            _live.pop(next(iter(_live))).close()
+        idle = [k for k, v in _live.items() if not v.busy]  # least recently used first
+        for old in idle[: max(len(_live) - MAX_LIVE + 1, 0)]:
+            _live.pop(old).close()  # a sandbox with a call running is never closed under it
         started = LiveSandbox(policy, roots)
+        started.claims += 1
         _live[key] = started
         return started
 

@@ -139,8 +139,8 @@ class SandboxLauncher:
     async def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int, token: str) -> Running:
         from sagent.sandbox.live import SandboxFailure
 
-        call = self._live.run(argv, cwd, env, output)
         try:
+            call = self._live.run(argv, cwd, env, output)
             pid = await asyncio.shield(asyncio.wrap_future(call.started))
         except SandboxFailure as error:
             raise OSError(f"the command could not start in the sandbox: {error}") from None
