@@ -1,0 +1,58 @@
+"""The REPL's /permissions shows the sandbox beside the rules: its mode, what commands may write, the
+network, and whether it runs here at all."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from sagent.agent.agent import Agent
+from sagent.permissions.policy import PermissionHook, Permissions
+from sagent.providers.scripted import ScriptedModel
+from sagent.repl.app import Repl
+from sagent.repl.commands import run_command
+from sagent.repl.render import Settings
+from sagent.sandbox import SandboxPolicy
+
+
+def permissions_output(tmp_path: Path, capsys: pytest.CaptureFixture[str], sandbox: SandboxPolicy) -> str:
+    extra = tmp_path / "shared"
+    extra.mkdir()
+    agent = Agent(
+        ScriptedModel([]),
+        cwd=tmp_path,
+        permissions=Permissions.build(cwd=tmp_path, add_dirs=[extra]),
+        hooks=[PermissionHook()],
+        sandbox=sandbox,
+    )
+    repl = Repl(agent, new_agent=lambda path=None: agent, settings=Settings(width=200, color=False))
+    try:
+        asyncio.run(run_command(repl, "/permissions"))
+    finally:
+        asyncio.run(agent.aclose())
+    return capsys.readouterr().out
+
+
+def test_permissions_shows_the_sandbox_mode_and_writable_roots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SAGENT_BWRAP", raising=False)
+    out = permissions_output(tmp_path, capsys, SandboxPolicy(allowed_domains=("pypi.org",)))
+    assert "sandbox: workspace-write" in out
+    writable = next(line for line in out.splitlines() if "writable:" in line)
+    assert str(tmp_path) in writable and str(tmp_path / "shared") in writable and "/tmp" in writable
+    assert "network: only pypi.org" in out and "~/.ssh" in out
+
+
+def test_permissions_says_when_the_sandbox_is_not_active(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SAGENT_BWRAP", str(tmp_path / "no-such-bwrap"))
+    out = permissions_output(tmp_path, capsys, SandboxPolicy())
+    assert "NOT ACTIVE" in out and "no-such-bwrap" in out
+    later = tmp_path / "later"
+    later.mkdir()
+    off = permissions_output(later, capsys, SandboxPolicy(mode="danger-full-access"))
+    assert "sandbox: danger-full-access" in off
