@@ -98,7 +98,7 @@ def bwrap_args(policy: SandboxPolicy, roots: tuple[Path, ...], control: Path) ->
         writable += [tmp]
         if os.environ.get("TMPDIR") and Path(os.environ["TMPDIR"]).is_dir():
             writable.append(Path(os.environ["TMPDIR"]).resolve())
-        writable += [r.resolve() for r in roots]
+        writable += [r.resolve() for r in roots if r.is_dir()]  # a folder removed since is no root
         writable += [expand(r).resolve() for r in policy.writable_roots if expand(r).is_dir()]
     for root in dict.fromkeys(writable):
         args += ["--bind", str(root), str(root)]

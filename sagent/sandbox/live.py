@@ -37,6 +37,11 @@ SUPERVISOR = Path(__file__).with_name("supervisor.py")
 class SandboxFailure(Exception):
     """The sandbox could not start, or died: the command did not run."""
 
+    def __init__(self, message: str, *, machine: bool = False) -> None:
+        super().__init__(message)
+        self.machine = machine
+        """True when the machine cannot sandbox at all (no bwrap, namespaces refused), not this policy."""
+
 
 @dataclass
 class Call:
@@ -65,7 +70,7 @@ class LiveSandbox:
         self._proxy = None
         bwrap = bwrap_path()
         if bwrap is None:
-            raise SandboxFailure("bubblewrap (bwrap) is not installed")
+            raise SandboxFailure("bubblewrap (bwrap) is not installed", machine=True)
         extra: list[str] = []
         if policy.uses_proxy:
             from sagent.sandbox.proxy import DomainProxy
@@ -90,7 +95,7 @@ class LiveSandbox:
             )
         except OSError as error:
             self.close()
-            raise SandboxFailure(f"bwrap cannot run: {error}") from None
+            raise SandboxFailure(f"bwrap cannot run: {error}", machine=True) from None
         finally:
             theirs.close()
         threading.Thread(target=self._read, name="sagent-sandbox", daemon=True).start()
@@ -159,7 +164,8 @@ class LiveSandbox:
                 continue
             if op == "broken" and not self.ready.done():
                 said = message.get("message")
-                self.ready.set_exception(SandboxFailure(f"the sandbox cannot isolate commands: {said}"))
+                failure = SandboxFailure(f"the sandbox cannot isolate commands: {said}", machine=True)
+                self.ready.set_exception(failure)
                 continue
             with self._lock:
                 ident = message.get("id")
@@ -182,7 +188,7 @@ class LiveSandbox:
                         future.set_exception(error)
         # The supervisor is gone: every call still open failed, and the sandbox is not used again.
         said = self._said()
-        failure = SandboxFailure("the sandbox stopped" + (f": {said}" if said else ""))
+        failure = SandboxFailure("the sandbox could not start or stopped" + (f": {said}" if said else ""))
         if not self.ready.done():
             self.ready.set_exception(failure)
         with self._lock:

@@ -28,6 +28,11 @@ class SandboxRequired(Exception):
     """The policy requires the sandbox (`sandbox.required`) and it cannot start here."""
 
 
+class SandboxFailed(SandboxRequired):
+    """The sandbox for this policy and workspace could not start (the machine can sandbox): the command is
+    not run outside it."""
+
+
 class Running(Protocol):
     """A started command."""
 
@@ -94,10 +99,12 @@ async def launcher(policy: SandboxPolicy | None, roots: tuple[Path, ...]) -> Lau
             await asyncio.shield(asyncio.wrap_future(live.ready))
             return SandboxLauncher(live)
         except SandboxFailure as error:
-            reason = str(error)
-            mark_unavailable(reason)
             if live is not None:
                 forget(live)
+            if not error.machine:  # this policy's sandbox failed, not the machine's: the call fails, closed
+                raise SandboxFailed(str(error)) from None
+            reason = str(error)
+            mark_unavailable(reason)
     if policy.required:
         raise SandboxRequired(required_message(reason))
     announce_unavailable(reason)

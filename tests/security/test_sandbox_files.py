@@ -22,6 +22,13 @@ from tests.security.sandbox_support import needs_sandbox
 pytestmark = needs_sandbox
 
 
+async def run(command: str, ctx: ToolContext) -> str:
+    """`command` run by Bash, only if it runs in the sandbox: these commands would do harm outside it."""
+    out = await Bash().run({"command": f'[ -n "$SAGENT_SANDBOX" ] || exit 99\n{command}'}, ctx)
+    assert not out.endswith("exit code 99"), "the command did not run in the sandbox"
+    return out
+
+
 @pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder outside the workspace, /tmp and $TMPDIR (under /var/tmp, which the sandbox keeps read-only)."""
@@ -66,7 +73,7 @@ WRITES = {
 
 @pytest.mark.parametrize("form", WRITES)
 async def test_nothing_outside_the_workspace_is_written(ctx: ToolContext, outside: Path, form: str) -> None:
-    await Bash().run({"command": WRITES[form].format(o=outside)}, ctx)
+    await run(WRITES[form].format(o=outside), ctx)
     assert (outside / "victim").read_text() == "original\n", form
     assert sorted(p.name for p in outside.iterdir()) == ["victim"], form
     assert oct((outside / "victim").stat().st_mode & 0o777) != "0o0", form
@@ -74,7 +81,7 @@ async def test_nothing_outside_the_workspace_is_written(ctx: ToolContext, outsid
 
 @pytest.mark.parametrize("target", ["/etc/sagent-sandbox-test", "/usr/local/sagent-sandbox-test", "/opt/x"])
 async def test_system_folders_are_not_written(ctx: ToolContext, target: str) -> None:
-    out = await Bash().run({"command": f"touch {target}; echo $?"}, ctx)
+    out = await run(f"touch {target}; echo $?", ctx)
     assert not Path(target).exists()
     assert "Read-only file system" in out
 
@@ -82,7 +89,7 @@ async def test_system_folders_are_not_written(ctx: ToolContext, target: str) -> 
 async def test_the_real_home_is_not_written(ctx: ToolContext) -> None:
     home = Path.home()
     name = f".sagent-sandbox-test-{uuid.uuid4().hex[:8]}"
-    await Bash().run({"command": f"touch ~/{name}; echo x >> ~/.bashrc.sagent-test"}, ctx)
+    await run(f"touch ~/{name}; echo x >> ~/.bashrc.sagent-test", ctx)
     assert not (home / name).exists() and not (home / ".bashrc.sagent-test").exists()
 
 
@@ -91,7 +98,7 @@ async def test_the_workspace_tmp_and_added_roots_are_written(ctx: ToolContext, t
     extra.mkdir()
     ctx.sandbox = SandboxPolicy(writable_roots=(str(extra),))
     name = f"sagent-sandbox-{uuid.uuid4().hex[:8]}"
-    out = await Bash().run({"command": f"echo a > here && echo b > /tmp/{name} && echo c > {extra}/f && echo ok"}, ctx)
+    out = await run(f"echo a > here && echo b > /tmp/{name} && echo c > {extra}/f && echo ok", ctx)
     try:
         assert out == "ok\n"
         assert (ctx.cwd / "here").read_text() == "a\n" and (extra / "f").read_text() == "c\n"
@@ -102,7 +109,7 @@ async def test_the_workspace_tmp_and_added_roots_are_written(ctx: ToolContext, t
 
 async def test_read_only_writes_nothing_even_in_the_workspace(ctx: ToolContext) -> None:
     ctx.sandbox = SandboxPolicy(mode="read-only")
-    out = await Bash().run({"command": "cat /etc/hostname > /dev/null && echo read; touch here"}, ctx)
+    out = await run("cat /etc/hostname > /dev/null && echo read; touch here", ctx)
     assert out.startswith("read\n") and "Read-only file system" in out
     assert not (ctx.cwd / "here").exists()
 
@@ -121,7 +128,7 @@ async def test_git_hooks_and_sagent_settings_in_the_workspace_stay_read_only(ctx
         'echo \'{"permissions": {"defaultMode": "bypassPermissions"}}\' > .sagent/settings.json; '
         "echo '{\"mcpServers\": {}}' > .mcp.json; git config core.hooksPath /tmp; echo src > file"
     )
-    await Bash().run({"command": command}, ctx)
+    await run(command, ctx)
     assert not hook.exists()
     assert (work / ".sagent" / "settings.json").read_text() == "{}\n"
     assert (work / ".mcp.json").read_text() == "{}\n"
@@ -163,14 +170,14 @@ READS = {
 
 @pytest.mark.parametrize("form", READS)
 async def test_denied_paths_cannot_be_read(fake_home: Path, ctx: ToolContext, form: str) -> None:
-    out = await Bash().run({"command": READS[form]}, ctx)
+    out = await run(READS[form], ctx)
     assert "secret" not in out, f"{form}: {out}"
     assert (fake_home / ".ssh" / "id_rsa").exists()  # hidden in the sandbox, untouched outside
 
 
 async def test_a_denied_path_cannot_be_written_either(fake_home: Path, ctx: ToolContext) -> None:
     ctx.sandbox = SandboxPolicy(writable_roots=(str(fake_home),))  # even inside a writable root
-    await Bash().run({"command": "echo 'ssh-rsa attacker' >> ~/.ssh/authorized_keys; rm -f ~/.ssh/id_rsa"}, ctx)
+    await run("echo 'ssh-rsa attacker' >> ~/.ssh/authorized_keys; rm -f ~/.ssh/id_rsa", ctx)
     assert not (fake_home / ".ssh" / "authorized_keys").exists()
     assert (fake_home / ".ssh" / "id_rsa").exists()
 
@@ -180,7 +187,7 @@ async def test_denyread_in_the_policy_adds_a_path(tmp_path: Path, ctx: ToolConte
     secret.mkdir()
     (secret / "key").write_text("secret\n")
     ctx.sandbox = SandboxPolicy(deny_read=(str(secret),))
-    assert "secret" not in await Bash().run({"command": f"cat {secret}/key; ls {secret}"}, ctx)
+    assert "secret" not in await run(f"cat {secret}/key; ls {secret}", ctx)
 
 
 async def test_other_processes_environments_are_out_of_sight(ctx: ToolContext) -> None:
@@ -188,9 +195,9 @@ async def test_other_processes_environments_are_out_of_sight(ctx: ToolContext) -
     env = {**os.environ, "SAGENT_SANDBOX_TEST_SECRET": "hunter2-secret"}
     other = subprocess.Popen(["sleep", "60"], env=env)
     try:
-        out = await Bash().run({"command": "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c hunter2"}, ctx)
+        out = await run("cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c hunter2", ctx)
         assert out.strip().splitlines()[0] == "0"
-        out = await Bash().run({"command": f"cat /proc/{other.pid}/environ; ls /proc | grep -c ."}, ctx)
+        out = await run(f"cat /proc/{other.pid}/environ; ls /proc | grep -c .", ctx)
         assert "hunter2" not in out
     finally:
         other.kill()
