@@ -18,6 +18,7 @@ from sagent.sandbox.policy import PROTECTED_NAMES, SandboxPolicy, expand
 
 _probed: dict[str, str | None] = {}  # bwrap path -> None when it works, else why not
 _lock = threading.Lock()
+_probe_lock = threading.Lock()
 # Sockets of programs outside the sandbox that would run what they are told (a terminal multiplexer, an
 # X server, ssh-agent, a desktop bus): hidden where they are when the sandbox starts.
 HIDDEN_IN_TMP = (".X11-unix", ".ICE-unix", "tmux-", "ssh-", "vscode-", ".font-unix", "screen")
@@ -50,17 +51,24 @@ def unavailable() -> str | None:
         return f"no sandbox for {sys.platform} yet (Linux uses bubblewrap; macOS Seatbelt is not built)"
     path = bwrap_path()
     key = path or ""
-    with _lock:
-        if key in _probed:
+    with _probe_lock:  # one probe at a time: a second caller waits for the first one's answer
+        with _lock:
+            if key in _probed:
+                return _probed[key]
+        if path is None:
+            found = os.environ.get("SAGENT_BWRAP")
+            reason: str | None = f"{found} is not an executable" if found else "bubblewrap (bwrap) is not installed"
+        else:
+            reason = _probe(path)
+        with _lock:
+            _probed.setdefault(key, reason)
             return _probed[key]
-    if path is None:
-        found = os.environ.get("SAGENT_BWRAP")
-        reason: str | None = f"{found} is not an executable" if found else "bubblewrap (bwrap) is not installed"
-    else:
-        reason = _probe(path)
-    with _lock:
-        _probed.setdefault(key, reason)
-        return _probed[key]
+
+
+def probe_soon() -> None:
+    """Start the probe in a thread now, so that its few milliseconds overlap the rest of a run's start."""
+    if sys.platform.startswith("linux"):
+        threading.Thread(target=unavailable, name="sagent-sandbox-probe", daemon=True).start()
 
 
 def mark_unavailable(reason: str) -> None:
