@@ -112,7 +112,7 @@ class Agent:
         self.context = ToolContext(
             cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self), ephemeral=self.session.path is None
         )
-        self.context.sandbox, self.context.roots = self.settings.sandbox, self.settings.workspace()
+        self.context.sandbox, self.context.roots, self.context.may_leave_sandbox = self.settings.sandboxing()
         self.window = ContextWindow(self, self.settings.compaction)
         self.gate = RequestGate(self)  # every model request of this agent passes it
         # False when the model is shared with the parent: it is closed with the parent, not with this agent.
@@ -413,7 +413,7 @@ class Agent:
         """Replace these fields of the agent's settings (`effort=None`, `hooks=(...)`, ...) from its next
         model request on; the new settings. Sub-agents started later inherit them; running ones keep theirs."""
         self.settings = replace(self.settings, **changes)
-        self.context.sandbox, self.context.roots = self.settings.sandbox, self.settings.workspace()
+        self.context.sandbox, self.context.roots, self.context.may_leave_sandbox = self.settings.sandboxing()
         return self.settings
 
     def send_as_user(self, label: str, text: str) -> Receipt:

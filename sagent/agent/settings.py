@@ -172,6 +172,11 @@ class AgentSettings:
         roots = getattr(self.permissions, "roots", ())
         return tuple(dict.fromkeys(Path(r) for r in (self.cwd or Path.cwd(), *roots)))
 
+    def sandboxing(self) -> tuple[SandboxPolicy, tuple[Path, ...], bool]:
+        """What the tools' context holds of the sandbox: the policy, the workspace, and whether a Bash call
+        may ask to leave it (only where a permission policy puts that to its question)."""
+        return self.sandbox, self.workspace(), self.permissions is not None
+
     @classmethod
     def names(cls) -> tuple[str, ...]:
         """The names of every setting."""

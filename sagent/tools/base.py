@@ -54,6 +54,9 @@ class ToolContext:
     # was when the context was made.
     sandbox: SandboxPolicy = DEFAULT_SANDBOX
     roots: tuple[Path, ...] = ()
+    # Whether a Bash call may leave the sandbox (`dangerouslyDisableSandbox`): only where a permission policy
+    # puts that call to its question (an agent with one). Elsewhere the argument is ignored.
+    may_leave_sandbox: bool = False
 
     def __post_init__(self) -> None:
         if not self.roots:

@@ -68,7 +68,8 @@ class Bash(AnyOrder):
         if not ctx.cwd.is_dir():
             raise ToolError(f"the working directory {ctx.cwd} no longer exists")
         command = arguments["command"]
-        outside = arguments.get("dangerouslyDisableSandbox") is True
+        # Leaving the sandbox is for a call a permission policy has put to its question; with none, it stays.
+        outside = arguments.get("dangerouslyDisableSandbox") is True and ctx.may_leave_sandbox
         try:
             launch = await launcher(None if outside else ctx.sandbox, ctx.roots)
         except SandboxRequired as error:

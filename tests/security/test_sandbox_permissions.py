@@ -16,6 +16,8 @@ from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, too
 from sagent.sandbox import OFF, SandboxPolicy
 from sagent.sandbox.bwrap import unavailable
 from sagent.tools import builtin_tools
+from sagent.tools.base import ToolContext
+from sagent.tools.shell import Bash
 from sagent.types import ToolCall, ToolResult
 from tests.security.sandbox_support import needs_sandbox
 
@@ -126,3 +128,17 @@ async def test_a_sub_agent_inherits_the_sandbox_and_its_commands_run_in_it(tmp_p
     assert outputs[1].strip() == "out:"  # asked, approved, and ran outside
     assert asked == ["echo out:$SAGENT_SANDBOX"]  # only the call that left the sandbox asked
     await parent.aclose()
+
+
+@needs_sandbox
+async def test_without_a_permission_policy_a_call_cannot_leave_the_sandbox(tmp_path: Path) -> None:
+    # Nobody would put the call to a question (a library agent without permissions, a bare context as
+    # `sagent mcp serve` makes): the argument is ignored and the command stays in the sandbox.
+    model = ScriptedModel([tool_turn(("Bash", {"command": "echo in:$SAGENT_SANDBOX", **OUTSIDE})), text_turn("ok")])
+    a = Agent(model, cwd=tmp_path, tools=builtin_tools())
+    await a.run("go")
+    outputs = [r.text for r in a.history if isinstance(r, ToolResult)]
+    assert outputs == ["in:workspace-write\n"]
+    await a.aclose()
+    bare = ToolContext(cwd=tmp_path)
+    assert await Bash().run({"command": "echo in:$SAGENT_SANDBOX", **OUTSIDE}, bare) == "in:workspace-write\n"
