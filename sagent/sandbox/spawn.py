@@ -15,10 +15,13 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sagent.sandbox.bwrap import mark_unavailable, unavailable
 from sagent.sandbox.policy import SandboxPolicy
+
+if TYPE_CHECKING:  # the live sandbox is imported only when a command runs in one
+    from sagent.sandbox.live import Call, LiveSandbox
 
 _said: set[str] = set()
 _said_lock = threading.Lock()
@@ -115,10 +118,9 @@ async def launcher(policy: SandboxPolicy | None, roots: tuple[Path, ...]) -> Lau
 
 
 class SandboxRun:
-    def __init__(self, live: object, call: object, pid: int) -> None:
-        from sagent.sandbox.live import Call, LiveSandbox
+    """A command running in the live sandbox."""
 
-        assert isinstance(live, LiveSandbox) and isinstance(call, Call)
+    def __init__(self, live: LiveSandbox, call: Call, pid: int) -> None:
         self._live, self._call, self.pid = live, call, pid
 
     async def wait(self) -> int:
@@ -136,10 +138,7 @@ class SandboxRun:
 class SandboxLauncher:
     sandboxed = True
 
-    def __init__(self, live: object) -> None:
-        from sagent.sandbox.live import LiveSandbox
-
-        assert isinstance(live, LiveSandbox)
+    def __init__(self, live: LiveSandbox) -> None:
         self._live = live
         self.scratch = live.control
 
