@@ -134,9 +134,10 @@ class LiveSandbox:
         """What a command sees: `env` without the addresses of programs outside the sandbox, with the
         proxy's address when there is one."""
         out = {k: v for k, v in env.items() if k not in HIDDEN_VARIABLES}
-        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-            out.pop(name, None)
-            out.pop(name.lower(), None)
+        if not self.policy.full_network:  # the user's own proxy is out of reach; sagent's replaces it
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+                out.pop(name, None)
+                out.pop(name.lower(), None)
         if self.proxy_port is not None:
             address = f"http://127.0.0.1:{self.proxy_port}"
             for name in ("HTTP_PROXY", "HTTPS_PROXY"):
