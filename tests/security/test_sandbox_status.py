@@ -1,5 +1,5 @@
 """The REPL's /permissions shows the sandbox beside the rules: its mode, what commands may write, the
-network, and whether it runs here at all."""
+network, and whether it runs here at all; its `!command` runs in the same sandbox as the Bash tool."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from sagent.repl.app import Repl
 from sagent.repl.commands import run_command
 from sagent.repl.render import Settings
 from sagent.sandbox import SandboxPolicy
+from tests.security.sandbox_support import needs_sandbox
 
 
 def permissions_output(tmp_path: Path, capsys: pytest.CaptureFixture[str], sandbox: SandboxPolicy) -> str:
@@ -56,3 +57,26 @@ def test_permissions_says_when_the_sandbox_is_not_active(
     later.mkdir()
     off = permissions_output(later, capsys, SandboxPolicy(mode="danger-full-access"))
     assert "sandbox: danger-full-access" in off
+
+
+@needs_sandbox
+def test_the_repls_bang_command_runs_in_the_same_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sagent.repl import shell_mode
+
+    target = Path("/var/tmp") / f"sagent-bang-{tmp_path.name}"
+    agent = Agent(ScriptedModel([]), cwd=tmp_path)
+    repl = Repl(agent, new_agent=lambda path=None: agent, settings=Settings(width=200, color=False))
+
+    async def bang() -> None:
+        shell_mode.start(repl, f"echo in:$SAGENT_SANDBOX; touch {target}; touch here")
+        assert repl.state.shell is not None
+        await repl.state.shell
+
+    try:
+        asyncio.run(bang())
+        out = capsys.readouterr().out
+        assert "in:workspace-write" in out and "Read-only file system" in out
+        assert not target.exists() and (tmp_path / "here").exists()
+    finally:
+        target.unlink(missing_ok=True)
+        asyncio.run(agent.aclose())
