@@ -58,7 +58,9 @@ class LiveSandbox:
     def __init__(self, policy: SandboxPolicy, roots: tuple[Path, ...]) -> None:
         self.policy = policy
         self.roots = roots
-        self.control = Path(tempfile.mkdtemp(prefix="sagent-sandbox-"))
+        _remove_orphans()
+        self.control = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (self.control / "owner").write_text(_owner_line(os.getpid()))
         self.scratch = self.control / "tmp"
         self.scratch.mkdir()
         self.ready: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -219,6 +221,36 @@ class LiveSandbox:
         with contextlib.suppress(OSError):
             self._log.close()
         shutil.rmtree(self.control, ignore_errors=True)
+
+
+PREFIX = "sagent-sandbox-"
+_orphans_removed = False
+
+
+def _owner_line(pid: int) -> str:
+    """The pid and its start time: a later process with the same pid is not the owner."""
+    try:
+        started = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        started = "?"
+    return f"{pid} {started}"
+
+
+def _remove_orphans() -> None:
+    """Once per process: remove the control folders of sandboxes whose sagent died without tidying up
+    (`kill -9`), with what a read-only sandbox's scratch $TMPDIR held."""
+    global _orphans_removed
+    if _orphans_removed:
+        return
+    _orphans_removed = True
+    for folder in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
+        try:
+            pid_text, _, _ = (folder / "owner").read_text().partition(" ")
+            owner_line = (folder / "owner").read_text()
+        except OSError:
+            continue
+        if pid_text.isdigit() and _owner_line(int(pid_text)) != owner_line:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _number(value: object) -> int:

@@ -130,3 +130,25 @@ def test_sigkill_of_sagent_ends_everything_its_running_call_started(tmp_path: Pa
             assert none_left(m), f"{with_marker(m)} outlived sagent"
     finally:
         kill_marked(m)
+
+
+def test_what_a_killed_sagent_left_in_tmp_is_removed_by_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from sagent.sandbox import live
+
+    left = Path(tempfile.mkdtemp(prefix=live.PREFIX))
+    (left / "owner").write_text("999999999 12345")  # no such process
+    (left / "tmp").mkdir()
+    (left / "tmp" / "big").write_bytes(b"x" * 1000)
+    ours = Path(tempfile.mkdtemp(prefix=live.PREFIX))
+    (ours / "owner").write_text(live._owner_line(os.getpid()))
+    try:
+        monkeypatch.setattr(live, "_orphans_removed", False)
+        live._remove_orphans()
+        assert not left.exists() and ours.exists()
+    finally:
+        import shutil
+
+        shutil.rmtree(left, ignore_errors=True)
+        shutil.rmtree(ours, ignore_errors=True)
