@@ -159,6 +159,7 @@ def init(sock: socket.socket) -> None:
             for key, _ in events:
                 if key.data == "exit":
                     _, status = os.waitpid(pid, 0)
+                    _end_all()  # nothing of the call is left running when it is reported done
                     send(sock, {"op": "exited", "id": call, "status": os.waitstatus_to_exitcode(status)})
                     return
                 message, extra = receive(sock)
@@ -170,6 +171,20 @@ def init(sock: socket.socket) -> None:
                 with contextlib.suppress(OSError):
                     os.kill(-1, signal.SIGTERM if grace > 0 else signal.SIGKILL)
                 deadline = time.monotonic() + grace if grace > 0 else None
+
+
+def _end_all() -> None:
+    """SIGKILL every other process of the namespace and collect them all: each dead one's children come to
+    this process 1, so waiting until there is no child left means none is left."""
+    with contextlib.suppress(OSError):
+        os.kill(-1, signal.SIGKILL)
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
 
 
 def _reap_orphans(bash: int) -> None:
