@@ -158,6 +158,12 @@ def main() -> int:
 
         for name, ms in permission_check_costs().items():
             results.append(report(f"permission check (CPU): {name}", ms * 1000, "µs", TARGET_MS * 1000))
+        from benchmarks.bash_lines import LINES, parse_costs
+
+        load, parse_us, check_us = parse_costs()
+        print(f"{'Bash rules: loading the Bash grammar (once a run)':<52} {load:>9.2f} ms")
+        results.append(report(f"Bash rules: parse a new line ({len(LINES)} typical, CPU)", parse_us, "µs", 100))
+        results.append(report("Bash rules: whole check of a new line (CPU)", check_us, "µs", TARGET_MS * 1000))
         from benchmarks.sandbox import sandbox_figures
 
         for name, value, unit, target, at_least in sandbox_figures():  # cost per Bash call, questions saved

@@ -26,7 +26,6 @@ REPL (`sagent.repl`) and the headless run (`sagent.cli.headless`) both expand th
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
@@ -151,8 +150,9 @@ def allows(pattern: str, call: ToolCall) -> bool:
 
 def user_commands_dir() -> Path:
     """The user's commands, beside the user's settings file."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "sagent" / "commands"
+    from sagent.cli.trust import config_dir
+
+    return config_dir() / "commands"
 
 
 def project_commands_dir(cwd: Path) -> Path:
@@ -165,12 +165,25 @@ def project_commands_dir(cwd: Path) -> Path:
 
 def load_commands(cwd: Path) -> tuple[dict[str, CustomCommand], dict[str, str]]:
     """The commands in reach from `cwd` by name (project over user), and by name the files that could not
-    be read, each with a line saying why (a broken command is reported, never silently dropped)."""
+    be read, each with a line saying why (a broken command is reported, never silently dropped).
+
+    A project's commands are offered only in a folder the user trusted (`sagent trust`): a command's text
+    is a prompt its author wrote for the model, so in a folder not trusted each one is reported instead,
+    with how to trust the folder (a user's command of the same name still runs)."""
+    from sagent.cli.settings_files import project_root
+    from sagent.cli.trust import is_trusted
+
     found: dict[str, CustomCommand] = {}
     problems: dict[str, str] = {}
+    root = project_root(cwd)
+    trusted = is_trusted(root)
     places: tuple[tuple[Scope, Path], ...] = (("user", user_commands_dir()), ("project", project_commands_dir(cwd)))
     for scope, folder in places:
         for name, path in _command_files(folder):
+            if scope == "project" and not trusted:
+                if name not in found:
+                    problems[name] = f"{path}: this folder is not trusted; `sagent trust {root}` to use its commands"
+                continue
             try:
                 found[name] = read_command(name, path, scope)
                 problems.pop(name, None)

@@ -6,6 +6,7 @@ the whole session share one cache folder of their own."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,13 @@ def _no_provider_environment(
     for name in _PROVIDER_VARIABLES & set(os.environ):
         monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture
+def trust_tmp_path(_no_provider_environment: None, tmp_path: Path) -> None:
+    """The test's temporary folder is one the user trusted (written to the user's trust file in the test's
+    own XDG_CONFIG_HOME, as `sagent trust` does), so the project files a test writes there apply. Mark a
+    module `pytestmark = pytest.mark.usefixtures("trust_tmp_path")` when it tests what they do."""
+    from sagent.cli.trust import trust
+
+    trust(tmp_path)

@@ -21,6 +21,7 @@ from sagent.custom_commands import (
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools import Bash, Read
 from sagent.types import ToolCall, ToolResult
+from tests.trusting import trust_in
 
 
 @pytest.fixture
@@ -31,6 +32,7 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     config = tmp_path / "config"
     (config / "sagent" / "commands").mkdir(parents=True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    trust_in(config, tmp_path)  # the user trusts the folder: its commands are offered
     return project / ".sagent" / "commands", config / "sagent" / "commands"
 
 

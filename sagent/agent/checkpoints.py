@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.agent.hooks import ALLOW, Hook, ToolDecision
 from sagent.events import Event, MessageAdded
+from sagent.lib.realpaths import real_path
 from sagent.tools.base import off_loop
 from sagent.types import Message, ToolCall, UserMessage
 
@@ -255,7 +256,7 @@ class FileCheckpoints(Hook):
         target = call.arguments.get("path")
         if getattr(tool, "writes_files", False) and isinstance(target, str) and target:
             root = root_of(agent)
-            path = Path(os.path.normpath(agent.context.resolve(target)))
+            path = Path(real_path(target, str(agent.context.cwd)))  # the file the tool will really write
             await off_loop(checkpoints_of(root).save, path, root.session.seq)
         return ALLOW
 

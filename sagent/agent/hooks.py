@@ -69,9 +69,11 @@ class Rewrite:
 class Ask:
     """Ask whoever approves tool calls (the agent's `approver`) whether the call runs; `reason` says why
     this call needs asking (the mode or rule that asks). With no approver, nobody is there to ask and the
-    call runs, as it did before anything asked."""
+    call runs, as it did before anything asked, unless `refuse_unattended` (the policy could not check a
+    deny rule: the call is refused when nobody can be asked)."""
 
     reason: str = ""
+    refuse_unattended: bool = False
 
 
 ToolDecision = Allow | Deny | Rewrite | Ask

@@ -3,7 +3,9 @@
 sagent reads AGENTS.md (and CLAUDE.md where a project has one) in every folder from the repository root
 down to the working directory, after a user-level file (`$XDG_CONFIG_HOME/sagent/AGENTS.md`). Files nearer
 the working directory come later, so their word wins where they disagree. The whole is capped: a project
-cannot crowd the context out, and a cut file says so and where to Read the rest.
+cannot crowd the context out, and a cut file says so and where to Read the rest. A project's memory file
+that is a symlink out of the repository is not read: a cloned repository cannot send a file of yours to the
+model by linking to it.
 
 The memory goes into the system prompt once, at the start of a session, so it stays part of the cached
 prefix for the whole session.
@@ -56,9 +58,12 @@ def memory_files(cwd: Path, user_file: Path | None = None) -> list[MemoryFile]:
     found: list[MemoryFile] = []
     room = MAX_TOTAL_CHARS
     seen: set[Path] = set()
+    user = candidates[0]
     for path in candidates:
         if room <= 0 or not path.is_file() or path.resolve() in seen:
             continue
+        if path != user and not path.resolve().is_relative_to(root):
+            continue  # a project's memory file linked out of the repository (to ~/.ssh/id_rsa, say) is not read
         seen.add(path.resolve())
         try:
             text = path.read_text(encoding="utf-8", errors="replace").strip()

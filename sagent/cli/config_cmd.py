@@ -24,9 +24,12 @@ Settings files, merged in this order (later wins; env, permissions, hooks and mc
   user     $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/settings.json)
   project  .sagent/settings.json at the project root (the nearest folder up holding .sagent/ or .git)
   local    .sagent/settings.local.json there (keep it out of git)
-Flags win over all of them. Keys and an example: docs/settings.md.
+Flags win over all of them. Keys and an example: docs/settings.md. The project and local files apply
+only in a folder you trusted (`sagent trust`); elsewhere only their deny and ask rules do, and the
+report lists the project files it skipped.
 
-  --json     one JSON object: files, settings {key: {value, from}}, env {NAME: {value, from}}, warnings
+  --json     one JSON object: files, settings {key: {value, from}}, env {NAME: {value, from}}, warnings,
+             trust {root, trusted, skipped}
   -h, --help this text
 
 A file that cannot be used (not JSON, a value of the wrong type or out of range) is an error naming the
@@ -45,7 +48,7 @@ def config_command(argv: list[str]) -> int:
         return 0
     as_json = "--json" in argv
     argv = [a for a in argv if a != "--json"]
-    args = parse_with_settings(build_parser(), argv)
+    args = parse_with_settings(build_parser(), argv, notice=False)  # the report says what was skipped
     if args is None:
         return 2
     problem = checked(args)
@@ -90,8 +93,13 @@ def effective(args: argparse.Namespace) -> dict[str, Any]:
         }
         for name, value in sorted(args.env.items())
     }
-    files = [{"scope": f.scope, "path": str(f.path), "exists": f.exists} for f in sources.loaded.files]
-    return {"files": files, "settings": settings, "env": env, "warnings": sources.loaded.warnings}
+    loaded = sources.loaded
+    files = [
+        {"scope": f.scope, "path": str(f.path), "exists": f.exists, "skipped": f.path in loaded.skipped}
+        for f in loaded.files
+    ]
+    trust = {"root": str(loaded.root), "trusted": loaded.trusted, "skipped": [str(p) for p in loaded.skipped]}
+    return {"files": files, "settings": settings, "env": env, "warnings": loaded.warnings, "trust": trust}
 
 
 def _value(name: str, value: Any) -> Any:
@@ -105,7 +113,14 @@ def as_text(report: dict[str, Any]) -> str:
     """The report for a person: the files, then one aligned line per key (warnings went to stderr)."""
     lines = ["settings files (merged in this order; flags win over all):"]
     for f in report["files"]:
-        lines.append(f"  {f['scope']:<8} {f['path']}{'' if f['exists'] else '  (none)'}")
+        state = "  (skipped: folder not trusted; only its deny and ask rules apply)" if f["skipped"] else ""
+        lines.append(f"  {f['scope']:<8} {f['path']}{'' if f['exists'] else '  (none)'}{state}")
+    trust = report["trust"]
+    if trust["skipped"]:
+        lines.append("")
+        lines.append(f"{trust['root']} is not trusted, so these project files were skipped:")
+        lines.extend(f"  {path}" for path in trust["skipped"])
+        lines.append(f"run `sagent trust {trust['root']}` to use them (docs/settings.md#folder-trust)")
     rows = [(name, _shown(item["value"]), item["from"]) for name, item in report["settings"].items()]
     for name, item in report["env"].items():
         note = "  (overrides the environment)" if item["overrides"] else ""

@@ -49,6 +49,8 @@ key, no model to run on, a data directory sagent cannot write), 3 stopped at --m
 
 settings files: $XDG_CONFIG_HOME/sagent/settings.json (default ~/.config/sagent/settings.json), then
 .sagent/settings.json and .sagent/settings.local.json at the project root; flags win over them all.
+A project's files (and its .mcp.json and .sagent/commands) apply only once you trust its folder:
+`sagent trust` (see `sagent trust --help`); until then only their deny and ask rules do.
 
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
 ~/.local/share/sagent/sessions); XDG_CACHE_HOME (sagent keeps compiled start-up code in
@@ -309,9 +311,12 @@ def add_task_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | None:
+def parse_with_settings(
+    parser: argparse.ArgumentParser, argv: list[str], notice: bool = True
+) -> argparse.Namespace | None:
     """The arguments, with the settings files' values as defaults (see docs/settings.md); None after
-    saying why a settings file cannot be used."""
+    saying why a settings file cannot be used. With `notice`, the one line saying which files of a folder
+    not trusted were skipped goes to stderr (a caller that asks about them passes False)."""
     from sagent.cli.settings_files import SettingsError, parse
 
     try:
@@ -321,6 +326,9 @@ def parse_with_settings(parser: argparse.ArgumentParser, argv: list[str]) -> arg
         return None
     for warning in args.settings_files.loaded.warnings:
         sys.stderr.write(f"sagent: warning: {warning}\n")
+    skipped = args.settings_files.loaded.skipped_notice()
+    if notice and skipped:
+        sys.stderr.write(f"sagent: {skipped}\n")
     return args
 
 

@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None, *, command: bool = False) -> int:
         from sagent.slack.cli import main as slack_main
 
         return slack_main(argv[1:])
+    if argv[:1] == ["trust"]:
+        from sagent.cli.trust_cmd import trust_command
+
+        return trust_command(argv[1:])
     if argv[:1] == ["config"]:
         from sagent.cli.config_cmd import config_command
 
@@ -87,16 +91,23 @@ def main(argv: list[str] | None = None, *, command: bool = False) -> int:
         startup.done("main")  # already done once the agent was built; this covers a run that ended before
 
 
-def _task_or_repl(argv: list[str]) -> int:
-    """A task (`-p`, piped input, a task after the flags) or the REPL."""
+def _task_or_repl(argv: list[str], asked: bool = False) -> int:
+    """A task (`-p`, piped input, a task after the flags) or the REPL (`asked`: the user was just asked
+    about trusting the folder, and is not asked again)."""
     named = _prefetch_named(argv)
     from sagent.cli.flags import EXIT_USAGE, add_task_argument, build_parser, checked, parse_with_settings
 
     parser = build_parser()
     add_task_argument(parser)
-    args = parse_with_settings(parser, argv)
+    args = parse_with_settings(parser, argv, notice=False)
     if args is None:
         return EXIT_USAGE
+    skipped = args.settings_files.loaded.skipped_notice()
+    if skipped and not asked and _opens_repl(args):
+        if _asked_to_trust(args):  # trusted now: the folder's files apply from the start
+            return _task_or_repl(argv, asked=True)
+    elif skipped:
+        sys.stderr.write(f"sagent: {skipped}\n")
     _clean_text_flags(args)
     if args.ephemeral:
         from sagent.lib import codecache
@@ -130,6 +141,36 @@ def _task_or_repl(argv: list[str]) -> int:
     from sagent.cli.run import run_task
 
     return run_task(args, piped)
+
+
+def _opens_repl(args: argparse.Namespace) -> bool:
+    """Whether these arguments open the REPL (no task, a terminal on both ends), as decided below."""
+    if args.prompt is not None or not sys.stdin.isatty() or not sys.stdout.isatty():
+        return False
+    return not (args.task and args.output_format != "text")
+
+
+def _asked_to_trust(args: argparse.Namespace) -> bool:
+    """The REPL's question in a folder not trusted whose files were skipped; True when the user trusted it.
+    The environment is first put back as it was before the settings' `env` (the user's own may move
+    XDG_CONFIG_HOME), so the answer is recorded where the trust was read, and the settings read again
+    start from it."""
+    from sagent.cli.trust import TrustError
+    from sagent.cli.trust_cmd import ask_to_trust
+
+    loaded = args.settings_files.loaded
+    applied = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(args.settings_files.environ_before)
+    try:
+        trusted = ask_to_trust(loaded.root, loaded.skipped, sys.stderr, sys.stdin)
+    except TrustError as error:
+        sys.stderr.write(f"sagent: error: {error}; continuing without this folder's settings\n")
+        trusted = False
+    if not trusted:
+        os.environ.clear()
+        os.environ.update(applied)
+    return trusted
 
 
 def _prefetch_named(argv: list[str]) -> bool:

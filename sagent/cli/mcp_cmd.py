@@ -12,8 +12,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sagent.cli.settings_files import SettingsError, load, project_root, user_settings_file
-from sagent.mcp.config import PROJECT_FILE, TRANSPORTS, McpConfigError, ServerConfig, all_servers, write_entry
+from sagent.cli.settings_files import Loaded, SettingsError, load, project_root, read_file, user_settings_file
+from sagent.mcp.config import (
+    PROJECT_FILE,
+    TRANSPORTS,
+    McpConfigError,
+    ServerConfig,
+    all_servers,
+    parse_servers,
+    project_servers,
+    write_entry,
+)
 
 USAGE = """\
 usage: sagent mcp list                     the configured servers, each connected to and checked
@@ -31,20 +40,43 @@ add options:
   -e, --env KEY=VALUE         a variable for a stdio server (repeatable)
   -H, --header "Name: value"  an HTTP header for an http or sse server (repeatable)
 Values may use ${VAR} and ${VAR:-default}, expanded when a run starts. See docs/mcp.md.
+
+In a folder you have not trusted (`sagent trust`), list and get show the servers its .mcp.json and
+settings files name, marked "not started", and never start them.
 """
 SCOPES = ("local", "project", "user")
 
 
-def configured_servers(cwd: Path, settings_servers: dict[str, Any], origins: dict[str, Any]) -> list[ServerConfig]:
-    """The servers a run in `cwd` connects to; McpConfigError naming the file and key of a bad entry."""
+def configured_servers(
+    cwd: Path, settings_servers: dict[str, Any], origins: dict[str, Any], trusted: bool
+) -> list[ServerConfig]:
+    """The servers a run in `cwd` connects to (the project's `.mcp.json` only when its folder is
+    `trusted`); McpConfigError naming the file and key of a bad entry."""
     files = {k.removeprefix("mcpServers."): str(v) for k, v in origins.items() if k.startswith("mcpServers.")}
-    return all_servers(project_root(cwd), settings_servers, files)
+    return all_servers(project_root(cwd), settings_servers, files, project=trusted)
 
 
 def run_servers(args: argparse.Namespace, cwd: Path) -> list[ServerConfig]:
-    """The servers of a run with these parsed arguments."""
-    origins = dict(args.settings_files.loaded.origins) if hasattr(args, "settings_files") else {}
-    return configured_servers(cwd, dict(args.mcp_servers or {}), origins)
+    """The servers of a run with these parsed arguments (no project server unless the settings loader
+    found the folder trusted)."""
+    sources = getattr(args, "settings_files", None)
+    origins = dict(sources.loaded.origins) if sources is not None else {}
+    trusted = sources.loaded.trusted if sources is not None else False
+    return configured_servers(cwd, dict(args.mcp_servers or {}), origins, trusted)
+
+
+def held_back(loaded: Loaded) -> list[ServerConfig]:
+    """The servers an untrusted folder's files name (`.mcp.json`, and `mcpServers` in its settings
+    files), read to be shown and never started; none in a trusted folder."""
+    if loaded.trusted:
+        return []
+    found = {s.name: s for s in project_servers(loaded.root, expand_vars=False)}
+    for file in loaded.files:
+        if file.scope != "user" and file.exists:
+            data = read_file(file.path) or {}
+            if "mcpServers" in data:
+                found.update((s.name, s) for s in parse_servers(data["mcpServers"], str(file.path), expand_vars=False))
+    return list(found.values())
 
 
 def scope_file(scope: str, cwd: Path) -> Path:
@@ -80,26 +112,34 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _servers(cwd: Path) -> list[ServerConfig]:
+def _servers(cwd: Path) -> tuple[list[ServerConfig], list[ServerConfig], str | None]:
+    """The servers a run would start; those an untrusted folder names, which are shown and not started
+    (a user's server of the same name wins); and the line saying how to trust the folder."""
     loaded = load(cwd)
     for warning in loaded.warnings:
         sys.stderr.write(f"sagent: warning: {warning}\n")
-    return configured_servers(cwd, dict(loaded.values.get("mcpServers", {})), dict(loaded.origins))
+    run = configured_servers(cwd, dict(loaded.values.get("mcpServers", {})), dict(loaded.origins), loaded.trusted)
+    names = {s.name for s in run}
+    held = [s for s in held_back(loaded) if s.name not in names]
+    why = f"not started: this folder is not trusted (`sagent trust {loaded.root}` to use it)" if held else None
+    return run, held, why
 
 
 def _list(argv: list[str]) -> int:
     parser = _Parser(prog="sagent mcp list")
     parser.add_argument("--cwd", default=".")
     args = parser.parse_args(argv)
-    servers = _servers(Path(args.cwd))
-    if not servers:
+    servers, held, why = _servers(Path(args.cwd))
+    if not servers and not held:
         print(f"no MCP servers configured (add one with `sagent mcp add`, or write {PROJECT_FILE})")
         return 0
-    checked = asyncio.run(_check(servers, Path(args.cwd).resolve()))
+    checked = asyncio.run(_check(servers, Path(args.cwd).resolve())) if servers else {}
     for server in servers:
         state, tools, _ = checked[server.name]
         mark = f"connected, {len(tools)} tools" if state == "connected" else state
         print(f"{server.name}: {server.describe()} - {mark}")
+    for server in held:
+        print(f"{server.name}: {server.describe()} - {why}")
     return 0
 
 
@@ -108,12 +148,18 @@ def _get(argv: list[str]) -> int:
     parser.add_argument("name")
     parser.add_argument("--cwd", default=".")
     args = parser.parse_args(argv)
-    found = [s for s in _servers(Path(args.cwd)) if s.name == args.name]
+    servers, held, why = _servers(Path(args.cwd))
+    found = [s for s in servers + held if s.name == args.name]
     if not found:
         sys.stderr.write(f"sagent: no MCP server named {args.name!r}\n")
         return 1
     server = found[0]
-    state, tools, prompts = asyncio.run(_check([server], Path(args.cwd).resolve()))[server.name]
+    tools: list[str] = []
+    prompts: list[str] = []
+    if server in held:
+        state = str(why)
+    else:
+        state, tools, prompts = asyncio.run(_check([server], Path(args.cwd).resolve()))[server.name]
     print(f"{server.name}\n  from:      {server.source}\n  transport: {server.transport}")
     print(f"  reached:   {server.describe()}")
     if server.env:

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from sagent.cli.settings_files import read_file
 from sagent.permissions.modes import MODES, HeadlessDefault, parse_mode
 from sagent.permissions.policy import Permissions
 from sagent.permissions.rules import Rule, RuleError, parse_rule
@@ -51,19 +50,13 @@ def split_rules(values: Iterable[str | list[str]] | None) -> list[str]:
 
 
 def file_permissions(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
-    """Each settings file's `permissions` object, with the file's path, in merge order."""
+    """Each settings file's `permissions` object, with the file's path, in merge order: as the settings
+    loader kept it, so a folder that is not trusted gives only its deny and ask rules (and
+    `headlessDefault: "deny"`)."""
     sources = getattr(args, "settings_files", None)
-    found: list[tuple[str, dict[str, Any]]] = []
     if sources is None:
-        return found
-    for file in sources.loaded.files:
-        if not file.exists:
-            continue
-        data = read_file(file.path) or {}
-        section = data.get("permissions")
-        if isinstance(section, dict):
-            found.append((str(file.path), section))
-    return found
+        return []
+    return [(str(path), section) for path, section in sources.loaded.permissions]
 
 
 def from_args(args: argparse.Namespace, cwd: Path) -> Permissions:

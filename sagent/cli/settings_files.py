@@ -7,7 +7,10 @@
 Later files win; objects (`env`, `permissions`, `hooks`, `mcpServers`) are merged key by key, except that
 the hooks of an event add up: every file's entries run. A file's
 values become the argument parser's defaults, so a flag on the command line wins over every file and the
-same checks run on a value whichever place it came from. Nothing here builds the agent: the result is the
+same checks run on a value whichever place it came from. The project's and the local file apply only in
+a folder the user trusted (`sagent trust`, see sagent/cli/trust.py): elsewhere only what tightens (their
+`permissions.deny` and `ask` rules, `headlessDefault: "deny"`) is kept, and `Loaded.skipped` names the
+project files left out, `.mcp.json` and `.sagent/commands/` included. Nothing here builds the agent: the result is the
 `argparse.Namespace` the CLI already understands, with `settings_files` (a `Sources`) saying where each
 value came from.
 
@@ -26,6 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sagent.cli.trust import config_dir, trusted_by, trusted_folders
 from sagent.lib.json import json_kind
 
 SCOPES = ("user", "project", "local")
@@ -92,6 +96,7 @@ KEYS: dict[str, Key] = {
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
 PERMISSION_LISTS = ("allow", "deny", "ask")
 MERGED = frozenset({"env", "permissions", "hooks", "mcpServers", "sandbox"})  # objects merged key by key across files
+TIGHTENING = ("deny", "ask")  # the permission lists an untrusted project's files may still add to
 
 
 class SettingsFile(NamedTuple):
@@ -107,13 +112,28 @@ class Loaded:
     merged objects), and the warnings to print once. (Plain classes here, not dataclasses: importing
     `dataclasses` costs `sagent config` more than all of its own work.)"""
 
-    __slots__ = ("files", "origins", "values", "warnings")
+    __slots__ = ("files", "origins", "permissions", "root", "skipped", "trusted", "values", "warnings")
 
     def __init__(self) -> None:
         self.files: list[SettingsFile] = []
         self.values: dict[str, Any] = {}
         self.origins: dict[str, Path] = {}
         self.warnings: list[str] = []
+        self.permissions: list[tuple[Path, dict[str, Any]]] = []  # each file's `permissions`, as applied
+        self.root: Path = Path()  # the project root
+        self.trusted = True  # whether the project's own files apply (see sagent/cli/trust.py)
+        self.skipped: list[Path] = []  # project files (or folders) left out because the folder is not trusted
+
+    def skipped_notice(self) -> str | None:
+        """One line saying which project files were skipped and how to trust the folder; None when none was."""
+        if not self.skipped:
+            return None
+        root = self.root
+        names = ", ".join(str(p.relative_to(root)) if p.is_relative_to(root) else str(p) for p in self.skipped)
+        return (
+            f"this folder is not trusted, so its {names} did not apply (deny and ask rules still do); "
+            f"to use them, run `sagent trust {self.root}`"
+        )
 
 
 class Sources(NamedTuple):
@@ -133,9 +153,9 @@ class Sources(NamedTuple):
 
 
 def user_settings_file() -> Path:
-    """The user's settings file, beside the user's AGENTS.md."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "sagent" / "settings.json"
+    """The user's settings file, beside the user's AGENTS.md (a relative XDG_CONFIG_HOME is ignored, as
+    the XDG spec says: it would put the user's settings inside whatever folder sagent runs in)."""
+    return config_dir() / "settings.json"
 
 
 def project_root(cwd: Path) -> Path:
@@ -157,9 +177,16 @@ def settings_files(cwd: Path) -> list[tuple[str, Path]]:
     ]
 
 
-def load(cwd: Path) -> Loaded:
-    """Read and check the settings files for `cwd` and merge them; SettingsError for the first bad one."""
+def load(cwd: Path, trusted: bool | None = None) -> Loaded:
+    """Read and check the settings files for `cwd` and merge them; SettingsError for the first bad one.
+    `trusted` says whether the project's own files apply; None asks the user's trust store."""
     loaded = Loaded()
+    loaded.root = project_root(cwd)
+    if trusted is None:
+        problems: list[str] = []  # a trust file that cannot be believed is said, on every run
+        trusted = trusted_by(loaded.root, trusted_folders(problems)) is not None
+        loaded.warnings += problems
+    loaded.trusted = trusted
     seen: set[Path] = set()
     for scope, path in settings_files(cwd):
         data = None if path in seen else read_file(path)
@@ -167,6 +194,12 @@ def load(cwd: Path) -> Loaded:
         loaded.files.append(SettingsFile(scope, path, data is not None))
         if data is None:
             continue
+        if scope != "user" and not loaded.trusted:
+            data, dropped = _tightening(path, data)
+            if dropped:
+                loaded.skipped.append(path)
+        if isinstance(data.get("permissions"), dict):
+            loaded.permissions.append((path, data["permissions"]))
         for name, value in data.items():
             spec = KEYS.get(name)
             if spec is None:
@@ -182,9 +215,40 @@ def load(cwd: Path) -> Loaded:
             else:
                 loaded.values[name] = value
             loaded.origins[name] = path
-        if scope == "local":
+        if scope == "local" and loaded.trusted:  # git is not run in a folder not trusted
             _warn_unignored(path, loaded.warnings)
+    if not loaded.trusted:
+        loaded.skipped += untrusted_extras(loaded.root)
     return loaded
+
+
+def untrusted_extras(root: Path) -> list[Path]:
+    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`, and
+    `.sagent/commands/` when it holds a command."""
+    found = []
+    if (root / ".mcp.json").exists():
+        found.append(root / ".mcp.json")
+    commands = root / ".sagent" / "commands"
+    try:
+        if commands.is_dir() and next(commands.rglob("*.md"), None) is not None:
+            found.append(commands)
+    except OSError:
+        found.append(commands)
+    return found
+
+
+def _tightening(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """What an untrusted folder's file may still say: its deny and ask rules, and `headlessDefault` when
+    it is "deny"; and whether anything else was left out. The rules are checked like any file's."""
+    section = data.get("permissions")
+    if section is not None:
+        _check_permissions(path, section, [])
+    section = section if isinstance(section, dict) else {}
+    kept = {k: section[k] for k in TIGHTENING if k in section}
+    if section.get("headlessDefault") == "deny":
+        kept["headlessDefault"] = "deny"
+    dropped = set(data) - {"permissions", *IGNORED_KEYS} or set(section) - set(kept)
+    return ({"permissions": kept} if kept else {}), bool(dropped)
 
 
 def _merged_member(key: str, before: Any, value: Any) -> Any:

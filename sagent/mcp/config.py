@@ -90,8 +90,12 @@ def _kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def parse_server(name: str, entry: Any, source: str, warnings: list[str] | None = None) -> ServerConfig:
-    """One entry of `mcpServers`, checked and expanded; McpConfigError naming `source` and the key."""
+def parse_server(
+    name: str, entry: Any, source: str, warnings: list[str] | None = None, expand_vars: bool = True
+) -> ServerConfig:
+    """One entry of `mcpServers`, checked and expanded (`expand_vars` False keeps `${VAR}` as written:
+    an untrusted folder's entry, shown and never started, must not print the user's variables);
+    McpConfigError naming `source` and the key."""
     key = f"mcpServers.{name}"
     if not _NAME.match(name):
         raise McpConfigError(f'{source}: key "{key}": a server name is 1 to 48 letters, digits, "_" or "-"')
@@ -111,7 +115,7 @@ def parse_server(name: str, entry: Any, source: str, warnings: list[str] | None 
     def text(member: str, value: Any) -> str:
         if not isinstance(value, str) or "\0" in value:
             raise McpConfigError(f'{source}: key "{key}.{member}": must be a string, not {_kind(value)}')
-        return expand(value, f'{source}: key "{key}.{member}"')
+        return expand(value, f'{source}: key "{key}.{member}"') if expand_vars else value
 
     def table(member: str) -> dict[str, str]:
         value = entry.get(member, {})
@@ -135,13 +139,17 @@ def parse_server(name: str, entry: Any, source: str, warnings: list[str] | None 
 
 
 def parse_servers(
-    servers: Any, source: str, warnings: list[str] | None = None, origins: Mapping[str, str] | None = None
+    servers: Any,
+    source: str,
+    warnings: list[str] | None = None,
+    origins: Mapping[str, str] | None = None,
+    expand_vars: bool = True,
 ) -> list[ServerConfig]:
     """The entries of an `mcpServers` object; `origins` names the file of each entry when they were merged
     from several (the settings files)."""
     if not isinstance(servers, dict):
         raise McpConfigError(f'{source}: key "mcpServers": must be an object, not {_kind(servers)}')
-    return [parse_server(n, e, (origins or {}).get(n, source), warnings) for n, e in servers.items()]
+    return [parse_server(n, e, (origins or {}).get(n, source), warnings, expand_vars) for n, e in servers.items()]
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
@@ -164,13 +172,13 @@ def read_json(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def project_servers(root: Path, warnings: list[str] | None = None) -> list[ServerConfig]:
+def project_servers(root: Path, warnings: list[str] | None = None, expand_vars: bool = True) -> list[ServerConfig]:
     """The servers of `root/.mcp.json` (none when there is no such file)."""
     path = root / PROJECT_FILE
     data = read_json(path)
     if data is None:
         return []
-    return parse_servers(data.get("mcpServers", {}), str(path), warnings)
+    return parse_servers(data.get("mcpServers", {}), str(path), warnings, expand_vars=expand_vars)
 
 
 def all_servers(
@@ -178,10 +186,12 @@ def all_servers(
     settings_servers: Mapping[str, Any],
     origins: Mapping[str, str],
     warnings: list[str] | None = None,
+    project: bool = True,
 ) -> list[ServerConfig]:
-    """The project's `.mcp.json` servers, then the settings files' (a settings entry replaces a project
-    entry of the same name: settings are the user's own choice)."""
-    found = {s.name: s for s in project_servers(root, warnings)}
+    """The project's `.mcp.json` servers (when `project`: its folder is trusted), then the settings
+    files' (a settings entry replaces a project entry of the same name: settings are the user's own
+    choice)."""
+    found = {s.name: s for s in project_servers(root, warnings)} if project else {}
     for server in parse_servers(dict(settings_servers), "settings", warnings, origins):
         found[server.name] = server
     return list(found.values())

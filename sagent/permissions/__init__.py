@@ -4,10 +4,13 @@ One frozen `Permissions` value (mode, allow/ask/deny rules, project roots) rides
 `AgentSettings.permissions`; `PermissionHook` applies it before every tool call through the loop's hooks
 (`sagent.agent.hooks`), answering Allow, Ask or Deny. The modules, in the order they depend on each other:
 
-- `bash`: a Bash line split into the commands it runs (so a rule is held against each);
-- `paths`: paths resolved (`~`, `..`, symlinks) and path globs;
+- `bash` (with `bash_words`, `bash_wrappers`, `bash_text`): a Bash line parsed (tree-sitter) into the commands
+  it runs, wrapped and string-embedded ones included, the files it writes, and what rules cannot see;
+- `paths`: paths resolved as the kernel resolves them (`~`, symlinks, then `..`) and path globs;
 - `rules`: rule parsing and matching (`Bash(git diff:*)`, `Edit(src/**)`, `WebFetch(domain:…)`, …);
 - `modes`: the modes and what each lets run;
+- `bash_policy`: a Bash line's writes judged as edits, and what a rule cannot check asks;
+- `guard`: the policy asked again by a tool right before it opens a file or follows a redirect;
 - `policy`: `Permissions`, and the hook;
 - `plan`: ExitPlanMode, the tool plan mode ends with.
 """

@@ -1,4 +1,5 @@
-"""Paths as permissions see them: resolved (`~`, `..` and symlinks) before any rule or root is matched.
+"""Paths as permissions see them: resolved as the kernel resolves them (`~`, then each symlink before the
+`..` after it, `//` and `.` collapsed) before any rule or root is matched; `sagent.lib.realpaths` does it.
 
 A path rule's pattern is a glob: `~/` starts at the home folder, `/` at the file system's root (`//` too,
 as Claude Code writes absolute paths), anything else at the project root (the working directory). `*`
@@ -12,8 +13,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
+import sys
 from dataclasses import dataclass
+
+from sagent.lib.realpaths import real_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,30 +33,14 @@ class ResolvedPath:
 
 
 def resolve(path: str, cwd: str) -> ResolvedPath:
-    """`path` (relative to `cwd`, or absolute, or starting with `~`) resolved both ways."""
+    """`path` (relative to `cwd`, or absolute, or starting with `~`) resolved both ways. The real spelling
+    is the kernel's (`sagent.lib.realpaths.real_path`): a symlink is followed before a `..` after it, and
+    `//`, `/./` and trailing `/.` collapse, so no spelling of a file escapes a rule that names it."""
     expanded = os.path.expanduser(path) if path.startswith("~") else path
     lexical = os.path.normpath(os.path.join(cwd, expanded))
-    return ResolvedPath(lexical, real_path(lexical))
-
-
-def real_path(lexical: str) -> str:
-    """`os.path.realpath` of a normalised absolute path, quicker in the usual case: one `lstat` per
-    folder on the way, and the lexical path itself when none of them is a symlink (below the first part
-    that does not exist, nothing can be one)."""
-    current = ""
-    for part in lexical.split(os.sep)[1:]:
-        if not part:
-            continue
-        current = f"{current}{os.sep}{part}"
-        try:
-            mode = os.lstat(current).st_mode
-        except FileNotFoundError:
-            return lexical
-        except OSError:
-            return os.path.realpath(lexical)
-        if stat.S_ISLNK(mode):
-            return os.path.realpath(lexical)
-    return lexical
+    if lexical.startswith("//"):  # POSIX lets normpath keep two leading slashes; the kernel does not
+        lexical = "/" + lexical.lstrip("/")
+    return ResolvedPath(lexical, real_path(expanded, cwd))
 
 
 def inside(path: str, roots: tuple[str, ...]) -> bool:
@@ -64,15 +51,36 @@ def inside(path: str, roots: tuple[str, ...]) -> bool:
 class PathPattern:
     """A compiled path glob (see the module's text for the syntax)."""
 
-    __slots__ = ("pattern", "regex")
+    __slots__ = ("fixed", "pattern", "real_fixed", "real_regex", "regex", "whole")
 
     def __init__(self, pattern: str, project_root: str) -> None:
         self.pattern = pattern
         self.regex = _compile(pattern, project_root)
+        # The pattern's fixed folders may be a symlink (`~/.ssh` linked to a dotfiles folder, macOS's /tmp):
+        # the files it names are then reached by their real path too, which must match as well.
+        glob = absolute_pattern(pattern, project_root)
+        fixed = self.fixed = _fixed_part(glob)
+        """The folders (or file) the pattern names before its first wildcard, absolute ("" for none)."""
+        real = self.real_fixed = os.path.realpath(fixed) if fixed else fixed
+        self.whole = glob[len(fixed) :] in ("", "/", "/**")
+        """The pattern names its fixed part and all below it (`~/.ssh`, `~/.ssh/**`), nothing narrower."""
+        self.real_regex = _compile(real + glob[len(fixed) :], "/") if real != fixed else None
 
     def matches(self, path: str) -> bool:
         """Whether the resolved path `path` is what the pattern names (or inside it)."""
-        return self.regex.match(path) is not None
+        if self.regex.match(path) is not None:
+            return True
+        return self.real_regex is not None and self.real_regex.match(path) is not None
+
+
+def _fixed_part(glob: str) -> str:
+    """The folders of an absolute glob before its first wildcard (`/home/u/.ssh` of `/home/u/.ssh/**`)."""
+    fixed: list[str] = []
+    for part in glob.split("/"):
+        if any(c in part for c in "*?["):
+            break
+        fixed.append(part)
+    return "/".join(fixed).rstrip("/") if len(fixed) > 1 else ""
 
 
 def absolute_pattern(pattern: str, project_root: str) -> str:
@@ -112,4 +120,9 @@ def _compile(pattern: str, project_root: str) -> re.Pattern[str]:
             out.append(re.escape(glob[i]))
             i += 1
     tail = "(?:/.*)?" if glob != "/" else ".*"
-    return re.compile("".join(out) + tail + r"\Z", re.DOTALL)
+    return re.compile("".join(out) + tail + r"\Z", _FLAGS)
+
+
+# Where the file system ignores case (macOS and Windows by default), `~/.SSH/ID_RSA` opens the key: a rule
+# matches without regard to case there.
+_FLAGS = re.DOTALL | (re.IGNORECASE if sys.platform in ("darwin", "win32") else 0)

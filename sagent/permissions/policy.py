@@ -14,12 +14,16 @@ policy's `headless` is "deny".
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, ToolDecision
+from sagent.lib.realpaths import real_path
+from sagent.permissions import bash_policy
+from sagent.permissions.guard import PolicyGuard
 from sagent.permissions.modes import PLAN_TOOL, PLAN_TOOLS, SAFE_TOOLS, HeadlessDefault, Mode, parse_mode
 from sagent.permissions.paths import inside
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, Subject, parse_rule, subject_of
@@ -128,6 +132,10 @@ class Permissions:
         for rule in deny:
             if rule.matches(subject):
                 return Deny(f"a deny rule forbids it: {rule.text}" + (f" (from {rule.origin})" if rule.origin else ""))
+        if tool == "Bash":
+            unseen = bash_policy.denied(self, subject, cwd)
+            if unseen is not None:
+                return unseen
         if self.mode == "plan" and tool not in PLAN_TOOLS:
             return Deny(
                 f"plan mode: {tool} does not run until the user approves a plan; explore with the reading "
@@ -140,14 +148,18 @@ class Permissions:
         for rule in ask:
             if rule.matches(subject):
                 return Ask(f"an ask rule: {rule.text}")
-        if allow and allowed_by(allow, subject):
+        if tool == "Bash":
+            asked = bash_policy.asked(self, subject, cwd)
+            if asked is not None:
+                return asked
+        if allow and allowed_by(allow, subject, self, cwd):
             return ALLOW
         return self._by_mode(subject, cwd, sandboxed)
 
     def _by_mode(self, subject: Subject, cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
         tool = subject.tool
         if tool in READING_TOOLS or tool in EDITING_TOOLS:
-            roots = (cwd, *self.roots)
+            roots = (_project_root(cwd), *self.roots)
             outside = [p.real for p in subject.paths if not inside(p.real, roots)]
             if outside:
                 return Ask(f"{outside[0]} is outside the project")
@@ -157,8 +169,8 @@ class Permissions:
         if tool == "Bash":
             if sandboxed:  # the sandbox is the boundary: deny and ask rules were applied above
                 return ALLOW
-            if subject.commands is None:
-                return Ask("the command line cannot be split into its commands safely")
+            if subject.bash is not None and subject.bash.opaque:
+                return Ask(f"no rule can vouch for this line: {subject.bash.opaque[0]}")
             return Ask(f"{self.mode} mode asks before running commands")
         if tool == "WebFetch":
             return Ask(f"fetching {subject.url or 'a URL'}")
@@ -179,14 +191,19 @@ class Permissions:
         return lines
 
 
-def allowed_by(allow: Iterable[Rule], subject: Subject) -> bool:
-    """Whether the allow rules `allow` let the call run: a Bash line when each of its commands has a rule
-    (one rule each, not necessarily the same one), another call when one rule matches it."""
-    if subject.tool == "Bash" and subject.commands:
-        rules = [r for r in allow if r.names("Bash")]
-        if any(r.kind == "any" for r in rules):
-            return True
-        return all(any(r.allows_command(c) for r in rules) for c in subject.commands)
+@functools.lru_cache(maxsize=64)
+def _project_root(cwd: str) -> str:
+    """The real path of a project folder (it may be given through a symlink), resolved once, as an `Agent`
+    resolves its working directory once."""
+    return real_path(cwd, "/")
+
+
+def allowed_by(allow: Iterable[Rule], subject: Subject, policy: Permissions | None = None, cwd: str = "") -> bool:
+    """Whether the allow rules `allow` let the call run: a Bash line when each command it runs has a rule
+    (one rule each, not necessarily the same one), nothing in it is unseen, and each file it writes is an
+    edit `policy` allows (see `bash_policy.allowed`); another call when one rule matches it."""
+    if subject.tool == "Bash":
+        return bash_policy.allowed(allow, subject, policy, cwd)
     return any(rule.matches(subject, strict=True) for rule in allow)
 
 
@@ -205,13 +222,15 @@ def policies(agent: Agent) -> list[Permissions]:
     return found
 
 
-def decide(agent: Agent, call: ToolCall) -> Allow | Ask | Deny:
-    """The strictest answer of the policies that bind `agent` for `call` (ALLOW when none does)."""
+def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allow | Ask | Deny:
+    """The strictest answer of the policies that bind `agent` for `call` (ALLOW when none does); `subject`
+    is the call as the rules see it, when already worked out."""
     found = policies(agent)
     if not found:
         return ALLOW
     cwd = str(agent.context.cwd)
-    subject = subject_of(call.name, call.arguments, cwd)
+    project = project_of(agent)
+    subject = subject or subject_of(call.name, call.arguments, cwd)
     sandboxed = call.name == "Bash" and in_sandbox(agent.context.sandbox, call.arguments)
     answer: Allow | Ask | Deny = ALLOW
     seen: list[Permissions] = []
@@ -219,8 +238,9 @@ def decide(agent: Agent, call: ToolCall) -> Allow | Ask | Deny:
         if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
             continue
         seen.append(policy)
-        verdict = policy.judge(subject, cwd, sandboxed)
-        if _RANK[type(verdict)] > _RANK[type(answer)]:
+        verdict = policy.judge(subject, project, sandboxed)
+        stricter_ask = isinstance(verdict, Ask) and isinstance(answer, Ask) and verdict.refuse_unattended
+        if _RANK[type(verdict)] > _RANK[type(answer)] or stricter_ask:
             answer = verdict
             if isinstance(answer, Deny):
                 break
@@ -246,13 +266,34 @@ def set_mode(agent: Agent, mode: Mode, origin: str) -> None:
         agent.settings = dataclasses.replace(agent.settings, permissions=policy.with_mode(mode, origin))
 
 
+def project_of(agent: Agent) -> str:
+    """The folder the agent's project is: where its session started. Relative paths go from where its tools
+    are now (Bash's `cd` moves that); the project's edge does not move with them."""
+    return str(agent.settings.cwd or agent.context.cwd)
+
+
+def guard_of(agent: Agent) -> PolicyGuard:
+    """The agent's `PolicyGuard`, put in its tools' context the first time it is needed."""
+    guard = agent.context.guard
+    if not isinstance(guard, PolicyGuard):
+        guard = agent.context.guard = PolicyGuard(lambda: policies(agent), project_of(agent))
+    return guard
+
+
 class PermissionHook(Hook):
     """Applies the `Permissions` of the agent (and of its ancestors) to every tool call; in plan mode adds
     plan mode's note to the request and offers ExitPlanMode, which it withholds in the other modes."""
 
     async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
-        answer = decide(agent, call)
+        subject = None
+        if policies(agent):
+            # The tools ask the policy again right before they open a file or follow a redirect.
+            subject = subject_of(call.name, call.arguments, str(agent.context.cwd))
+            guard_of(agent).checking(call.id, subject)
+        answer = decide(agent, call, subject)
         if isinstance(answer, Ask) and agent.settings.approver is None:
+            if answer.refuse_unattended:
+                return Deny(f"{answer.reason}; nobody is here to approve it")
             if call.name == PLAN_TOOL:
                 return Deny("nobody is here to approve a plan: give the plan as your final answer and stop")
             if any(p.headless == "deny" for p in policies(agent)):
@@ -260,6 +301,8 @@ class PermissionHook(Hook):
         return answer
 
     async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> None:
+        if isinstance(agent.context.guard, PolicyGuard):
+            agent.context.guard.done(call.id)
         if call.name == PLAN_TOOL and not result.is_error and mode_of(agent) == "plan":
             set_mode(agent, "default", "the approved plan")
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sagent.agent.hooks import ALLOW, Allow, Deny
+from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
+from sagent.lib.realpaths import real_path
 from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, parse_mode
 from sagent.permissions.paths import inside
-from sagent.permissions.policy import Permissions, allowed_by, mode_of, set_mode
+from sagent.permissions.policy import Permissions, allowed_by, decide, mode_of, set_mode
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
 from sagent.repl.commands import CommandError, command
 
@@ -98,6 +99,9 @@ class Approvals:
     def _remembered(self, agent: Agent, call: ToolCall) -> bool:
         if not self.session or call.name == PLAN_TOOL:
             return False
+        answer = decide(agent, call)
+        if isinstance(answer, Ask) and answer.refuse_unattended:
+            return False  # a deny rule could not be checked: the user sees each such call
         return allowed_by(self.session, subject_of(call.name, call.arguments, str(agent.context.cwd)))
 
     # ------------------------------------------------------------------------------------ answers
@@ -143,6 +147,9 @@ class Approvals:
             try:
                 path = save_project_rules(Path(cwd), question.rules)
                 self.repl.commit([self.repl.renderer.c("dim", f"  saved to {path}: {', '.join(question.rules)}")])
+                if not _trusted(Path(cwd)):  # the file is read at the next start only in a trusted folder
+                    note = "  this folder is not trusted: saved rules apply after `sagent trust`; kept for this session"
+                    self.repl.commit([self.repl.renderer.c("yellow", note)])
             except (OSError, ValueError) as error:
                 self.repl.commit([self.repl.renderer.c("yellow", f"  not saved ({error}); kept for this session")])
 
@@ -216,7 +223,9 @@ def describe(call: ToolCall, cwd: str, diff: object) -> str:
     if call.name == "Bash":
         return "\n".join(_cut(("$ " + str(args.get("command", ""))).splitlines()))
     if call.name in ("Edit", "Write"):
-        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(str(args.get("path", "")))))
+        given = str(args.get("path", ""))
+        path = real_path(given, cwd)  # the file the tool will really write, symlinks followed
+        written = os.path.normpath(os.path.join(cwd, os.path.expanduser(given)))
         whole = call.name == "Write"
         if call.name == "Edit":
             old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
@@ -228,8 +237,11 @@ def describe(call: ToolCall, cwd: str, diff: object) -> str:
                 old = ""
             new = str(args.get("content", ""))
         shown = render(old, new, numbered=whole) if render is not None else ""
+        note = f" (written as {given})" if written != path else ""
         return (
-            f"  {path}" + (" (new file)" if call.name == "Write" and not old else "") + (f"\n{shown}" if shown else "")
+            f"  {path}{note}"
+            + (" (new file)" if call.name == "Write" and not old else "")
+            + (f"\n{shown}" if shown else "")
         )
     if call.name == "WebFetch":
         return f"  {args.get('url', '')}"
@@ -284,6 +296,13 @@ def _readable(rule: str, cwd: str) -> bool:
     except RuleError:
         return False
     return True
+
+
+def _trusted(cwd: Path) -> bool:
+    from sagent.cli.settings_files import project_root
+    from sagent.cli.trust import is_trusted
+
+    return is_trusted(project_root(cwd))
 
 
 def save_project_rules(cwd: Path, rules: list[str]) -> Path:

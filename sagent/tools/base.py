@@ -35,6 +35,37 @@ class FileStamp:
     size: int
 
 
+class AccessGuard(Protocol):
+    """What the permission policy binding an agent says about what a tool is about to open. The permission
+    check runs before the call; a tool asks again right before it opens, on the real path it will open
+    (`sagent.lib.realpaths`), so a symlink swapped in meanwhile cannot take it elsewhere."""
+
+    def refuse_file(self, tool: str, real: str) -> str | None:
+        """Why `tool` may not open the real path `real`, or None: a deny rule names it, or it is not the path
+        the permission check looked at and the policy would not let the tool open it unasked."""
+        ...
+
+    def hides(self, tool: str, real: str, root: str) -> bool:
+        """Whether a search (Grep, Glob, List) of the real folder `root` leaves out the entry at the real path
+        `real`: a deny or ask rule names it, or it lies outside `root` where the policy would ask."""
+        ...
+
+    def skip_below(self, tool: str, root: str) -> list[str]:
+        """Folders and files below the real folder `root`, relative to it, that a search by `tool` leaves out
+        whole: a search program may be told to skip them (what it finds is still held to `hides`)."""
+        ...
+
+    def refuse_inode(self, tool: str, device: int, inode: int) -> str | None:
+        """Why `tool` may not use the open file (`device`, `inode`) that has other names (hard links): one
+        of them is a file a deny rule names. None: it may."""
+        ...
+
+    def refuse_url(self, tool: str, url: str) -> tuple[Literal["deny", "ask"], str] | None:
+        """Whether `tool` may go on to `url` (a redirect's next hop): None, or ("deny", why) for a URL the
+        rules forbid, or ("ask", why) for one that would need a question nobody is there to answer."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may use: the working directory, the session folder, what it has read."""
@@ -49,6 +80,9 @@ class ToolContext:
     # True when the session keeps no log (--ephemeral): tools that would save something (Memory, the
     # Recall index) write nothing.
     ephemeral: bool = False
+    # The permission policy's answers for the files and URLs a tool is about to open (set by the permission
+    # hook); None when no policy binds the agent.
+    guard: AccessGuard | None = None
     # The sandbox Bash commands run in (workspace-write without network unless the agent says otherwise),
     # and the workspace it lets them write: the project's folders; () means the working directory as it
     # was when the context was made.
@@ -71,6 +105,29 @@ class ToolContext:
         """An absolute path for `path`, relative to the working directory."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else (self.cwd / p)
+
+    def refuse_file(self, tool: str, real: str) -> None:
+        """`ToolError` when the guard refuses `tool` the real path `real` (nothing when there is no guard)."""
+        if self.guard is not None:
+            reason = self.guard.refuse_file(tool, real)
+            if reason is not None:
+                raise ToolError(f"denied: {reason}")
+
+    def link_check(self, tool: str) -> Callable[[os.stat_result], None] | None:
+        """A check for a file once it is open: `ToolError` when it has another name (a hard link) that a deny
+        rule names, as a hard link to a denied file is the same file under a name no rule mentions. None
+        without a guard."""
+        guard = self.guard
+        if guard is None:
+            return None
+
+        def check(st: os.stat_result) -> None:
+            if st.st_nlink > 1:
+                reason = guard.refuse_inode(tool, st.st_dev, st.st_ino)
+                if reason is not None:
+                    raise ToolError(f"denied: {reason}")
+
+        return check
 
     def spill_dir(self) -> Path:
         """A folder for full outputs too large for the context."""

@@ -9,13 +9,14 @@ import contextlib
 import difflib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 # One rule for which images are sent and how large, shared with the files a user attaches to a message.
 from sagent.attachments import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from sagent.attachments import image_media_type
+from sagent.lib.realpaths import PathChanged, open_real, real_path
 from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput, off_loop
 from sagent.types import ImagePart, TextPart
 
@@ -60,65 +61,102 @@ def _not_a_file(path: Path, mode: int, tool: str) -> ToolError:
     return ToolError(f"{path} is {kind}, not a regular file; {tool} works on regular files only: {todo}")
 
 
-def _stat(path: Path) -> os.stat_result | None:
-    """The file's status (following links), None when it does not exist; `ToolError` for what blocks it."""
+def _stat(path: Path, shown: Path | None = None) -> os.stat_result | None:
+    """The status of the file at the real path `path`, None when it does not exist; `ToolError` for what
+    blocks it, a symlink found there included (a real path has none: one was put there after the check)."""
     try:
-        return os.stat(path)
-    except FileNotFoundError:
+        st = os.stat(path, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            raise _changed(shown or path, "open")
+        return st
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except PermissionError:
-        raise ToolError(f"permission denied: {path}") from None
+        raise ToolError(f"permission denied: {shown or path}") from None
     except OSError as error:
-        raise ToolError(f"cannot open {path}: {error.strerror}") from None
+        raise ToolError(f"cannot open {shown or path}: {error.strerror}") from None
 
 
 # O_NONBLOCK: if the path became a pipe after it was checked, opening it still returns at once.
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
 
-def open_regular(path: Path, tool: str) -> tuple[BinaryIO, os.stat_result]:
-    """`path` opened for reading, and its status, after making sure it is a regular file: checked before
-    opening and again on the open file, so nothing is ever read from a device, pipe or socket."""
-    st = _stat(path)
+LinkCheck = Callable[[os.stat_result], None] | None
+"""`ToolContext.link_check`: run on an open file's status before anything is read from it or written to it."""
+
+
+def open_regular(
+    path: Path, tool: str, shown: Path | None = None, check: LinkCheck = None
+) -> tuple[BinaryIO, os.stat_result]:
+    """The real path `path` (`sagent.lib.realpaths`) opened for reading, and its status, after making sure
+    it is a regular file: checked before opening and again on the open file, so nothing is ever read from a
+    device, pipe or socket, and opened through no symlink, so it is the file that was checked. `shown` is
+    the path as the call gave it, for messages."""
+    shown = shown or path
+    st = _stat(path, shown)
     if st is None:
-        raise _missing(path)
+        raise _missing(shown)
     if not stat.S_ISREG(st.st_mode):
-        raise _not_a_file(path, st.st_mode, tool)
-    try:
-        fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
-    except FileNotFoundError:
-        raise _missing(path) from None
-    except OSError as error:
-        raise ToolError(f"cannot open {path}: {error.strerror}") from None
+        raise _not_a_file(shown, st.st_mode, tool)
+    fd = _open(path, os.O_RDONLY | _OPEN_FLAGS, shown, "open")
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    try:
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_a_file(shown, st.st_mode, tool)
+        if check is not None:
+            check(st)
+    except ToolError:
         os.close(fd)
-        raise _not_a_file(path, st.st_mode, tool)
+        raise
     return os.fdopen(fd, "rb"), st
 
 
-def _write_bytes(path: Path, data: bytes, tool: str) -> os.stat_result:
-    """Write `data` over `path` (created if new), refusing anything but a regular file."""
-    st = _stat(path)
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise _not_a_file(path, st.st_mode, tool)
+def _changed(shown: Path, verb: str) -> ToolError:
+    return ToolError(
+        f"cannot {verb} {shown}: a symlink in its path loops, or was put there after the permission check; "
+        "nothing was opened"
+    )
+
+
+def _open(path: Path, flags: int, shown: Path, verb: str, make_parents: bool = False) -> int:
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _OPEN_FLAGS, 0o666)
+        return open_real(str(path), flags, 0o666, make_parents=make_parents)
+    except PathChanged:
+        raise _changed(shown, verb) from None
+    except FileNotFoundError:
+        raise _missing(shown) from None
+    except PermissionError:
+        raise ToolError(f"permission denied: {shown}") from None
     except OSError as error:
-        raise ToolError(f"cannot write {path}: {error.strerror}") from None
+        raise ToolError(f"cannot {verb} {shown}: {error.strerror}") from None
+
+
+def _write_bytes(
+    path: Path, data: bytes, tool: str, shown: Path | None = None, check: LinkCheck = None
+) -> os.stat_result:
+    """Write `data` over the real path `path` (created if new, with its folders), refusing anything but a
+    regular file and any symlink on the way (the file written is the one that was checked)."""
+    shown = shown or path
+    st = _stat(path, shown)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(shown, st.st_mode, tool)
+    fd = _open(path, os.O_WRONLY | os.O_CREAT | _OPEN_FLAGS, shown, "write", make_parents=True)
     with os.fdopen(fd, "wb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise _not_a_file(path, st.st_mode, tool)
+            raise _not_a_file(shown, st.st_mode, tool)
+        if check is not None:
+            check(st)
+        os.ftruncate(fd, 0)  # only now: a file found not to be regular is left as it was
         f.write(data)
         f.flush()
         return os.fstat(fd)
 
 
-def _check_fresh(path: Path, seen: FileStamp | None, verb: str) -> None:
+def _check_fresh(real: Path, seen: FileStamp | None, verb: str, path: Path) -> None:
     if seen is None:
         raise ToolError(f"read {path} with Read before you {verb} it")
-    st = _stat(path)
+    st = _stat(real, path)
     if st is None or _stamp(st) != seen:
         raise ToolError(f"{path} changed on disk since you read it; Read it again before you {verb} it")
 
@@ -126,7 +164,15 @@ def _check_fresh(path: Path, seen: FileStamp | None, verb: str) -> None:
 class _FileTool:
     def resource(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         path = arguments.get("path")
-        return str(ctx.resolve(path).resolve()) if isinstance(path, str) else None
+        return real_path(path, str(ctx.cwd)) if isinstance(path, str) else None
+
+
+def checked_path(ctx: ToolContext, path: str, tool: str) -> Path:
+    """The real path `path` names now, once the permission policy lets `tool` open it (`ToolError` if not).
+    Every file tool opens exactly this path, through no symlink (`sagent.lib.realpaths.open_real`)."""
+    real = real_path(path, str(ctx.cwd))
+    ctx.refuse_file(tool, real)
+    return Path(real)
 
 
 class Read(_FileTool):
@@ -154,22 +200,26 @@ class Read(_FileTool):
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        path = ctx.resolve(arguments["path"])
+        shown = ctx.resolve(arguments["path"])
+        real = checked_path(ctx, arguments["path"], "Read")
         offset = max(1, arguments.get("offset") or 1)
         limit = max(1, arguments.get("limit") or DEFAULT_LIMIT)
         images = ctx.runtime is None or ctx.runtime.accepts_images()
-        stamp, output = await off_loop(_read, path, offset, limit, arguments.get("pages"), images)
-        ctx.read_files[path] = stamp
+        check = ctx.link_check(self.name)
+        stamp, output = await off_loop(_read, real, offset, limit, arguments.get("pages"), images, shown, check)
+        ctx.read_files[real] = stamp
         return output
 
 
 SNIFF = 8192  # bytes looked at to tell text from binary, PDFs and images
 
 
-def _read(path: Path, offset: int, limit: int, pages: str | None, images: bool) -> tuple[FileStamp, ToolOutput]:
-    """What Read returns for `path`, from the first SNIFF bytes and then at most a page of lines: a file of
-    any size costs the same memory."""
-    f, st = open_regular(path, "Read")
+def _read(
+    real: Path, offset: int, limit: int, pages: str | None, images: bool, path: Path, check: LinkCheck = None
+) -> tuple[FileStamp, ToolOutput]:
+    """What Read returns for the real path `real` (`path` as the call gave it), from the first SNIFF bytes
+    and then at most a page of lines: a file of any size costs the same memory."""
+    f, st = open_regular(real, "Read", path, check)
     with f:
         head = f.read(SNIFF)
         is_pdf, media = head.startswith(b"%PDF-"), image_media_type(head)
@@ -299,22 +349,25 @@ class Write(_FileTool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         path = ctx.resolve(arguments["path"])
+        real = checked_path(ctx, arguments["path"], "Write")
         content: str = arguments["content"]
-        stamp, existed = await off_loop(_write, path, content, ctx.read_files.get(path))
-        ctx.read_files[path] = stamp
+        check = ctx.link_check(self.name)
+        stamp, existed = await off_loop(_write, real, content, ctx.read_files.get(real), path, check)
+        ctx.read_files[real] = stamp
         verb = "overwrote" if existed else "created"
         lines = len(content.splitlines())
         return f"{verb} {path} ({lines} lines, {len(content.encode()):,} bytes)"
 
 
-def _write(path: Path, content: str, seen: FileStamp | None) -> tuple[FileStamp, bool]:
-    st = _stat(path)
+def _write(
+    real: Path, content: str, seen: FileStamp | None, path: Path, check: LinkCheck = None
+) -> tuple[FileStamp, bool]:
+    st = _stat(real, path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise _not_a_file(path, st.st_mode, "Write")
     if st is not None:
-        _check_fresh(path, seen, "overwrite")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return _stamp(_write_bytes(path, content.encode("utf-8"), "Write")), st is not None
+        _check_fresh(real, seen, "overwrite", path)
+    return _stamp(_write_bytes(real, content.encode("utf-8"), "Write", path, check)), st is not None
 
 
 class Edit(_FileTool):
@@ -337,10 +390,12 @@ class Edit(_FileTool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         path = ctx.resolve(arguments["path"])
+        real = checked_path(ctx, arguments["path"], "Edit")
         old, new = arguments["old_string"], arguments["new_string"]
         every = bool(arguments.get("replace_all"))
-        stamp, out = await off_loop(_edit, path, old, new, every, ctx.read_files.get(path))
-        ctx.read_files[path] = stamp
+        check = ctx.link_check(self.name)
+        stamp, out = await off_loop(_edit, real, old, new, every, ctx.read_files.get(real), path, check)
+        ctx.read_files[real] = stamp
         return out
 
 
@@ -348,10 +403,12 @@ class Edit(_FileTool):
 MAX_EDIT_BYTES = 32 * 2**20
 
 
-def _edit(path: Path, old: str, new: str, every: bool, seen: FileStamp | None) -> tuple[FileStamp, str]:
-    f, st = open_regular(path, "Edit")
+def _edit(
+    real: Path, old: str, new: str, every: bool, seen: FileStamp | None, path: Path, check: LinkCheck = None
+) -> tuple[FileStamp, str]:
+    f, st = open_regular(real, "Edit", path, check)
     with f:
-        _check_fresh(path, seen, "edit")
+        _check_fresh(real, seen, "edit", path)
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change")
         if not old:
@@ -371,7 +428,7 @@ def _edit(path: Path, old: str, new: str, every: bool, seen: FileStamp | None) -
             "unique, or set replace_all"
         )
     updated = text.replace(old, new) if every else text.replace(old, new, 1)
-    st = _write_bytes(path, updated.encode("utf-8"), "Edit")
+    st = _write_bytes(real, updated.encode("utf-8"), "Edit", path, check)
     diff = list(difflib.unified_diff(text.splitlines(), updated.splitlines(), str(path), str(path), n=2, lineterm=""))
     if len(diff) > MAX_DIFF_LINES:
         diff = [*diff[:MAX_DIFF_LINES], f"[… {len(diff) - MAX_DIFF_LINES} more diff lines]"]

@@ -10,10 +10,13 @@ saves nothing and Recall searches without writing its index.
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from sagent.lib.realpaths import PathChanged, open_real, real_path
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
 
 MAX_FACT_CHARS = 500
@@ -30,10 +33,24 @@ def memory_file(scope: str, cwd: Path) -> Path:
     return repository_root(cwd.resolve()) / "AGENTS.md"
 
 
-def remember(path: Path, fact: str, today: date | None = None) -> None:
+def remember(
+    path: Path, fact: str, today: date | None = None, check: Callable[[os.stat_result], None] | None = None
+) -> None:
     """Append `fact` as one dated line under the file's `## Remembered` heading (added at the end when the
-    file has none). One write, appended: an edit the user makes meanwhile is kept."""
-    existing = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    file has none). One write, appended: an edit the user makes meanwhile is kept. `path` is a real path
+    (`sagent.lib.realpaths`): it is opened through no symlink, so the file written is the one checked."""
+    fd = open_real(str(path), os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644, make_parents=True)
+    with os.fdopen(fd, "r+b") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolError(f"{path} is not a regular file; Memory writes only to one")
+        if check is not None:
+            check(st)
+        _append(f, fact, today)
+
+
+def _append(f: BinaryIO, fact: str, today: date | None) -> None:
+    existing = f.read().decode("utf-8", errors="replace")
     lead = ""
     if HEADING not in existing.splitlines():
         lead = (
@@ -42,10 +59,7 @@ def remember(path: Path, fact: str, today: date | None = None) -> None:
     elif existing and not existing.endswith("\n"):
         lead = "\n"
     line = f"- {fact} ({(today or date.today()).isoformat()})\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    with os.fdopen(fd, "a", encoding="utf-8") as f:
-        f.write(lead + line)
+    f.write((lead + line).encode("utf-8"))
 
 
 class Memory(AnyOrder):
@@ -83,9 +97,12 @@ class Memory(AnyOrder):
 
         if any(secret and secret in fact for secret in known_secrets()):
             raise ToolError("the fact holds a secret (an API key or token): it is not saved")
-        path = memory_file(str(scope), ctx.cwd)
+        path = Path(real_path(str(memory_file(str(scope), ctx.cwd)), "/"))  # AGENTS.md may be a symlink
+        ctx.refuse_file(self.name, str(path))
         try:
-            remember(path, fact)
+            remember(path, fact, check=ctx.link_check(self.name))
+        except PathChanged:
+            raise ToolError(f"cannot write {path}: a symlink was put in its path after the check") from None
         except OSError as error:
             raise ToolError(f"cannot write {path}: {error.strerror or error}") from None
         return f"remembered in {path} (read into later sessions)"

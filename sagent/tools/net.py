@@ -198,9 +198,12 @@ class Fetcher:
         headers: Mapping[str, str] | None = None,
         form: Mapping[str, str] | None = None,
         max_bytes: int = MAX_BYTES,
+        check_hop: Callable[[str, str], None] | None = None,
     ) -> Page:
         """GET `url` (POST when `form` is given), following redirects with every hop checked. 2xx only:
-        any other status raises `ToolError`; 429 and 503 are retried when their `Retry-After` is short."""
+        any other status raises `ToolError`; 429 and 503 are retried when their `Retry-After` is short.
+        `check_hop(from_url, to_url)` is called before each redirect is followed, and raises (a
+        `ToolError`) to stop there: the caller's permission rules hold at every hop."""
         import httpx  # here, not at import: the tools load with every agent
 
         current = httpx.URL(url, params=params) if params else httpx.URL(url)
@@ -211,7 +214,10 @@ class Fetcher:
             for _hop in range(MAX_REDIRECTS + 1):
                 response, body = await self._send(client, method, current, headers, form, max_bytes)
                 if response.is_redirect and "location" in response.headers:
-                    current = current.join(response.headers["location"])
+                    following = current.join(response.headers["location"])
+                    if check_hop is not None:
+                        check_hop(str(current), str(following))
+                    current = following
                     if response.status_code in (301, 302, 303):
                         method, form = "GET", None
                     continue

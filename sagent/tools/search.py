@@ -1,4 +1,7 @@
-"""Finding things: Glob, Grep and List. All three skip `.git` and what `.gitignore` files exclude.
+"""Finding things: Glob, Grep and List. All three skip `.git` and what `.gitignore` files exclude, and
+every file or folder they touch is held against the permission rules (`ToolContext.guard`): what a deny or
+ask rule names, or what lies outside the searched folder where the policy would ask (a symlink out of
+it), is left out and counted, never read or listed.
 
 Grep uses ripgrep when it is installed and a pure-Python search otherwise; both give the same lines in
 the same order (sorted by path, then line), so results never depend on the machine.
@@ -17,8 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sagent.lib.realpaths import real_path
 from sagent.tools.base import AnyOrder, ToolContext, ToolError, off_loop
-from sagent.tools.files import SNIFF, line_chunks, open_regular, strip_break
+from sagent.tools.files import SNIFF, checked_path, line_chunks, open_regular, strip_break
 
 MAX_RESULTS = 200
 
@@ -56,30 +60,78 @@ class Ignore:
                 return False
             folder = folder.parent
 
-    def walk(self, root: Path, skipped: list[OSError] | None = None) -> list[Path]:
+    def walk(
+        self, root: Path, skipped: list[OSError] | None = None, hidden: Callable[[str], bool] | None = None
+    ) -> list[Path]:
         """Every file below `root` that is not ignored, sorted; the folders that could not be read are
-        appended to `skipped`."""
+        appended to `skipped`. Folders (links are not followed) for which `hidden` says True are not
+        entered; it is given their path."""
         found: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(root, onerror=skipped.append if skipped is not None else None):
             here = Path(dirpath)
-            dirnames[:] = sorted(d for d in dirnames if not self.ignored(here / d, True))
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if not self.ignored(here / d, True) and not (hidden is not None and hidden(os.path.join(dirpath, d)))
+            )
             found += [here / f for f in filenames if not self.ignored(here / f, False)]
         return sorted(found)
 
 
-def _root(arguments: dict[str, Any], ctx: ToolContext) -> Path:
-    root = ctx.resolve(arguments.get("path") or ".")
+def _root(arguments: dict[str, Any], ctx: ToolContext, tool: str) -> Path:
+    """The real path of the folder (or file) a search starts from, once the policy lets `tool` read it."""
+    root = checked_path(ctx, arguments.get("path") or ".", tool)
     if not root.exists():
-        raise ToolError(f"no such path: {root}")
+        raise ToolError(f"no such path: {ctx.resolve(arguments.get('path') or '.')}")
     return root
 
 
-def _cap(lines: list[str], what: str, total: int | None = None, skipped: int = 0) -> str:
+class Screen:
+    """The guard's view of one search: which entries it leaves out, and how many it did."""
+
+    def __init__(self, ctx: ToolContext, tool: str, root: Path) -> None:
+        self.guard, self.tool, self.root = ctx.guard, tool, str(root)
+        self.hidden = 0
+        self.link_check = ctx.link_check(tool)
+
+    def hides(self, real: str) -> bool:
+        """Whether the entry at the real path `real` is left out (and counted)."""
+        if self.guard is None or not self.guard.hides(self.tool, real, self.root):
+            return False
+        self.hidden += 1
+        return True
+
+    def hides_links(self, real: str) -> bool:
+        """Whether the file at `real` is left out (and counted) as a hard link to a file a deny rule names."""
+        if self.link_check is None:
+            return False
+        try:
+            self.link_check(os.stat(real))
+        except ToolError:
+            self.hidden += 1
+            return True
+        except OSError:
+            pass
+        return False
+
+    def hides_path(self, path: str, linked: bool = True) -> bool:
+        """`hides` for an entry found at `path`, resolved when it or a folder on the way may be a link."""
+        if self.guard is None:
+            return False
+        return self.hides(os.path.realpath(path) if linked or os.path.islink(path) else path)
+
+
+def _cap(lines: list[str], what: str, total: int | None = None, skipped: int = 0, hidden: int = 0) -> str:
     """At most MAX_RESULTS lines of `total` (all of `lines` when not given), then what was left out."""
     total = len(lines) if total is None else total
     out = "\n".join(lines[:MAX_RESULTS]) if lines else f"no {what}"
     if total > MAX_RESULTS:
         out += f"\n[{total - MAX_RESULTS} more {what} not shown]"
+    if hidden:
+        out += (
+            f"\n[{hidden} {'entry' if hidden == 1 else 'entries'} left out: the permission rules do not let this "
+            "search read there]"
+        )
     if skipped:
         out += (
             f"\n[{skipped} {'entry' if skipped == 1 else 'entries'} could not be read and "
@@ -106,19 +158,38 @@ class Glob(AnyOrder):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         pattern: str = arguments["pattern"]
-        absolute = pattern.startswith("/")
-        if absolute:  # a pattern from the root of the file system: its paths are shown whole
-            arguments = {**arguments, "path": "/"}
+        absolute = pattern.startswith(("/", "~"))  # from the root (or home): its paths are shown whole
+        start, parts = glob_start(pattern, arguments.get("path") or ".")
 
         def find() -> str:
-            root = _root(arguments, ctx)
-            walk = _GlobWalk(root)
-            walk.select(root, [p for p in pattern.split("/") if p not in ("", ".")] or ["*"])
+            base = None if absolute else real_path(arguments.get("path") or ".", str(ctx.cwd))
+            missing = start != (arguments.get("path") or ".") and not os.path.isdir(real_path(start, str(ctx.cwd)))
+            if missing and (base is None or os.path.exists(base)):  # the pattern's own folders are not there
+                return _cap([], "files")
+            root = _root({"path": start}, ctx, "Glob")
+            walk = _GlobWalk(root, Screen(ctx, "Glob", root))
+            walk.select(root, parts, linked=False)
             best = walk.best()
-            shown = [p if absolute else os.path.relpath(p, root) for _, p in best]
-            return _cap(shown, "files", walk.found, walk.skipped)
+            shown = [p if base is None else os.path.relpath(p, base) for _, p in best]
+            return _cap(shown, "files", walk.found, walk.skipped, walk.screen.hidden)
 
         return await off_loop(find)
+
+
+def glob_start(pattern: str, path: str) -> tuple[str, list[str]]:
+    """Where Glob's search for `pattern` from the folder `path` starts (the pattern's folders before its
+    first wildcard: `/etc/**/*.conf` reads under /etc, `../lib/*.py` under ../lib) and the pattern's parts
+    left to match from there. `ToolError` for a `..` after a wildcard: it could climb out of any folder."""
+    if pattern.startswith("~"):
+        pattern = os.path.expanduser(pattern)
+    parts = [p for p in pattern.split("/") if p not in ("", ".")] or ["*"]
+    fixed: list[str] = []
+    while len(parts) > 1 and not _MAGIC.search(parts[0]):
+        fixed.append(parts.pop(0))
+    if ".." in parts:
+        raise ToolError("a Glob pattern cannot go up with .. after a wildcard; give the folder as `path` instead")
+    head = "/" if pattern.startswith("/") else path
+    return os.path.join(head, *fixed), parts
 
 
 class _GlobWalk:
@@ -127,8 +198,9 @@ class _GlobWalk:
     not follow links to folders, so a link loop cannot make it endless. Only the newest MAX_RESULTS
     files are kept, so a search of the whole disk costs bounded memory."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, screen: Screen) -> None:
         self.ignore = Ignore(root)
+        self.screen = screen
         self.skipped = 0
         self.found = 0
         self._hits: list[tuple[float, str]] = []  # (-mtime, path): the best sort first
@@ -160,18 +232,25 @@ class _GlobWalk:
             self.skipped += 1
             return None
 
-    def select(self, folder: Path, parts: list[str], entries: list[os.DirEntry[str]] | None = None) -> None:
+    def select(
+        self, folder: Path, parts: list[str], entries: list[os.DirEntry[str]] | None = None, *, linked: bool
+    ) -> None:
+        """Match `parts` below `folder`; `linked`: a symlink was followed on the way to it."""
         part, rest = parts[0], parts[1:]
         if part == "**":
             rest = rest or ["*"]  # a trailing ** means every file below
             entries = self._scan(folder)
-            self.select(folder, rest, entries)
+            self.select(folder, rest, entries, linked=linked)
             for entry in entries:
-                if entry.is_dir(follow_symlinks=False) and not self.ignore.ignored(Path(entry.path), True):
-                    self.select(Path(entry.path), parts)
+                if (
+                    entry.is_dir(follow_symlinks=False)
+                    and not self.ignore.ignored(Path(entry.path), True)
+                    and not self.screen.hides_path(entry.path, linked)
+                ):
+                    self.select(Path(entry.path), parts, linked=linked)
             return
         if not _MAGIC.search(part):  # a plain name: no need to list the folder
-            self._plain(folder / part, rest)
+            self._plain(folder / part, rest, linked)
             return
         match = _segment(part)
         for entry in self._scan(folder) if entries is None else entries:
@@ -184,12 +263,12 @@ class _GlobWalk:
             if rest:
                 if entry.is_symlink() and st is None:
                     continue
-                if is_dir:
-                    self.select(Path(entry.path), rest)
-            elif st is not None and stat.S_ISREG(st.st_mode):
+                if is_dir and not self.screen.hides_path(entry.path, linked):
+                    self.select(Path(entry.path), rest, linked=linked or entry.is_symlink())
+            elif st is not None and stat.S_ISREG(st.st_mode) and not self.screen.hides_path(entry.path, linked):
                 self._hit(st.st_mtime, entry.path)
 
-    def _plain(self, path: Path, rest: list[str]) -> None:
+    def _plain(self, path: Path, rest: list[str], linked: bool) -> None:
         try:
             st = path.stat()
         except (FileNotFoundError, NotADirectoryError):
@@ -197,11 +276,11 @@ class _GlobWalk:
         except OSError:
             self.skipped += 1
             return
-        if self.ignore.ignored(path, stat.S_ISDIR(st.st_mode)):
+        if self.ignore.ignored(path, stat.S_ISDIR(st.st_mode)) or self.screen.hides_path(str(path), linked):
             return
         if rest:
             if stat.S_ISDIR(st.st_mode):
-                self.select(path, rest)
+                self.select(path, rest, linked=linked or path.is_symlink())
         elif stat.S_ISREG(st.st_mode):
             self._hit(st.st_mtime, str(path))
 
@@ -242,7 +321,8 @@ class Grep(AnyOrder):
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        root = await off_loop(_root, arguments, ctx)
+        root = await off_loop(_root, arguments, ctx, "Grep")
+        screen = Screen(ctx, "Grep", root)
         try:
             regex = re.compile(arguments["pattern"], re.I if arguments.get("case_insensitive") else 0)
         except re.error as error:
@@ -251,45 +331,49 @@ class Grep(AnyOrder):
         glob = arguments.get("glob")
         if shutil.which("rg"):
             nocase = bool(arguments.get("case_insensitive"))
-            matches, skipped = await _ripgrep(arguments["pattern"], root, glob, nocase)
+            matches, skipped = await _ripgrep(arguments["pattern"], root, glob, nocase, screen)
         else:
-            matches, skipped = await off_loop(_python_grep, regex, root, glob)
-        return _format(matches, mode, skipped)
+            matches, skipped = await off_loop(_python_grep, regex, root, glob, screen)
+        return _format(matches, mode, skipped, screen.hidden)
 
 
 Match = tuple[str, int, str]  # (relative path, line number, line)
 
 
-def _format(matches: list[Match], mode: str, skipped: int = 0) -> str:
+def _format(matches: list[Match], mode: str, skipped: int = 0, hidden: int = 0) -> str:
     matches.sort(key=lambda m: (m[0], m[1]))
     if mode == "content":
-        return _cap([f"{p}:{n}:{t}" for p, n, t in matches], "matches", skipped=skipped)
+        return _cap([f"{p}:{n}:{t}" for p, n, t in matches], "matches", skipped=skipped, hidden=hidden)
     counts: dict[str, int] = {}
     for path, _, _ in matches:
         counts[path] = counts.get(path, 0) + 1
     if mode == "count":
-        return _cap([f"{p}:{c}" for p, c in counts.items()], "matches", skipped=skipped)
-    return _cap(list(counts), "files", skipped=skipped)
+        return _cap([f"{p}:{c}" for p, c in counts.items()], "matches", skipped=skipped, hidden=hidden)
+    return _cap(list(counts), "files", skipped=skipped, hidden=hidden)
 
 
 GREP_LINE = 2**16  # characters of a line searched; a longer line is searched in its first part only
 
 
-def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None) -> tuple[list[Match], int]:
+def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None, screen: Screen) -> tuple[list[Match], int]:
     """The matches, and how many entries could not be read. Files are read a chunk at a time and only
-    regular ones are opened: a pipe or a device in the tree is passed over, never waited on."""
+    regular ones are opened: a pipe or a device in the tree is passed over, never waited on. The walk
+    follows no link to a folder, so below the (real) root a path is real unless it is a link itself."""
     unreadable: list[OSError] = []
-    files = [root] if root.is_file() else Ignore(root).walk(root, unreadable)
+    files = [root] if root.is_file() else Ignore(root).walk(root, unreadable, lambda d: screen.hides_path(d, False))
     skipped = len(unreadable)
     base = root.parent if root.is_file() else root
     out: list[Match] = []
     for file in files:
         if glob and not file.match(glob):
             continue
+        real = os.path.realpath(file) if os.path.islink(file) else str(file)
+        if screen.hides(real) or screen.hides_links(real):
+            continue
         try:
-            if not stat.S_ISREG(os.stat(file).st_mode):
+            if not stat.S_ISREG(os.stat(real).st_mode):
                 continue
-            f, _ = open_regular(file, "Grep")
+            f, _ = open_regular(Path(real), "Grep", file, screen.link_check)
         except (OSError, ToolError):
             skipped += 1
             continue
@@ -307,13 +391,17 @@ def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None) -> tuple[
     return out, skipped
 
 
-async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> tuple[list[Match], int]:
+async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool, screen: Screen) -> tuple[list[Match], int]:
+    """ripgrep's matches (it follows no symlink below the root), each file's held against the rules: rg
+    reads the files, but a line of one the rules deny never leaves this function."""
     args = ["rg", "--line-number", "--no-heading", "--color", "never", "--with-filename", "--hidden"]
     args += ["--glob", "!.git", "--no-require-git"]
     if nocase:
         args.append("-i")
     if glob:
         args += ["--glob", glob]
+    if screen.guard is not None and not root.is_file():  # what the rules deny whole, rg need not even open
+        args += [f"--glob=!/{relative}" for relative in screen.guard.skip_below("Grep", str(root))]
     cwd = root.parent if root.is_file() else root
     args += ["-e", pattern, "--", root.name if root.is_file() else "."]
     proc = await asyncio.create_subprocess_exec(
@@ -326,9 +414,15 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool) -> 
     if proc.returncode not in (0, 1) and (not errors or len(unreadable) < len(errors)):
         raise ToolError(f"search failed: {chr(10).join(errors).strip()}")
     matches: list[Match] = []
+    verdicts: dict[str, bool] = {}
     for line in out.decode("utf-8", errors="replace").splitlines():
         path, n, text = line.split(":", 2)
-        matches.append((path.removeprefix("./"), int(n), text))
+        hidden = verdicts.get(path)
+        if hidden is None:
+            real = os.path.realpath(os.path.join(cwd, path))
+            hidden = verdicts[path] = screen.hides(real) or screen.hides_links(real)
+        if not hidden:
+            matches.append((path.removeprefix("./"), int(n), text))
     return matches, len(unreadable)
 
 
@@ -346,7 +440,8 @@ class List(AnyOrder):
 
 
 def _list(arguments: dict[str, Any], ctx: ToolContext) -> str:
-    root = _root(arguments, ctx)
+    root = _root(arguments, ctx, "List")
+    screen = Screen(ctx, "List", root)
     if not root.is_dir():
         raise ToolError(f"{root} is a file; use Read to see it")
     ignore = Ignore(root)
@@ -364,7 +459,7 @@ def _list(arguments: dict[str, Any], ctx: ToolContext) -> str:
             skipped += 1
             continue
         is_dir = stat.S_ISDIR(st.st_mode)
-        if ignore.ignored(Path(entry.path), is_dir):
+        if ignore.ignored(Path(entry.path), is_dir) or screen.hides_path(entry.path, entry.is_symlink()):
             continue
         rows.append((not is_dir, entry.name, f"{entry.name}/" if is_dir else f"{entry.name}  ({st.st_size:,} bytes)"))
-    return _cap([row for _, _, row in sorted(rows)], "entries", skipped=skipped)
+    return _cap([row for _, _, row in sorted(rows)], "entries", skipped=skipped, hidden=screen.hidden)

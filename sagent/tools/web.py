@@ -134,11 +134,23 @@ class WebFetch(AnyOrder):
         pages = arguments.get("pages")
         key = (url, pages)
         cached = self.cache.get(key)
+        hops = _HopCheck(self.name, ctx)
         if cached is None:
-            page = await self.fetcher.get(url, headers={"accept": _ACCEPT})
+            try:
+                if ctx.guard is None:  # no policy: a fetcher of one's own need not take the hop check
+                    page = await self.fetcher.get(url, headers={"accept": _ACCEPT})
+                else:
+                    page = await self.fetcher.get(url, headers={"accept": _ACCEPT}, check_hop=hops)
+            except RedirectHeld as held:
+                return held.note
             content = await asyncio.to_thread(page_content, page, pages)
             cached = (page.url, content)
             self.cache.put(key, cached)
+        elif cached[0] != url:  # the rules may have changed since the redirect was followed
+            try:
+                hops(url, cached[0])
+            except RedirectHeld as held:
+                return held.note
         final_url, content = cached
         head = final_url if final_url == url else f"{final_url} (redirected from {url})"
         question = (arguments.get("question") or "").strip()
@@ -155,6 +167,45 @@ class WebFetch(AnyOrder):
                 f"and answered {question!r}:\n\n{answer.strip()}"
             )
         return f"{head}\n\n{content}"
+
+
+class RedirectHeld(ToolError):
+    """A redirect not followed because the permission rules would ask about where it goes; `note` tells the
+    model where it leads, so it can fetch that URL in a call of its own (which asks the user)."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+
+
+class _HopCheck:
+    """The permission rules held against each redirect of one WebFetch call. A redirect within the same host
+    (or between its `www.` and bare names) is followed as the call was allowed; to another host it is followed
+    only when the rules let that host be fetched unasked: a deny rule refuses it, and a host they would ask
+    about is not fetched (there is no one to ask in the middle of a fetch): the model is told the URL instead."""
+
+    def __init__(self, tool: str, ctx: ToolContext) -> None:
+        self.tool, self.guard = tool, ctx.guard
+
+    def __call__(self, from_url: str, to_url: str) -> None:
+        if self.guard is None:
+            return
+        answer = self.guard.refuse_url(self.tool, to_url)
+        if answer is None:
+            return
+        kind, reason = answer
+        if kind == "deny":
+            raise ToolError(f"denied: {from_url} redirects to {to_url}, and {reason}")
+        if _same_site(host_of(from_url), host_of(to_url)):
+            return
+        raise RedirectHeld(
+            f"{from_url} redirects to another host: {to_url}. It was not followed, as the permission rules ask "
+            f"before fetching from there ({reason}). To read it, call {self.tool} again with that URL."
+        )
+
+
+def _same_site(a: str, b: str) -> bool:
+    return a.removeprefix("www.") == b.removeprefix("www.")
 
 
 # ------------------------------------------------------------------------------------------- WebSearch

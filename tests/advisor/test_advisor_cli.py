@@ -12,6 +12,8 @@ from sagent.advisor import advisor_target
 from tests.cli.test_headless import env_for, records, run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 
+pytestmark = pytest.mark.usefixtures("trust_tmp_path")  # the project files written here apply
+
 RUN = ["--model", "claude-haiku-4-5", "--system", "Be brief.", "--no-memory", "--ephemeral", "--tools", "List"]
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tests.cli.test_headless import env_for, records, run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.trusting import trust_in
 
 
 def user_texts(body: dict) -> list[str]:
@@ -33,7 +34,7 @@ def test_a_headless_prompt_naming_a_custom_command_sends_its_expansion(tmp_path:
         text_response("done"),
     ]
     with FakeAnthropic(steps) as fake:
-        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(trust_in(tmp_path / "config", tmp_path).parents[1])}
         out = run_sagent(["-p", "/ops:greet Ada", "--output-format", "stream-json"], env, cwd=project)
         assert out.returncode == 0, out.stderr
         first, second = fake.requests[0]["body"], fake.requests[1]["body"]
@@ -52,7 +53,7 @@ def test_a_broken_command_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     (project / ".sagent" / "commands").mkdir(parents=True)
     (project / ".sagent" / "commands" / "bad.md").write_text("---\nnot a key value line\n---\nbody\n")
     with FakeAnthropic([text_response("unused")]) as fake:
-        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(trust_in(tmp_path / "config", tmp_path).parents[1])}
         out = run_sagent(["-p", "/bad"], env, cwd=project)
         assert fake.requests == []
     assert out.returncode == 2
@@ -66,7 +67,7 @@ def test_a_command_with_a_model_runs_on_it(tmp_path: Path) -> None:
     quick = project / ".sagent" / "commands" / "quick.md"
     quick.write_text("---\nmodel: claude-haiku-4-5\n---\nAnswer fast: $ARGUMENTS")
     with FakeAnthropic([text_response("fast answer")]) as fake:
-        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        env = {**env_for(fake, tmp_path), "XDG_CONFIG_HOME": str(trust_in(tmp_path / "config", tmp_path).parents[1])}
         out = run_sagent(["-p", "/quick what is 2+2", "--output-format", "stream-json"], env, cwd=project)
         body = fake.requests[0]["body"]
     assert out.returncode == 0, out.stderr

@@ -11,6 +11,9 @@ import pytest
 
 from tests.cli.test_headless import env_for, run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.trusting import trust_in
+
+pytestmark = pytest.mark.usefixtures("trust_tmp_path")  # the project files written here apply
 
 
 @pytest.fixture
@@ -170,8 +173,7 @@ def test_a_bad_rule_mode_or_folder_is_one_line_and_exit_2(project, tmp_path, fla
 
 
 def test_rules_from_every_settings_file_and_the_flags_add_up(project: Path, tmp_path: Path) -> None:
-    user = tmp_path / "xdg" / "sagent"
-    user.mkdir(parents=True)
+    user = trust_in(tmp_path / "xdg", tmp_path).parent
     (user / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(echo:*)"]}}))
     settings(project, {"headlessDefault": "deny", "allow": ["Bash(true)"]})
     steps = [tool_use_response([("Bash", {"command": "echo a; true; pwd"})]), text_response("done")]

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.trusting import trust_in
 
 
 class Setup:
@@ -27,6 +28,7 @@ class Setup:
         self.config_home = tmp_path / "xdg"
         self.project = tmp_path / "project"
         (self.project / ".sagent").mkdir(parents=True)
+        trust_in(self.config_home, tmp_path)  # the user trusts the folder: its project files apply
         self.data = tmp_path / "data"
 
     @property

@@ -13,6 +13,7 @@ import pytest
 from sagent.mcp.config import McpConfigError, expand, parse_servers
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.mcp.conftest import SERVER
+from tests.trusting import trust_in
 
 
 def sagent(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -36,6 +37,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
+    trust_in(tmp_path / "config", tmp_path)  # the user trusts the folder: its .mcp.json applies
     return {
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "config"),

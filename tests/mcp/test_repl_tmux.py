@@ -14,6 +14,7 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.mcp.conftest import SERVER
 from tests.repl.tmux import HAVE_TMUX, Tmux
+from tests.trusting import trust_in
 
 pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
 
@@ -33,7 +34,7 @@ def test_mcp_status_a_prompt_command_and_a_tool_call_in_the_repl(tmp_path: Path)
             "ANTHROPIC_API_KEY": "sk-ant-test",
             "ANTHROPIC_BASE_URL": fake.url,
             "XDG_DATA_HOME": str(tmp_path / "data"),
-            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "XDG_CONFIG_HOME": str(trust_in(tmp_path / "config", project).parents[1]),
             "TERM": "xterm-256color",
             "MCP_TIMEOUT": "60000",
         }

@@ -11,6 +11,7 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.repl.test_repl_tmux import user_texts
 from tests.repl.tmux import HAVE_TMUX, Tmux
+from tests.trusting import trust_in
 
 pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
 
@@ -27,6 +28,7 @@ def test_a_custom_command_expands_into_the_prompt_and_keeps_to_its_tools(tmp_pat
     (commands / "help.md").write_text("this one is hidden by the built-in /help")
     (project / "app.py").write_text("print('hi')\n")
     config = tmp_path / "config"
+    trust_in(config, project)  # the user trusts the folder: its commands are offered
     steps = [
         tool_use_response([("Read", {"path": "app.py"}), ("Bash", {"command": "echo sneaky"})]),
         text_response("Reviewed: app.py looks fine."),

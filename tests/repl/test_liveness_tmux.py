@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, trust_tmp_path: None) -> Path:
     """A project whose settings let Bash run unasked (the questions are tested in test_permissions_tmux)."""
     root = tmp_path / "project"
     (root / ".sagent").mkdir(parents=True)

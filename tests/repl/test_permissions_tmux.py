@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, trust_tmp_path: None) -> Path:
     root = tmp_path / "project"
     (root / ".sagent").mkdir(parents=True)
     (root / "notes.txt").write_text("old line\n")

@@ -26,7 +26,7 @@ def env_for(fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, trust_tmp_path: None) -> Path:
     """A project whose settings let Bash run unasked: these tests are about the screen and the queue, and
     tests/repl/test_permissions_tmux.py about the questions."""
     root = tmp_path / "project"

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, trust_tmp_path: None) -> Path:
     """A project whose settings let the file tools and Bash run unasked (the questions are tested in
     tests/repl/test_permissions_tmux.py)."""
     root = tmp_path / "project"

@@ -23,7 +23,7 @@ COMMAND = (
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, trust_tmp_path: None) -> Path:
     root = tmp_path / "project"
     (root / ".sagent").mkdir(parents=True)
     (root / ".sagent" / "settings.json").write_text('{"permissions": {"allow": ["Bash", "Edit"]}}')

@@ -179,15 +179,16 @@ async def test_write_and_edit_refuse_pipes_and_devices(tmp_path: Path) -> None:
 
 def slow_disk(monkeypatch: pytest.MonkeyPatch, slow: Path, release: threading.Event) -> None:
     """Opening `slow` waits for `release` (at most 20 s), as on a hung network mount; other paths are
-    untouched. Both os.open and io.open are held, whichever a tool uses."""
+    untouched. Both os.open and io.open are held, whichever a tool uses, and an open of its name relative
+    to an open folder (`dir_fd`), as the file tools open a checked real path."""
     real_os_open, real_io_open = os.open, io.open
 
-    def held(path: object) -> None:
-        if isinstance(path, str | os.PathLike) and os.fspath(path) == str(slow):
+    def held(path: object, relative: bool = False) -> None:
+        if isinstance(path, str | os.PathLike) and os.fspath(path) in ((slow.name,) if relative else (str(slow),)):
             release.wait(20)
 
     def os_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        held(path)
+        held(path, kwargs.get("dir_fd") is not None)
         return real_os_open(path, *args, **kwargs)
 
     def io_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.repl.tmux import HAVE_TMUX, Tmux
+from tests.trusting import trust_in
 from tests.userhooks.scripts import entry, script
 
 pytestmark = pytest.mark.skipif(not HAVE_TMUX, reason="tmux is not installed")
@@ -37,7 +38,7 @@ def test_the_repl_runs_the_projects_hooks_and_shows_a_failing_one(tmp_path: Path
         "ANTHROPIC_API_KEY": "sk-ant-test",
         "ANTHROPIC_BASE_URL": "",
         "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CONFIG_HOME": str(trust_in(tmp_path / "config", project).parents[1]),
         "TERM": "xterm-256color",
         "EDITOR": "true",
     }

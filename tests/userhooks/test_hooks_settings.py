@@ -15,6 +15,7 @@ import pytest
 
 from sagent.userhooks.config import HookConfigError, parse_hooks
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.trusting import trust_in
 from tests.userhooks.scripts import entry, script
 
 GOOD = {"PreToolUse": [entry("./check.sh", "Bash|Edit", timeout=5)]}
@@ -78,6 +79,7 @@ class Project:
         self.root = tmp_path / "project"
         (self.root / ".sagent").mkdir(parents=True)
         self.config_home = tmp_path / "xdg"
+        trust_in(self.config_home, tmp_path)  # the user trusts the folder: its hooks apply
         self.data = tmp_path / "data"
         self.scripts = tmp_path / "scripts"
         self.scripts.mkdir()

@@ -166,6 +166,11 @@ class ClaudeCLIModel(CliBackedModel):
             "--include-partial-messages",
             "--tools",
             "",
+            # Only the user's own Claude settings: a project's .claude/settings.json (hooks, env, an
+            # apiKeyHelper or a base URL that would carry the user's login away) never runs under sagent,
+            # which applies its own settings, and a project's only once trusted (`sagent trust`).
+            "--setting-sources",
+            "user",
             "--strict-mcp-config",
             "--mcp-config",
             self.bridge.mcp_config(),
