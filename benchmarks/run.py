@@ -164,6 +164,10 @@ def main() -> int:
         print(f"{'Bash rules: loading the Bash grammar (once a run)':<52} {load:>9.2f} ms")
         results.append(report(f"Bash rules: parse a new line ({len(LINES)} typical, CPU)", parse_us, "µs", 100))
         results.append(report("Bash rules: whole check of a new line (CPU)", check_us, "µs", TARGET_MS * 1000))
+        from benchmarks.sandbox import sandbox_figures
+
+        for name, value, unit, target, at_least in sandbox_figures():  # cost per Bash call, questions saved
+            results.append(report(name, value, unit, target, at_least=at_least))
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round

@@ -30,6 +30,7 @@ _EXPORTS = {
     "Receipt": "sagent.agent.fleet",
     "CompactionPolicy": "sagent.agent.compaction",
     "AgentSettings": "sagent.agent.settings",
+    "SandboxPolicy": "sagent.sandbox.policy",
     "SpawnRequest": "sagent.tools.runtime",
     "AgentSnapshot": "sagent.snapshot",
     "Hook": "sagent.agent.hooks",

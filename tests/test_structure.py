@@ -155,6 +155,7 @@ FORBIDDEN = {
     "sagent.tools": ("sagent.providers", "sagent.cli", "sagent.repl", "sagent.mcp", "sagent.slack"),
     "sagent.agent": ("sagent.cli", "sagent.repl", "sagent.mcp", "sagent.slack"),
     "sagent.mcp": ("sagent.cli", "sagent.repl", "sagent.slack"),
+    "sagent.sandbox": ("sagent.agent", "sagent.providers", "sagent.cli", "sagent.repl", "sagent.mcp", "sagent.slack"),
     "sagent.events": ("sagent.agent", "sagent.tools", "sagent.providers", "sagent.cli", "sagent.repl", "sagent.slack"),
     "sagent.types": ("sagent.agent", "sagent.tools", "sagent.providers", "sagent.cli", "sagent.repl", "sagent.slack"),
 }

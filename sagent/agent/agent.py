@@ -107,14 +107,13 @@ class Agent:
         self.depth: int = parent.depth + 1 if parent is not None else 0
         above = parent.cost if parent is not None else None
         self.cost: CostTracker = CostTracker(self.settings.max_budget_usd, above, self.settings.max_subscription_tokens)
-        # A budget counts only what it can price: an unpriced model or advisor is refused before any request.
         require_prices(model, self.settings.advisor.model if self.settings.advisor else None, self.cost)
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
-        self.context = ToolContext(
-            cwd=cwd, session_dir=self.session.session_dir, runtime=AgentTools(self), ephemeral=self.session.path is None
-        )
+        folder, ephemeral = self.session.session_dir, self.session.path is None
+        self.context = ToolContext(cwd=cwd, session_dir=folder, runtime=AgentTools(self), ephemeral=ephemeral)
+        self.context.sandbox, self.context.roots, self.context.may_leave_sandbox = self.settings.sandboxing()
         self.window = ContextWindow(self, self.settings.compaction)
         self.gate = RequestGate(self)  # every model request of this agent passes it
         # False when the model is shared with the parent: it is closed with the parent, not with this agent.
@@ -415,6 +414,7 @@ class Agent:
         """Replace these fields of the agent's settings (`effort=None`, `hooks=(...)`, ...) from its next
         model request on; the new settings. Sub-agents started later inherit them; running ones keep theirs."""
         self.settings = replace(self.settings, **changes)
+        self.context.sandbox, self.context.roots, self.context.may_leave_sandbox = self.settings.sandboxing()
         return self.settings
 
     def send_as_user(self, label: str, text: str) -> Receipt:

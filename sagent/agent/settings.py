@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from sagent.agent.hooks import Approver, Hook
     from sagent.permissions.policy import Permissions
     from sagent.providers.base import RetryPolicy
+    from sagent.sandbox.policy import SandboxPolicy
     from sagent.tools.base import Tool
     from sagent.types import Effort
 
@@ -39,6 +40,12 @@ def _retry_policy() -> RetryPolicy:
     from sagent.providers.base import RetryPolicy
 
     return RetryPolicy()
+
+
+def _sandbox_policy() -> SandboxPolicy:
+    from sagent.sandbox.policy import DEFAULT
+
+    return DEFAULT
 
 
 def _compaction_policy() -> CompactionPolicy:
@@ -122,6 +129,12 @@ class AgentSettings:
     that `PermissionHook` applies; sub-agents inherit it, and the hook holds a sub-agent to its parents'
     policies too, so a child can never do more than they allow. None: no policy (every call runs)."""
 
+    sandbox: SandboxPolicy = field(default_factory=_sandbox_policy)
+    """The OS sandbox every Bash command runs in (`sagent.sandbox.SandboxPolicy`): by default
+    workspace-write without network, where the sandbox can start (else commands run without it, said once
+    on stderr, unless the policy is `required`); `SandboxPolicy(mode="danger-full-access")` turns it off.
+    Sub-agents inherit it."""
+
     advisor: Advisor | None = None
     """A stronger model the agent consults when it needs help (see `sagent.advisor`): its hook joins
     `hooks` and, unless its policy says otherwise, its `Advisor` tool joins `tools`. Sub-agents share it."""
@@ -152,6 +165,17 @@ class AgentSettings:
     def prompt(self) -> str:
         """The system prompt the model is sent: `system`, then `role` when there is one."""
         return f"{self.system}\n\n{self.role}".lstrip() if self.role else self.system
+
+    def workspace(self) -> tuple[Path, ...]:
+        """The folders the sandbox lets commands write in workspace-write: the working directory and the
+        project's other roots (`--add-dir`, `additionalDirectories`)."""
+        roots = getattr(self.permissions, "roots", ())
+        return tuple(dict.fromkeys(Path(r) for r in (self.cwd or Path.cwd(), *roots)))
+
+    def sandboxing(self) -> tuple[SandboxPolicy, tuple[Path, ...], bool]:
+        """What the tools' context holds of the sandbox: the policy, the workspace, and whether a Bash call
+        may ask to leave it (only where a permission policy puts that to its question)."""
+        return self.sandbox, self.workspace(), self.permissions is not None
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

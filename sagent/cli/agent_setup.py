@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sagent.advisor import Advisor
     from sagent.agent.agent import Agent
     from sagent.permissions.policy import Permissions
+    from sagent.sandbox.policy import SandboxPolicy
 
 
 class UsageError(Exception):
@@ -75,8 +76,26 @@ def agent_settings(
         permissions=perms.permissions,
         approver=perms.approver,
         advisor=advisor_of(args, model) if model is not None else None,
+        sandbox=_sandbox(args, perms.tools, settings_from),
     )
     return settings
+
+
+def _sandbox(args: argparse.Namespace, tools: tuple[Tool, ...], settings_from: Agent | None) -> SandboxPolicy:
+    """The sandbox policy (a running agent's carries over); at a run's start, a UsageError when it is
+    required and cannot start, else one line on stderr when it cannot start."""
+    from sagent.cli.sandbox_settings import SandboxSettingsError, check_at_start, sandbox_policy
+
+    if settings_from is not None:
+        return settings_from.settings.sandbox
+    try:
+        policy = sandbox_policy(args)
+    except SandboxSettingsError as error:
+        raise UsageError(str(error)) from None
+    problem = check_at_start(policy, [t.name for t in tools])
+    if problem is not None:
+        raise UsageError(problem)
+    return policy
 
 
 def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:

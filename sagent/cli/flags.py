@@ -291,6 +291,13 @@ def _permission_flags(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="another folder that counts as the project (reading it does not ask); repeatable",
     )
+    group.add_argument(
+        "--sandbox",
+        choices=("read-only", "workspace-write", "danger-full-access"),
+        help="the OS sandbox Bash commands run in (default workspace-write: they write only in the project, "
+        "/tmp and $TMPDIR, with no network; read-only: they write nothing; danger-full-access: no sandbox). "
+        "A command in the sandbox runs without asking; the settings' sandbox object says more (docs/settings.md)",
+    )
 
 
 def add_task_argument(parser: argparse.ArgumentParser) -> None:

@@ -85,6 +85,10 @@ class Output:
             self.stderr.flush()
         if self.fmt == "stream-json":
             record = event_record(event, agent.session_id, partial=self.partial)
+            if record is not None and record.get("subtype") == "init":
+                from sagent.sandbox.status import sandbox_record
+
+                record["sandbox"] = sandbox_record(agent.context.sandbox, agent.context.roots)
             if record is not None:
                 self._line(record)
             return

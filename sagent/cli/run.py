@@ -37,6 +37,7 @@ from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
 from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
 from sagent.providers.specs import find_spec
+from sagent.sandbox.bwrap import probe_soon
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
 from sagent.tools.net import Fetcher
@@ -58,6 +59,7 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
 
 def _run_task(args: argparse.Namespace, piped: bool) -> int:
     cwd = Path(args.cwd or ".").resolve()
+    probe_soon()  # whether the OS sandbox can start here, found while the rest starts
     try:
         prompt = _prompt(args, piped)
         if prompt is None and args.input_format == "text":
@@ -112,6 +114,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     """The REPL on a terminal: the same model, tools, sessions and agent as a headless run. With --fleet its
     agent joins the fleet on a NATS server under its label, and keeps it across /clear, /resume and /fork."""
     cwd = Path(args.cwd or ".").resolve()
+    probe_soon()
     try:
         tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=False)

@@ -91,11 +91,12 @@ KEYS: dict[str, Key] = {
         Key("hooks", "hooks", "hooks", "commands run at events: PreToolUse, PostToolUse, Stop, ..."),
         Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
         Key("modelPrices", "object", "model_prices", "USD per million tokens per model: {MODEL: {input, output, ...}}"),
+        Key("sandbox", "object", "sandbox_settings", "the OS sandbox: {mode, network, allowedDomains, ...}"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
 PERMISSION_LISTS = ("allow", "deny", "ask")
-MERGED = frozenset({"env", "permissions", "hooks", "mcpServers"})  # objects merged key by key across files
+MERGED = frozenset({"env", "permissions", "hooks", "mcpServers", "sandbox"})  # objects merged key by key across files
 TIGHTENING = ("deny", "ask")  # the permission lists an untrusted project's files may still add to
 
 
@@ -254,8 +255,8 @@ def _tightening(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], bool]
 def _merged_member(key: str, before: Any, value: Any) -> Any:
     """A merged object's member as a later file gives it: it replaces the earlier one, except an event's
     hooks, which add up (every file's entries run)."""
-    if key == "hooks" and isinstance(before, list) and isinstance(value, list):
-        return before + value
+    if key in ("hooks", "sandbox") and isinstance(before, list) and isinstance(value, list):
+        return before + value  # the sandbox's lists add up too: a later file cannot drop a denied path
     return value
 
 
@@ -449,6 +450,7 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
     values.setdefault("permissions", {})
     values.setdefault("hooks", {})
     values.setdefault("mcp_servers", {})
+    values.setdefault("sandbox_settings", {})
     environ_before = dict(os.environ)
     os.environ.update(values["env"])
     parser.set_defaults(**values)

@@ -4,7 +4,8 @@ A spawn request (`remote.spawn_remote`) holds one `policy` object:
 
     {"version": 1,
      "permissions": [POLICY, ...],     # the parent's own, then each ancestor's (see `permissions.transfer`)
-     "unanswered": "allow" | "deny" | "parent"}   # what a call that would ask does on the worker
+     "unanswered": "allow" | "deny" | "parent",   # what a call that would ask does on the worker
+     "sandbox": SANDBOX}               # the parent's OS sandbox (`SandboxPolicy.to_wire`), when it sent one
 
 The worker (`child_permissions`) gives the child its own policy with the parent's policies as `inherited`:
 `sagent.permissions.policy.decide` holds every call to each of them and the strictest answer wins (deny
@@ -15,7 +16,9 @@ Nobody on the worker approves the child's calls. A call that would ask goes to t
 when the parent has one (`unanswered` is "parent": a person at the REPL, an application's approver; see
 `approval`), and is refused when that cannot be reached. Otherwise it is refused when any of the tree's
 policies has a headless default of "deny" (`unanswered` "deny"), and runs when none has ("allow"), as it
-would have in the parent's own process.
+would have in the parent's own process. The child's Bash runs in the stricter of the worker's sandbox and
+the parent's (`SandboxPolicy.stricter`): a parent in read-only gets no writes from its child on a worker
+that runs with danger-full-access.
 
 A request without a `policy`, or with one that cannot be read, is refused: a worker never runs a
 sub-agent without its parent's policy. New fields join `policy` next to `permissions` (the OS sandbox's
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sagent.permissions.policy import Permissions, policies
 from sagent.permissions.transfer import PolicyWireError, policy_from_wire, policy_to_wire
+from sagent.sandbox.policy import SandboxError, SandboxPolicy
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
 
 Unanswered = Literal["allow", "deny", "parent"]
 VERSION = 1
-FIELDS = frozenset({"version", "permissions", "unanswered"})
+FIELDS = frozenset({"version", "permissions", "unanswered", "sandbox"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +53,8 @@ class TreePolicy:
     """The parent's policy and its ancestors' (empty when the parent runs without one)."""
     unanswered: Unanswered
     """What a call that would ask does on the worker: run, be refused, or go to the parent's approver."""
+    sandbox: SandboxPolicy | None = None
+    """The parent's OS sandbox (None from a parent that sent none: the worker's own alone holds)."""
 
 
 def tree_policy_wire(parent: Agent) -> dict[str, Any]:
@@ -66,6 +72,7 @@ def tree_policy_wire(parent: Agent) -> dict[str, Any]:
         "version": VERSION,
         "permissions": [policy_to_wire(dataclasses.replace(p, inherited=()), root) for p in found],
         "unanswered": unanswered,
+        "sandbox": parent.settings.sandbox.to_wire(),
     }
 
 
@@ -87,7 +94,13 @@ def parse_tree_policy(data: object, cwd: str) -> TreePolicy:
     entries = data.get("permissions")
     if not isinstance(entries, list):
         raise PolicyWireError("the permission policy's permissions are a list")
-    return TreePolicy(tuple(policy_from_wire(entry, cwd) for entry in entries), unanswered)
+    sandbox = None
+    if data.get("sandbox") is not None:
+        try:
+            sandbox = SandboxPolicy.from_wire(data["sandbox"])
+        except SandboxError as error:
+            raise PolicyWireError(f"the policy's sandbox cannot be read: {error}") from None
+    return TreePolicy(tuple(policy_from_wire(entry, cwd) for entry in entries), unanswered, sandbox)
 
 
 def child_settings(settings: AgentSettings, tree: TreePolicy, approver: Approver | None = None) -> AgentSettings:
@@ -110,4 +123,5 @@ def child_settings(settings: AgentSettings, tree: TreePolicy, approver: Approver
         permissions=dataclasses.replace(own, inherited=(*own.inherited, *carried)),
         hooks=hooks,
         approver=approver if tree.unanswered == "parent" else None,
+        sandbox=settings.sandbox if tree.sandbox is None else settings.sandbox.stricter(tree.sandbox),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ from sagent.permissions.guard import PolicyGuard
 from sagent.permissions.modes import PLAN_TOOL, PLAN_TOOLS, SAFE_TOOLS, HeadlessDefault, Mode, parse_mode
 from sagent.permissions.paths import inside
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, Subject, parse_rule, subject_of
+from sagent.sandbox.policy import SandboxPolicy
+from sagent.sandbox.spawn import confines
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -121,12 +124,13 @@ class Permissions:
             self._index[tool] = found  # type: ignore[assignment]
         return found  # type: ignore[return-value]
 
-    def decide(self, tool: str, arguments: dict[str, object], cwd: str) -> Allow | Ask | Deny:
-        """What this policy says about one call of `tool` made from `cwd`."""
-        return self.judge(subject_of(tool, arguments, cwd), cwd)
+    def decide(self, tool: str, arguments: dict[str, object], cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
+        """What this policy says about one call of `tool` made from `cwd` (`sandboxed`: see `judge`)."""
+        return self.judge(subject_of(tool, arguments, cwd), cwd, sandboxed)
 
-    def judge(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
-        """What this policy says about a call the rules see as `subject`."""
+    def judge(self, subject: Subject, cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
+        """What this policy says about a call the rules see as `subject`. `sandboxed`: the call is a Bash
+        command that will run in the OS sandbox, which lets it run unasked once no deny or ask rule stops it."""
         tool = subject.tool
         deny, ask, allow = self.rules_for(tool)
         for rule in deny:
@@ -152,11 +156,31 @@ class Permissions:
             asked = bash_policy.asked(self, subject, cwd)
             if asked is not None:
                 return asked
+        if tool in EDITING_TOOLS:
+            guarded = self._configuring(subject, cwd)
+            if guarded is not None:  # no mode but bypassPermissions, and no allow rule, edits these unasked
+                return Ask(
+                    f"{guarded} configures git, a shell or sagent itself, and what it says runs outside the sandbox"
+                )
         if allow and allowed_by(allow, subject, self, cwd):
             return ALLOW
-        return self._by_mode(subject, cwd)
+        return self._by_mode(subject, cwd, sandboxed)
 
-    def _by_mode(self, subject: Subject, cwd: str) -> Allow | Ask | Deny:
+    def _configuring(self, subject: Subject, cwd: str) -> str | None:
+        """The first path of `subject` that is one of the project's files the sandbox keeps read-only (its git
+        hooks and config, `.sagent/`, `.mcp.json`, shell start-up files: see `sagent.sandbox.policy`), or None."""
+        from sagent.sandbox.policy import PROTECTED_NAMES
+
+        for path in subject.paths:
+            for root in (_project_root(cwd), *self.roots):
+                if not inside(path.real, (root,)):
+                    continue
+                relative = path.real[len(root.rstrip(os.sep)) + 1 :]
+                if any(relative == name or relative.startswith(name + "/") for name in PROTECTED_NAMES):
+                    return path.real
+        return None
+
+    def _by_mode(self, subject: Subject, cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
         tool = subject.tool
         if tool in READING_TOOLS or tool in EDITING_TOOLS:
             roots = (_project_root(cwd), *self.roots)
@@ -167,6 +191,8 @@ class Permissions:
                 return ALLOW
             return Ask(f"{self.mode} mode asks before editing files")
         if tool == "Bash":
+            if sandboxed:  # the sandbox is the boundary: deny and ask rules were applied above
+                return ALLOW
             if subject.bash is not None and subject.bash.opaque:
                 return Ask(f"no rule can vouch for this line: {subject.bash.opaque[0]}")
             return Ask(f"{self.mode} mode asks before running commands")
@@ -232,19 +258,26 @@ def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allo
     cwd = str(agent.context.cwd)
     project = project_of(agent)
     subject = subject or subject_of(call.name, call.arguments, cwd)
+    sandboxed = call.name == "Bash" and in_sandbox(agent.context.sandbox, call.arguments)
     answer: Allow | Ask | Deny = ALLOW
     seen: list[Permissions] = []
     for policy in found:
         if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
             continue
         seen.append(policy)
-        verdict = policy.judge(subject, project)
+        verdict = policy.judge(subject, project, sandboxed)
         stricter_ask = isinstance(verdict, Ask) and isinstance(answer, Ask) and verdict.refuse_unattended
         if _RANK[type(verdict)] > _RANK[type(answer)] or stricter_ask:
             answer = verdict
             if isinstance(answer, Deny):
                 break
     return answer
+
+
+def in_sandbox(sandbox: SandboxPolicy, arguments: dict[str, object]) -> bool:
+    """Whether a Bash call with `arguments` runs in the OS sandbox: one works here, and the call does not ask
+    to leave it (`dangerouslyDisableSandbox`), which always goes through the permission question."""
+    return arguments.get("dangerouslyDisableSandbox") is not True and confines(sandbox)
 
 
 def mode_of(agent: Agent) -> Mode | None:

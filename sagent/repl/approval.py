@@ -428,7 +428,9 @@ def _permissions(repl: ReplHost, arg: str) -> list[str]:
         changed = policy.with_rule("allow" if word == "allow" else "deny", rule)
         repl.agent.settings = dataclasses.replace(repl.agent.settings, permissions=changed)
         return [f"{word} {rule.text} for this session"]
-    lines = policy.describe()
+    from sagent.sandbox.status import sandbox_lines
+
+    lines = [*policy.describe(), *sandbox_lines(repl.agent.context.sandbox, repl.agent.context.roots)]
     approvals = approvals_of(repl)
     for rule in approvals.session if approvals is not None else ():
         lines.append(f"allow {rule.text}   (this session)")

@@ -1,7 +1,7 @@
 """`!command` in the REPL: the user runs a shell command themselves, without the model and without a
-permission question (they typed it). It runs as the Bash tool runs a command: in the agent's working
-directory, with a timeout, every process it starts ended with it. Esc cancels it. Its output is shown, and
-goes with the next message, so the model sees what the user saw.
+permission question (they typed it). It runs as the Bash tool runs a command (the one spawn path): in its
+OS sandbox, in the agent's working directory, with a timeout, every process it starts ended with it. Esc
+cancels it. Its output is shown, and goes with the next message, so the model sees what the user saw.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from sagent.sandbox.policy import DEFAULT as DEFAULT_SANDBOX
+from sagent.sandbox.policy import SandboxPolicy
 from sagent.tools import workers
 from sagent.types import ImagePart, TextPart, ToolCall, ToolSpec, UserContent
 
@@ -81,6 +83,18 @@ class ToolContext:
     # The permission policy's answers for the files and URLs a tool is about to open (set by the permission
     # hook); None when no policy binds the agent.
     guard: AccessGuard | None = None
+    # The sandbox Bash commands run in (workspace-write without network unless the agent says otherwise),
+    # and the workspace it lets them write: the project's folders; () means the working directory as it
+    # was when the context was made.
+    sandbox: SandboxPolicy = DEFAULT_SANDBOX
+    roots: tuple[Path, ...] = ()
+    # Whether a Bash call may leave the sandbox (`dangerouslyDisableSandbox`): only where a permission policy
+    # puts that call to its question (an agent with one). Elsewhere the argument is ignored.
+    may_leave_sandbox: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.roots:
+            self.roots = (self.cwd.resolve(),)
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:

@@ -9,7 +9,6 @@ import codecs
 import contextlib
 import os
 import selectors
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -17,18 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from sagent.redaction import StreamRedactor
+from sagent.sandbox.spawn import Running, SandboxRequired, launcher
 from sagent.tools.base import MAX_OUTPUT, AnyOrder, ToolContext, ToolError
-from sagent.tools.processes import (
-    become_subreaper,
-    end_leftovers,
-    end_processes,
-    new_token,
-    register,
-    start_time,
-    tagged_environment,
-    unregister,
-    write_record,
-)
+from sagent.tools.processes import end_leftovers, new_token, tagged_environment, write_record
 from sagent.types import ToolCall
 
 DEFAULT_TIMEOUT = 120
@@ -51,7 +41,9 @@ class Bash(AnyOrder):
         "children are killed. Every process the command starts (even with `&`, `nohup` or `setsid`) is ended "
         f"when the call ends: do not start servers or daemons meant to outlive it. Output over {MAX_OUTPUT:,} "
         "characters keeps its head and tail, and the full text is saved to a file whose path is given. No "
-        "standard input: do not start interactive programs."
+        "standard input: do not start interactive programs. Commands run in a sandbox: by default they may "
+        "write only in the project, /tmp and $TMPDIR, and have no network; credentials such as ~/.ssh are "
+        "hidden."
     )
     input_schema = {
         "type": "object",
@@ -59,6 +51,12 @@ class Bash(AnyOrder):
             "command": {"type": "string", "description": "the command line"},
             "timeout": {"type": "integer", "description": "seconds, 1 to 600", "default": DEFAULT_TIMEOUT},
             "description": {"type": "string", "description": "a few words on what it does, for the user"},
+            "dangerouslyDisableSandbox": {
+                "type": "boolean",
+                "description": "run this command outside the sandbox; the user is asked first. Only when it "
+                "failed in the sandbox for want of access it really needs",
+                "default": False,
+            },
         },
         "required": ["command"],
     }
@@ -70,10 +68,15 @@ class Bash(AnyOrder):
         if not ctx.cwd.is_dir():
             raise ToolError(f"the working directory {ctx.cwd} no longer exists")
         command = arguments["command"]
-        cwd_file = Path(tempfile.gettempdir()) / f"sagent-cwd-{uuid.uuid4().hex}"
+        # Leaving the sandbox is for a call a permission policy has put to its question; with none, it stays.
+        outside = arguments.get("dangerouslyDisableSandbox") is True and ctx.may_leave_sandbox
+        try:
+            launch = await launcher(None if outside else ctx.sandbox, ctx.roots)
+        except SandboxRequired as error:
+            raise ToolError(str(error)) from None
+        cwd_file = launch.scratch / f"sagent-cwd-{uuid.uuid4().hex}"
         # An EXIT trap records where the command ended up, even after `exit N`, without touching its output.
         script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{command}\n"
-        become_subreaper()
         token = new_token()
         record = None
         if ctx.session_dir is not None:
@@ -87,44 +90,34 @@ class Bash(AnyOrder):
         # stdout (a daemon) closes it.
         read_end, write_end = os.pipe()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                script,
-                cwd=ctx.cwd,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_end,
-                stderr=write_end,
-                start_new_session=True,
-                env=tagged_environment(token),
-            )
-        except BaseException:
+            proc = await launch.start(["bash", "-c", script], ctx.cwd, tagged_environment(token), write_end, token)
+        except BaseException as error:
             os.close(read_end)
             if record is not None:
                 record.unlink(missing_ok=True)
+            if isinstance(error, OSError) and launch.sandboxed:
+                raise ToolError(str(error)) from None
             raise
         finally:
             os.close(write_end)
-        register(token, proc.pid)
-        since = start_time(proc.pid)  # none of the call's processes is older than its bash
         pump = asyncio.ensure_future(asyncio.to_thread(capture.pump, read_end))
+        returncode = 0
         try:
             try:
-                await asyncio.wait_for(proc.wait(), timeout)
+                returncode = await asyncio.wait_for(proc.wait(), timeout)
             except TimeoutError:
-                await _finish(token, since, proc, pump, capture, KILL_GRACE)
+                await _finish(proc, pump, capture, KILL_GRACE)
                 so_far = capture.text("")
                 raise ToolError(
                     f"timed out after {timeout} s; the command and every process it started were killed"
                     + (f". Its output until then:\n{so_far}" if so_far else "")
                 ) from None
             except asyncio.CancelledError:
-                await _finish(token, since, proc, pump, capture, KILL_GRACE)
+                await _finish(proc, pump, capture, KILL_GRACE)
                 raise
             # Whatever the command left running (`sleep 99 &`, a daemon) goes with it.
-            await _finish(token, since, proc, pump, capture, 0.0)
+            await _finish(proc, pump, capture, 0.0)
         finally:
-            unregister(token)
             if record is not None:
                 record.unlink(missing_ok=True)
             with contextlib.suppress(OSError):
@@ -132,7 +125,7 @@ class Bash(AnyOrder):
                 if new_cwd and Path(new_cwd).is_dir():
                     ctx.cwd = Path(new_cwd)
             cwd_file.unlink(missing_ok=True)
-        exit_line = f"exit code {proc.returncode}" if proc.returncode else ""
+        exit_line = f"exit code {returncode}" if returncode else ""
         return capture.text(exit_line) or "(no output)"
 
     def recover(self, call: ToolCall, ctx: ToolContext) -> str | None:
@@ -152,22 +145,13 @@ class Bash(AnyOrder):
         )
 
 
-async def _finish(
-    token: str,
-    since: int | None,
-    proc: asyncio.subprocess.Process,
-    pump: asyncio.Future[None],
-    capture: Capture,
-    grace: float,
-) -> None:
+async def _finish(proc: Running, pump: asyncio.Future[None], capture: Capture, grace: float) -> None:
     """End every process of the call, read what is left of its output, and reap bash. Shielded: a second
     interrupt while this runs does not leave processes behind (the work goes on in its thread)."""
     capture.stop_at = time.monotonic() + grace + DRAIN  # the pump gives up then, even if a holder remains
 
     async def work() -> None:
-        await asyncio.to_thread(end_processes, token, proc.pid, grace=grace, owned=proc.pid, since=since)
-        with contextlib.suppress(ProcessLookupError):
-            await proc.wait()
+        await proc.end(grace)
         await pump
 
     await asyncio.shield(asyncio.ensure_future(work()))

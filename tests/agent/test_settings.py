@@ -20,6 +20,7 @@ from sagent.events import Result
 from sagent.permissions.policy import Permissions
 from sagent.providers.base import RetryPolicy
 from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
+from sagent.sandbox import SandboxPolicy
 from sagent.tools import AgentSelf, AgentSend, AgentSpawn, Jobs
 from sagent.tools.base import ToolContext
 from sagent.tools.runtime import SpawnRequest
@@ -53,6 +54,7 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "approver": _refuse_all,
         "permissions": Permissions.build(mode="plan", deny=["Bash(rm:*)"], cwd=cwd),
         "advisor": advisor,
+        "sandbox": SandboxPolicy(mode="read-only", network=True),
     }
 
 

@@ -90,7 +90,8 @@ def test_headless_default_deny_refuses_what_would_ask(project: Path, tmp_path: P
         tool_use_response([EDIT, ("Bash", {"command": "echo hi && touch chained.txt"})]),
         text_response("done"),
     ]
-    _, results, _ = run(project, tmp_path, steps)
+    # Without the OS sandbox, where a Bash command asks (in it, it runs unasked: tests/security/).
+    _, results, _ = run(project, tmp_path, steps, "--sandbox", "danger-full-access")
     assert "old line" in results["Read"] and results["Bash"].strip() == "allowed"
     assert "/etc is outside the project; nobody is here to approve it" in results["Grep!"]
     assert "default mode asks before editing files; nobody is here" in results["Edit!"]
@@ -107,7 +108,7 @@ def test_accept_edits_lets_edits_inside_the_project_run_and_bash_still_asks(proj
         tool_use_response([EDIT, ("Bash", {"command": "touch made.txt"})]),
         text_response("done"),
     ]
-    _, results, _ = run(project, tmp_path, steps)
+    _, results, _ = run(project, tmp_path, steps, "--sandbox", "danger-full-access")  # Bash asks outside it
     assert (project / "notes.txt").read_text() == "new line\n" and "Edit" in results
     assert "acceptEdits mode asks before running commands" in results["Bash!"] and not (project / "made.txt").exists()
     assert "is outside the project" in results["Read!"]

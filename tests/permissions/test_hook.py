@@ -11,6 +11,7 @@ from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
 from sagent.permissions.plan import ExitPlanMode
 from sagent.permissions.policy import PermissionHook, Permissions, decide
 from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
+from sagent.sandbox import OFF
 from sagent.tools import builtin_tools
 from sagent.types import ToolCall, ToolResult
 
@@ -21,7 +22,11 @@ def bash(command: str) -> ToolCall:
 
 async def test_a_child_inherits_the_policy_and_wider_rules_of_its_own_do_not_widen_it(tmp_path: Path) -> None:
     policy = Permissions.build(allow=["Bash(git status:*)"], deny=["Bash(rm:*)"], cwd=tmp_path)
-    parent = Agent(ScriptedModel([text_turn("ok")]), cwd=tmp_path, permissions=policy, hooks=[PermissionHook()])
+    # Without the OS sandbox, where a Bash command asks in default mode (in it, it runs unasked: see
+    # tests/security/test_sandbox_permissions.py).
+    parent = Agent(
+        ScriptedModel([text_turn("ok")]), cwd=tmp_path, permissions=policy, hooks=[PermissionHook()], sandbox=OFF
+    )
     child = parent.spawn("a task", label="kid")
     assert child.agent.settings.permissions is policy  # inherited as it is
     # Give the child a policy that would allow anything: the parent's still binds it.
@@ -65,6 +70,7 @@ async def test_a_childs_question_reaches_the_parents_approver_with_the_childs_la
         permissions=Permissions.build(cwd=tmp_path),
         hooks=[PermissionHook()],
         approver=approver,
+        sandbox=OFF,  # without the OS sandbox, so that the commands ask
     )
     await agent.run("go")
     worker = agent.children["worker"]

@@ -51,7 +51,9 @@ def test_default_mode_asks_and_the_answers_reach_the_model(project: Path, tmp_pa
         tool_use_response([("Bash", {"command": "git status -s; echo twice"})]),
         text_response("Ran it again without asking."),
     ]
-    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project, height=40) as term:
+    # Without the OS sandbox, where Bash asks in default mode (in it, a command runs unasked).
+    outside = ["--sandbox", "danger-full-access"]
+    with FakeAnthropic(steps) as fake, Tmux(outside, env_for(fake, tmp_path), project, height=40) as term:
         term.wait_for("default mode")  # the status line shows the mode
         term.type("make a file")
         term.press("Enter")

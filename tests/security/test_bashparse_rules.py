@@ -15,6 +15,7 @@ from sagent.agent.agent import Agent
 from sagent.agent.hooks import Allow, Ask, Deny
 from sagent.permissions.policy import PermissionHook, Permissions, decide
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
+from sagent.sandbox import OFF
 from sagent.tools import builtin_tools
 from sagent.types import ToolCall, ToolResult
 
@@ -516,7 +517,9 @@ async def test_the_loop_runs_none_of_them_when_nobody_can_be_asked(tmp_path: Pat
     policy = Permissions.build(
         mode="acceptEdits", allow=["Bash(cat:*)", "Bash(echo:*)", "Bash(printf:*)"], headless="deny", cwd=tmp_path
     )
-    agent = Agent(model, cwd=tmp_path, tools=builtin_tools(), permissions=policy, hooks=[PermissionHook()])
+    # Without the OS sandbox, where these lines would ask (in it, a line runs unasked and writes only in the
+    # project: tests/security/test_sandbox_*.py).
+    agent = Agent(model, cwd=tmp_path, tools=builtin_tools(), permissions=policy, hooks=[PermissionHook()], sandbox=OFF)
     await agent.run("go")
     results = [r for r in agent.history if isinstance(r, ToolResult)]
     assert len(results) == len(SNEAKY) and all(r.is_error for r in results)

@@ -78,9 +78,10 @@ def test_an_ask_on_the_worker_is_refused_unless_a_headless_parent_would_run_it(t
     # (`asked` without the parent's approver reachable: the worker gives it none here)
     for wire, expected in ((asked, Deny), (headless, Allow), (strict, Deny)):
         child = worker_child(wire, worker, tmp_path)
-        assert verdict(child, "Bash", command="ls") is Ask  # the parent's default mode asks ...
+        write = {"path": str(tmp_path / "x.txt"), "content": "x"}  # (a sandboxed Bash call would not ask)
+        assert verdict(child, "Write", **write) is Ask  # the parent's default mode asks ...
         hook = child.settings.hooks[-1]
-        answer = asyncio.run(hook.before_tool(child, ToolCall("c1", "Bash", {"command": "ls"})))
+        answer = asyncio.run(hook.before_tool(child, ToolCall("c1", "Write", write)))
         assert isinstance(answer, Deny if expected is Deny else Ask)  # ... and nobody answers but the default
 
 

@@ -52,7 +52,9 @@ def test_continuing_without_the_folders_settings_runs_none_of_them(tmp_path: Pat
     marks = tmp_path / "marks"
     repo = hostile_repo(tmp_path, marks)
     steps = [tool_use_response([("Bash", {"command": f"touch {marks / 'bash'}"})]), text_response("done")]
-    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), repo, height=40) as term:
+    # Without the OS sandbox, where Bash asks in default mode (in it, the command would run unasked).
+    outside = ["--sandbox", "danger-full-access"]
+    with FakeAnthropic(steps) as fake, Tmux(outside, env_for(fake, tmp_path), repo, height=40) as term:
         screen = term.wait_for("Choose 1 or 2")
         assert QUESTION in screen and str(repo.resolve()) in screen and "Esc interrupts" not in screen
         assert list(marks.iterdir()) == []  # nothing of the repository ran before the answer

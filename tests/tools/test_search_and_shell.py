@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sagent.sandbox import OFF
 from sagent.tools import Bash, Glob, Grep, List
 from sagent.tools import search as search_module
 from sagent.tools.base import ToolContext, ToolError
@@ -95,9 +96,12 @@ async def _dies(pid: int, within: float = 5.0) -> bool:
     return not _alive(pid)
 
 
+# The two tests below read, from outside, a pid the command wrote: in the sandbox that is a pid of the
+# call's own PID namespace, so they test sagent's own process ending without it (the sandbox's is tested
+# in tests/security/test_sandbox_processes.py).
 async def test_bash_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    ctx = ToolContext(cwd=tmp_path)
+    ctx = ToolContext(cwd=tmp_path, sandbox=OFF)
     with pytest.raises(ToolError, match="timed out after 1 s"):
         await Bash().run({"command": f"sleep 100 & echo $! > {pids}; sleep 100", "timeout": 1}, ctx)
     assert await _dies(int(pids.read_text()))
@@ -106,7 +110,7 @@ async def test_bash_timeout_kills_the_whole_process_group(tmp_path: Path) -> Non
 async def test_bash_cancellation_kills_the_group(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     task = asyncio.create_task(
-        Bash().run({"command": f"sleep 100 & echo $! > {pids}; sleep 100"}, ToolContext(cwd=tmp_path))
+        Bash().run({"command": f"sleep 100 & echo $! > {pids}; sleep 100"}, ToolContext(cwd=tmp_path, sandbox=OFF))
     )
     while not pids.exists() or not pids.read_text().strip():
         await asyncio.sleep(0.02)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from sagent.agent.calls import execute
+from sagent.sandbox import OFF
 from sagent.tools.base import MAX_OUTPUT, ToolContext, ToolError
 from sagent.tools.shell import Bash
 from sagent.types import ToolCall
@@ -58,9 +59,16 @@ def pid_in(path: Path) -> int:
     return int(path.read_text().split()[0])
 
 
+# These tests read, from outside, the pids a command wrote. In the OS sandbox those are pids of the call's
+# own PID namespace, and the kernel ends every process of it with the call, so they test the ending sagent
+# does itself where there is no sandbox (`danger-full-access`, or no bubblewrap). The same escapes in the
+# sandbox: tests/security/test_sandbox_processes.py.
+OUTSIDE = ("--sandbox", "danger-full-access")
+
+
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(cwd=tmp_path, session_dir=tmp_path / "session")
+    return ToolContext(cwd=tmp_path, session_dir=tmp_path / "session", sandbox=OFF)
 
 
 @pytest.fixture(autouse=True)
@@ -196,7 +204,7 @@ def _env(fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
 
 def _start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "sagent.cli.main", *args, "--cwd", str(cwd)],
+        [sys.executable, "-m", "sagent.cli.main", *args, "--cwd", str(cwd), *OUTSIDE],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -247,7 +255,7 @@ def test_continue_after_sagent_was_killed_ends_what_the_dead_run_left(tmp_path: 
         assert alive(daemon) and alive(shell)  # nothing could end them: sagent died at once
         fake.add(text_response("cleaned up"))
         resumed = subprocess.run(
-            [sys.executable, "-m", "sagent.cli.main", "-c", "-p", "what happened?", "--cwd", str(tmp_path)],
+            [sys.executable, "-m", "sagent.cli.main", "-c", "-p", "what happened?", "--cwd", str(tmp_path), *OUTSIDE],
             env=env,
             capture_output=True,
             text=True,
@@ -268,7 +276,7 @@ def test_continue_after_sagent_was_killed_ends_what_the_dead_run_left(tmp_path: 
 def test_closing_the_repl_terminal_ends_the_running_call_and_its_daemon(tmp_path: Path) -> None:
     with FakeAnthropic([tool_use_response([("Bash", {"command": BUSY_DAEMON})])]) as fake:
         env = {**_env(fake, tmp_path), "TERM": "xterm-256color"}
-        with Tmux(["--allowedTools", "Bash"], env, tmp_path) as term:
+        with Tmux(["--allowedTools", "Bash", "--sandbox", "danger-full-access"], env, tmp_path) as term:
             term.wait_for("Esc interrupts")
             term.type("start it")
             term.press("Enter")

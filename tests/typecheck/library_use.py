@@ -8,6 +8,7 @@ from typing import Any
 
 from sagent import Agent, RoutedModel, Tool, ToolContext, builtin_tools
 from sagent.providers.scripted import text_turn
+from sagent.sandbox import SandboxPolicy
 
 
 class Notes:
@@ -38,3 +39,9 @@ def model() -> RoutedModel:
 
 def agent() -> Agent:
     return Agent(model(), tools=tools())
+
+
+def sandboxed_agent() -> Agent:
+    # The sandbox Bash runs in, as the docs show it: one frozen policy value, inherited by sub-agents.
+    policy = SandboxPolicy(mode="read-only", allowed_domains=("pypi.org",), deny_read=("~/secrets",))
+    return Agent(model(), tools=tools(), sandbox=policy)
