@@ -4,17 +4,14 @@ there as the hold goes. Two of them working at once on one budget never take the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from sagent.events import Result
 from sagent.tools import builtin_tools
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
-from tests.fakes.nats_server import NatsServer, nats_binary
+from tests.fakes.nats_server import NatsServer
 from tests.fleet_nats.helpers import EventTap, Served, fleet, sent_texts, wait_until
 
 BUDGET = 0.06
@@ -24,17 +21,6 @@ BUDGET = 0.06
 LEAD_RESPONSE = 100 * 3 / 1e6 + 20 * 15 / 1e6
 WORKER_INPUT = 3200
 WORKER_RESPONSE = WORKER_INPUT * 3 / 1e6 + 20 * 15 / 1e6
-
-
-@pytest.fixture
-def nats(tmp_path: Path) -> Iterator[NatsServer]:
-    if nats_binary() is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server); .ci/run installs it")
-    server = NatsServer(tmp_path / "jetstream").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def lead(request: dict[str, Any]) -> Reply:

@@ -19,17 +19,6 @@ TOKEN = "the-right-token-0123456789"
 
 
 @pytest.fixture
-def nats(tmp_path: Path) -> Iterator[NatsServer]:
-    if nats_binary() is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server); .ci/run installs it")
-    server = NatsServer(tmp_path / "jetstream").start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def guarded(tmp_path: Path) -> Iterator[NatsServer]:
     """A server that asks for a token."""
     if nats_binary() is None:

@@ -258,7 +258,7 @@ POLICIES = {
     "plan mode": (("--permission-mode", "plan"), "Bash"),
     "plan mode writes": (("--permission-mode", "plan"), "Write"),
     "Write denied": (("--disallowedTools", "Write"), "Write"),
-    "headless deny asks nothing": ((), "Bash"),  # default mode asks; the settings file says deny
+    "headless deny asks nothing": ((), "Write"),  # default mode asks (a sandboxed Bash would not); settings: deny
 }
 
 

@@ -7,26 +7,15 @@ Real processes: a nats-server, `sagent serve` hosts, each against its own fake A
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sagent.sandbox.policy import OFF
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
-from tests.fakes.nats_server import NatsServer, nats_binary
+from tests.fakes.nats_server import NatsServer
 from tests.fleet_nats.helpers import Served, fleet, sent_texts, wait_until
-
-
-@pytest.fixture
-def nats(tmp_path: Path) -> Iterator[NatsServer]:
-    if nats_binary() is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server); .ci/run installs it")
-    server = NatsServer(tmp_path / "jetstream").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def child_script(markers: Path) -> Any:
@@ -215,7 +204,16 @@ def test_a_question_of_a_child_on_a_worker_goes_to_its_parents_approver(nats: Na
 
     with FakeAnthropic([child] * 4) as worker_fake:
         worker = Served(
-            nats, "f1", "worker1", worker_fake, tmp_path / "w", "--worker", "--permission-mode", "bypassPermissions"
+            nats,
+            "f1",
+            "worker1",
+            worker_fake,
+            tmp_path / "w",
+            "--worker",
+            "--permission-mode",
+            "bypassPermissions",
+            "--sandbox",
+            "danger-full-access",  # (a sandboxed Bash call runs unasked: no question to send)
         )
         try:
 
@@ -232,6 +230,7 @@ def test_a_question_of_a_child_on_a_worker_goes_to_its_parents_approver(nats: Na
                     permissions=Permissions.build(mode="default", cwd=tmp_path),
                     hooks=[PermissionHook()],
                     approver=approver,
+                    sandbox=OFF,
                 )
                 try:
                     async for _ in agent.run("go"):

@@ -18,7 +18,7 @@ from sagent.sandbox.policy import DEFAULT, OFF, SandboxError, SandboxPolicy
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.nats_server import NatsServer
 from tests.fleet_nats.helpers import Served, fleet, wait_until
-from tests.security.test_fleet_policy import child_script, lead_script, nats  # noqa: F401 (the fixture)
+from tests.security.test_fleet_policy import child_script, lead_script
 
 STRICTER = [
     # (worker's, parent's, what the child gets)
@@ -83,7 +83,7 @@ def test_a_sandbox_the_worker_cannot_read_refuses_the_spawn(sandbox: object) -> 
 
 
 def test_a_child_on_an_unsandboxed_worker_writes_nothing_for_a_read_only_parent(
-    nats: NatsServer,  # noqa: F811
+    nats: NatsServer,
     tmp_path: Path,
 ) -> None:
     if shutil.which("bwrap") is None:
