@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from sagent.cli.settings_files import Loaded, SettingsError, load, project_root, read_file, user_settings_file
+from sagent.cli.settings_files import Loaded, SettingsError, Sources, load, project_root, read_file, user_settings_file
 from sagent.mcp.config import (
     PROJECT_FILE,
     TRANSPORTS,
@@ -32,7 +33,7 @@ usage: sagent mcp list                     the configured servers, each connecte
        sagent mcp add [OPTIONS] NAME COMMAND [ARGS...]      a stdio server (put -- before ARGS with dashes)
        sagent mcp add --transport http|sse [OPTIONS] NAME URL
        sagent mcp remove [--scope SCOPE] NAME
-       sagent mcp serve [--http PORT] [--max-budget-usd USD] [--cwd DIR] [PERMISSIONS]
+       sagent mcp serve [--http PORT] [--max-budget-usd USD] [--cwd DIR] [PERMISSIONS] [--sandbox MODE]
 
 add options:
   --scope local|project|user  where it is written: .sagent/settings.local.json (local, the default),
@@ -51,6 +52,7 @@ serve: every tool call goes through the permission policy of the settings files 
   --permission-mode MODE      default, acceptEdits, plan or bypassPermissions
   --allowedTools RULE ...     rules for calls that run      --disallowedTools RULE ...  calls that never run
   --add-dir DIR               another folder that counts as the project
+  --sandbox MODE              the OS sandbox served Bash calls run in (default workspace-write, no network)
   --http PORT                 streamable HTTP on 127.0.0.1:PORT/mcp; every request needs
                               `Authorization: Bearer TOKEN`: $SAGENT_MCP_TOKEN, or a token made at start
                               and written to a file only you can read (its path is printed on stderr)
@@ -287,6 +289,11 @@ def _serve(argv: list[str]) -> int:
             flag, dashed, dest=dest, action="append", nargs="+", metavar="RULE", help=f"calls that {what}"
         )
     parser.add_argument("--add-dir", action="append", metavar="DIR", help="another folder that counts as the project")
+    parser.add_argument(
+        "--sandbox",
+        choices=("read-only", "workspace-write", "danger-full-access"),
+        help="the OS sandbox served Bash calls run in (default workspace-write, no network; the settings' sandbox)",
+    )
     args = parser.parse_args(argv)
     from sagent.mcp.server import DEFAULT_BUDGET_USD, SagentServer, serve_stdio
     from sagent.tools import builtin_tools
@@ -304,9 +311,11 @@ def _serve(argv: list[str]) -> int:
     if problem:
         parser.error(problem)
     policy = _serve_policy(args, cwd)
-    if policy is None:
+    sandbox = _serve_sandbox(args) if policy is not None else None
+    if policy is None or sandbox is None:
         return 2
-    server = SagentServer(builtin_tools(fetcher=Fetcher.from_env()), cwd, budget, permissions=policy)
+    tools = builtin_tools(fetcher=Fetcher.from_env())
+    server = SagentServer(tools, cwd, budget, permissions=policy, sandbox=sandbox)
     if args.http is None:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_stdio(server))
@@ -314,17 +323,33 @@ def _serve(argv: list[str]) -> int:
     return _serve_http(server, args.http)
 
 
+def _serve_sandbox(args: argparse.Namespace) -> Any:
+    """The OS sandbox of `sagent mcp serve`: the settings files' `sandbox` and `--sandbox` (None after saying
+    why it cannot be used, or that a required sandbox cannot start)."""
+    from sagent.cli.sandbox_settings import SandboxSettingsError, check_at_start, sandbox_policy
+
+    args.sandbox_settings = args.settings_files.loaded.values.get("sandbox")
+    try:
+        policy = sandbox_policy(args)
+    except SandboxSettingsError as error:
+        sys.stderr.write(f"sagent mcp: {error}\n")
+        return None
+    problem = check_at_start(policy, ["Bash"])
+    if problem is not None:
+        sys.stderr.write(f"sagent mcp: {problem}\n")
+        return None
+    return policy
+
+
 def _serve_policy(args: argparse.Namespace, cwd: Path) -> Any:
     """The permission policy of `sagent mcp serve`: the settings files' and the flags' (None after saying
     why it cannot be used)."""
-    from types import SimpleNamespace
-
     from sagent.cli.permission_settings import PermissionsError, from_args
 
     loaded = load(cwd)
     for warning in loaded.warnings:
         sys.stderr.write(f"sagent: warning: {warning}\n")
-    args.settings_files = SimpleNamespace(loaded=loaded)
+    args.settings_files = Sources(loaded, frozenset(), dict(os.environ))
     try:
         return from_args(args, cwd)
     except PermissionsError as error:

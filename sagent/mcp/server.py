@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagent.mcp.content import mcp_content
+from sagent.sandbox.policy import DEFAULT as DEFAULT_SANDBOX
+from sagent.sandbox.policy import SandboxPolicy
 from sagent.tools.base import Tool, manages_jobs, spawns_agents
 from sagent.types import ToolCall, ToolResult
 
@@ -60,9 +62,11 @@ class SagentServer:
         cwd: Path,
         budget_usd: float = DEFAULT_BUDGET_USD,
         permissions: Permissions | None = None,
+        sandbox: SandboxPolicy | None = None,
     ) -> None:
         """`permissions` is the policy every call is held to (None: every call runs, for code that decides
-        for itself what it serves)."""
+        for itself what it serves); `sandbox` the OS sandbox served Bash calls and `sagent_task`'s run in
+        (None: the default, workspace-write without network)."""
         from sagent.agent.agent import Agent
         from sagent.agent.session import SessionLog
         from sagent.agent.settings import AgentSettings
@@ -72,10 +76,12 @@ class SagentServer:
         self.cwd = cwd
         self.budget_usd = budget_usd
         self.permissions = permissions
+        self.sandbox = sandbox or DEFAULT_SANDBOX
         settings = AgentSettings(
             tools=tuple(self.tools.values()),
             cwd=cwd,
             label="mcp-serve",
+            sandbox=self.sandbox,
             permissions=permissions,
             hooks=self._policy_hooks(),
             approver=None,
@@ -139,6 +145,7 @@ class SagentServer:
                 tools=builtin_tools(fleet=False),
                 max_budget_usd=float(budget),
                 cwd=self.cwd,
+                sandbox=self.sandbox,
                 permissions=self.permissions,  # the task's agent is held to the server's policy too
                 hooks=self._policy_hooks(),
             )

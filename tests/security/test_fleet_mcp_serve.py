@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -328,3 +329,54 @@ def test_sagent_task_runs_under_the_servers_policy(tmp_path: Path, project: Path
         assert not result.is_error, result.content
         assert "denied" in str(fake.requests[1]["body"]["messages"][-1])
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "settings", "written"),
+    [
+        ((), None, True),  # the default sandbox: workspace-write
+        (("--sandbox", "read-only"), None, False),
+        ((), {"mode": "read-only"}, False),  # the user's settings file
+        (("--sandbox", "workspace-write"), {"mode": "read-only"}, True),  # the flag wins
+    ],
+    ids=["default", "flag read-only", "settings read-only", "flag over settings"],
+)
+def test_served_bash_runs_in_the_servers_sandbox(
+    tmp_path: Path, project: Path, flags: tuple[str, ...], settings: dict[str, Any] | None, written: bool
+) -> None:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it")
+    config = tmp_path / "config" / "sagent"
+    config.mkdir(parents=True, exist_ok=True)
+    user: dict[str, Any] = {"permissions": {"headlessDefault": "allow"}}
+    if settings is not None:
+        user["sandbox"] = settings
+    (config / "settings.json").write_text(json.dumps(user))
+    marker = project / "ran"  # inside the project: only the sandbox's mode decides
+
+    async def go() -> Any:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "sagent.cli.main", "mcp", "serve", "--cwd", str(project), *flags],
+            env=env_for(tmp_path),
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await session.call_tool("Bash", touch(marker))
+
+    result = asyncio.run(go())
+    assert marker.exists() is written, result.content[0].text
+
+
+def test_a_sandbox_setting_that_cannot_be_used_stops_the_server_with_one_line(tmp_path: Path, project: Path) -> None:
+    config = tmp_path / "config" / "sagent"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(json.dumps({"sandbox": {"mode": "wide-open"}}))
+    done = subprocess.run(
+        [sys.executable, "-m", "sagent.cli.main", "mcp", "serve", "--cwd", str(project)],
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "sandbox.mode" in done.stderr and "Traceback" not in done.stderr
