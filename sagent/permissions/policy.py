@@ -128,9 +128,10 @@ class Permissions:
         """What this policy says about one call of `tool` made from `cwd` (`sandboxed`: see `judge`)."""
         return self.judge(subject_of(tool, arguments, cwd), cwd, sandboxed)
 
-    def judge(self, subject: Subject, cwd: str, sandboxed: bool = False) -> Allow | Ask | Deny:
+    def judge(self, subject: Subject, cwd: str, sandboxed: bool = False, leaving: bool = False) -> Allow | Ask | Deny:
         """What this policy says about a call the rules see as `subject`. `sandboxed`: the call is a Bash
-        command that will run in the OS sandbox, which lets it run unasked once no deny or ask rule stops it."""
+        command that will run in the OS sandbox, which lets it run unasked once no deny or ask rule stops it.
+        `leaving`: the call asks to run outside a sandbox that works here, which no allow rule answers for."""
         tool = subject.tool
         deny, ask, allow = self.rules_for(tool)
         for rule in deny:
@@ -162,6 +163,8 @@ class Permissions:
                 return Ask(
                     f"{guarded} configures git, a shell or sagent itself, and what it says runs outside the sandbox"
                 )
+        if leaving:  # an allow rule was written for commands the sandbox holds: leaving it is asked each time
+            return Ask("the command asks to run outside the OS sandbox")
         if allow and allowed_by(allow, subject, self, cwd):
             return ALLOW
         return self._by_mode(subject, cwd, sandboxed)
@@ -259,13 +262,14 @@ def decide(agent: Agent, call: ToolCall, subject: Subject | None = None) -> Allo
     project = project_of(agent)
     subject = subject or subject_of(call.name, call.arguments, cwd)
     sandboxed = call.name == "Bash" and in_sandbox(agent.context.sandbox, call.arguments)
+    leaving = call.name == "Bash" and not sandboxed and confines(agent.context.sandbox)
     answer: Allow | Ask | Deny = ALLOW
     seen: list[Permissions] = []
     for policy in found:
         if any(policy is s for s in seen):  # a sub-agent's inherited policy: the same answer again
             continue
         seen.append(policy)
-        verdict = policy.judge(subject, project, sandboxed)
+        verdict = policy.judge(subject, project, sandboxed, leaving)
         stricter_ask = isinstance(verdict, Ask) and isinstance(answer, Ask) and verdict.refuse_unattended
         if _RANK[type(verdict)] > _RANK[type(answer)] or stricter_ask:
             answer = verdict

@@ -142,3 +142,27 @@ async def test_without_a_permission_policy_a_call_cannot_leave_the_sandbox(tmp_p
     await a.aclose()
     bare = ToolContext(cwd=tmp_path)
     assert await Bash().run({"command": "echo in:$SAGENT_SANDBOX", **OUTSIDE}, bare) == "in:workspace-write\n"
+
+
+@needs_sandbox
+@pytest.mark.parametrize("allow", [["Bash"], ["Bash(npm:*)"], ["Bash(npm test)"], ["Bash(*)"]])
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+async def test_an_allow_rule_does_not_answer_for_leaving_the_sandbox(
+    tmp_path: Path, allow: list[str], mode: str
+) -> None:
+    # The rule was written for commands the sandbox holds; running one outside it is asked each time.
+    a = agent(tmp_path, mode=mode, allow=allow)
+    assert isinstance(await decision(a, "npm test"), Allow)
+    assert isinstance(await decision(a, "npm test", **OUTSIDE), Ask)
+    await a.aclose()
+    strict = agent(tmp_path, mode=mode, allow=allow, headless="deny")
+    assert isinstance(await decision(strict, "npm test", **OUTSIDE), Deny)  # headless: the headless default
+    await strict.aclose()
+
+
+@needs_sandbox
+async def test_bypass_permissions_leaves_unasked_and_deny_rules_still_refuse(tmp_path: Path) -> None:
+    a = agent(tmp_path, mode="bypassPermissions", deny=["Bash(curl:*)"])
+    assert isinstance(await decision(a, "npm test", **OUTSIDE), Allow)
+    assert isinstance(await decision(a, "curl https://example.com", **OUTSIDE), Deny)
+    await a.aclose()
