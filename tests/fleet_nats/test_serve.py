@@ -147,7 +147,7 @@ def test_fleet_stop_ends_the_served_agent_and_takes_it_out_of_the_fleet(
 
 
 def test_nothing_is_lost_when_the_nats_server_restarts(nats_server: NatsServer, tmp_path: Path) -> None:
-    with FakeAnthropic([echo] * 6) as fake:
+    with FakeAnthropic([echo] * 20) as fake:  # (a send stored while b reconnects is a turn of its own later)
         served = Served(nats_server, "f1", "b", fake, tmp_path)
         served.stop()
         assert "queued for b" in fleet(nats_server, "f1", served.env, "send", "b", "stored before").stdout
@@ -156,11 +156,15 @@ def test_nothing_is_lost_when_the_nats_server_restarts(nats_server: NatsServer, 
         try:
             wait_until(lambda: "stored before" in texts_received(fake), "the stored message")
             nats_server.restart()  # while b runs: its client reconnects by itself
+            # Until b's client has reconnected and answers receipts again, a send is stored and says "queued"
+            # (under load that can take longer than a receipt's wait); once it answers, one is delivered live.
             sent = wait_until(
                 lambda: (
-                    (r := fleet(nats_server, "f1", again.env, "send", "b", "after the restart")).returncode == 0 and r
+                    (r := fleet(nats_server, "f1", again.env, "send", "b", "after the restart")).returncode == 0
+                    and "delivered to b" in r.stdout
+                    and r
                 ),
-                "a send after the restart",
+                "a send after the restart delivered to b while it runs",
             )
             assert "delivered to b" in sent.stdout
             wait_until(lambda: "after the restart" in texts_received(fake), "the message sent after the restart")
