@@ -288,23 +288,30 @@ def test_a_denied_tool_is_refused_over_http(tmp_path: Path, project: Path, case:
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("case", list(POLICIES), ids=list(POLICIES))
-def test_a_denied_tool_is_refused_over_stdio(tmp_path: Path, project: Path, case: str) -> None:
-    flags, tool = POLICIES[case]
-    settings_for(tmp_path, case)
-    marker = tmp_path / "ran"
+def call_over_stdio(
+    project: Path, flags: tuple[str, ...], env: dict[str, str], tool: str, arguments: dict[str, Any]
+) -> Any:
+    """One call of `tool` on `sagent mcp serve --cwd project FLAGS` over stdio, the server started for it."""
 
     async def go() -> Any:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "sagent.cli.main", "mcp", "serve", "--cwd", str(project), *flags],
-            env=env_for(tmp_path),
+            env=env,
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            return await session.call_tool(tool, arguments_for(tool, marker))
+            return await session.call_tool(tool, arguments)
 
-    result = asyncio.run(go())
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("case", list(POLICIES), ids=list(POLICIES))
+def test_a_denied_tool_is_refused_over_stdio(tmp_path: Path, project: Path, case: str) -> None:
+    flags, tool = POLICIES[case]
+    settings_for(tmp_path, case)
+    marker = tmp_path / "ran"
+    result = call_over_stdio(project, flags, env_for(tmp_path), tool, arguments_for(tool, marker))
     assert result.is_error and "denied" in result.content[0].text
     assert not marker.exists()
 
@@ -313,19 +320,9 @@ def test_sagent_task_runs_under_the_servers_policy(tmp_path: Path, project: Path
     marker = tmp_path / "ran"
     steps = [tool_use_response([("Bash", touch(marker))]), text_response("could not")]
     with FakeAnthropic(steps) as fake:
-
-        async def go() -> Any:
-            env = env_for(tmp_path, ANTHROPIC_API_KEY="sk-ant-fake-key-for-tests-0001", ANTHROPIC_BASE_URL=fake.url)
-            params = StdioServerParameters(
-                command=sys.executable,
-                args=["-m", "sagent.cli.main", "mcp", "serve", "--cwd", str(project), "--disallowedTools", "Bash"],
-                env=env,
-            )
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                return await session.call_tool("sagent_task", {"prompt": "touch it", "provider": "anthropic"})
-
-        result = asyncio.run(go())
+        env = env_for(tmp_path, ANTHROPIC_API_KEY="sk-ant-fake-key-for-tests-0001", ANTHROPIC_BASE_URL=fake.url)
+        task = {"prompt": "touch it", "provider": "anthropic"}
+        result = call_over_stdio(project, ("--disallowedTools", "Bash"), env, "sagent_task", task)
         assert not result.is_error, result.content
         assert "denied" in str(fake.requests[1]["body"]["messages"][-1])
     assert not marker.exists()
@@ -353,18 +350,7 @@ def test_served_bash_runs_in_the_servers_sandbox(
         user["sandbox"] = settings
     (config / "settings.json").write_text(json.dumps(user))
     marker = project / "ran"  # inside the project: only the sandbox's mode decides
-
-    async def go() -> Any:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "sagent.cli.main", "mcp", "serve", "--cwd", str(project), *flags],
-            env=env_for(tmp_path),
-        )
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await session.call_tool("Bash", touch(marker))
-
-    result = asyncio.run(go())
+    result = call_over_stdio(project, flags, env_for(tmp_path), "Bash", touch(marker))
     assert marker.exists() is written, result.content[0].text
 
 

@@ -47,6 +47,9 @@ def lead_script(persistent: bool) -> Any:
     return answer
 
 
+# A worker that would run anything, without a sandbox: only its parent's policy can hold its child.
+OPEN_WORKER = ("--worker", "--permission-mode", "bypassPermissions", "--sandbox", "danger-full-access")
+
 PARENTS = {
     "plan mode": ("--permission-mode", "plan"),
     "Bash and Write denied": ("--disallowedTools", "Bash,Write"),
@@ -203,18 +206,8 @@ def test_a_question_of_a_child_on_a_worker_goes_to_its_parents_approver(nats: Na
         return ALLOW if str(yes) in command else Deny("not that one")
 
     with FakeAnthropic([child] * 4) as worker_fake:
-        worker = Served(
-            nats,
-            "f1",
-            "worker1",
-            worker_fake,
-            tmp_path / "w",
-            "--worker",
-            "--permission-mode",
-            "bypassPermissions",
-            "--sandbox",
-            "danger-full-access",  # (a sandboxed Bash call runs unasked: no question to send)
-        )
+        # (a sandboxed Bash call would run unasked: no question to send)
+        worker = Served(nats, "f1", "worker1", worker_fake, tmp_path / "w", *OPEN_WORKER)
         try:
 
             async def main() -> str:

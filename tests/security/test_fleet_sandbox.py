@@ -18,7 +18,7 @@ from sagent.sandbox.policy import DEFAULT, OFF, SandboxError, SandboxPolicy
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.nats_server import NatsServer
 from tests.fleet_nats.helpers import Served, fleet, wait_until
-from tests.security.test_fleet_policy import child_script, lead_script
+from tests.security.test_fleet_policy import OPEN_WORKER, child_script, lead_script
 
 STRICTER = [
     # (worker's, parent's, what the child gets)
@@ -95,18 +95,7 @@ def test_a_child_on_an_unsandboxed_worker_writes_nothing_for_a_read_only_parent(
         FakeAnthropic([child_script(markers)] * 4) as worker_fake,
     ):
         # The worker runs anything, unsandboxed: only the parent's read-only sandbox stands in the way.
-        worker = Served(
-            nats,
-            "f1",
-            "worker1",
-            worker_fake,
-            tmp_path / "w",
-            "--worker",
-            "--permission-mode",
-            "bypassPermissions",
-            "--sandbox",
-            "danger-full-access",
-        )
+        worker = Served(nats, "f1", "worker1", worker_fake, tmp_path / "w", *OPEN_WORKER)
         lead = Served(
             nats,
             "f1",
