@@ -19,6 +19,7 @@ as an agent of the tree in the parent's own process does, not as interrupted.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -75,6 +76,7 @@ class DurableInbox:
         self._subs: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._watcher: asyncio.Task[None] | None = None
+        self._acks: set[concurrent.futures.Future[None]] = set()  # acknowledgements on their way to the server
 
     @property
     def fleet(self) -> str:
@@ -120,7 +122,13 @@ class DurableInbox:
 
     async def close(self) -> None:
         """Stop hosting the label. A root agent keeps its place (messages wait for its restart); a
-        sub-agent, which no restart brings back, leaves the fleet."""
+        sub-agent, which no restart brings back, leaves the fleet. Every message the agent's history holds
+        is acknowledged first, and the server has confirmed it: the next agent under the label (the REPL's
+        /clear moves it at once) must not be handed it again."""
+        self._ack_logged()
+        acks = [asyncio.wrap_future(future) for future in list(self._acks)]
+        if acks:
+            await asyncio.wait(acks, timeout=CLOSE_WAIT)
         for task in self._tasks:
             task.cancel()
         for sub in self._subs:
@@ -188,8 +196,8 @@ class DurableInbox:
     async def _ack(self, msg: Msg, message_id: str) -> None:
         self._logged.add(message_id)
         self._taken.discard(message_id)
-        with contextlib.suppress(Exception):
-            await msg.ack()
+        with contextlib.suppress(Exception):  # confirmed by the server, so a consumer made next never has it
+            await msg.ack_sync(timeout=CLOSE_WAIT)
 
     async def _heartbeats(self) -> None:
         while True:
@@ -245,18 +253,27 @@ class DurableInbox:
         assert agent is not None
         while self._pending and not agent.closed:
             await asyncio.sleep(ACK_CHECK)
-            present = {id(m) for m in agent.history}
-            still: list[tuple[UserMessage | PeerMessage, Msg]] = []
-            for message, msg in self._pending:
-                if id(message) in present:
-                    headers = msg.headers or {}
-                    self._from_agent_loop(self._ack(msg, headers.get("Nats-Msg-Id", "")))
-                else:
-                    still.append((message, msg))
-            self._pending = still
+            self._ack_logged()
+
+    def _ack_logged(self) -> None:
+        """Acknowledge each handed-over message the agent's history holds now. Called on the agent's loop,
+        or on the bus's while the agent's loop waits for the inbox to close."""
+        if self.agent is None or not self._pending:
+            return
+        present = {id(m) for m in self.agent.history}
+        still: list[tuple[UserMessage | PeerMessage, Msg]] = []
+        for message, msg in self._pending:
+            if id(message) in present:
+                headers = msg.headers or {}
+                self._from_agent_loop(self._ack(msg, headers.get("Nats-Msg-Id", "")))
+            else:
+                still.append((message, msg))
+        self._pending = still
 
     def _from_agent_loop(self, work: Any) -> None:
-        asyncio.run_coroutine_threadsafe(work, self.bus.loop)
+        future: concurrent.futures.Future[None] = asyncio.run_coroutine_threadsafe(work, self.bus.loop)
+        self._acks.add(future)
+        future.add_done_callback(self._acks.discard)
 
 
 def _addressed(data: bytes, label: str) -> Envelope:

@@ -90,3 +90,42 @@ def test_an_unreachable_server_is_a_clear_error_within_the_connect_timeout() -> 
         NatsBus(f"nats://127.0.0.1:{free_port()}", fleet="lib", connect_timeout=1)
     with pytest.raises(FleetError, match="a fleet name is letters"):
         NatsBus("nats://127.0.0.1:1", fleet="a.b")
+
+
+def test_a_message_handled_just_before_the_label_moves_to_a_new_agent_is_not_handed_over_again(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    """The REPL's /clear moves its label to a new agent right after a turn: a message the old agent took
+    into its history is acknowledged before its inbox closes, so the new agent does not get it again."""
+
+    async def main() -> tuple[list[str], list[str]]:
+        bus = NatsBus(nats_server.url, fleet="moves")
+        sender = NatsBus(nats_server.url, fleet="moves")
+        fleet = Fleet(bus=bus)
+        old = Agent(ScriptedModel([text_turn("heard")]), fleet=fleet, label="me", cwd=str(tmp_path))
+        new: Agent | None = None
+        try:
+            from sagent.agent.fleet import Envelope
+
+            sender.deliver(Envelope("other", "me", "before the move"))
+            assert await asyncio.wait_for(old.wait_for_input(), 30)
+            async for _ in old.run():
+                pass
+            fleet.leave(old)  # at once, as /clear does once the turn has ended
+            new = Agent(ScriptedModel([text_turn("fresh")] * 3), fleet=fleet, label="me", cwd=str(tmp_path))
+            sender.deliver(Envelope("other", "me", "after the move"))
+            assert await asyncio.wait_for(new.wait_for_input(), 30)
+            async for _ in new.run():
+                pass
+            texts = [m.text for m in new.history if isinstance(m, PeerMessage)]
+            return [m.text for m in old.history if isinstance(m, PeerMessage)], texts
+        finally:
+            for agent in (old, new):
+                if agent is not None:
+                    await agent.aclose()
+            sender.close()
+            bus.close()
+
+    before, after = asyncio.run(main())
+    assert before == ["before the move"]
+    assert after == ["after the move"]
