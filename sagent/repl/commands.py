@@ -138,6 +138,7 @@ KEYS = (
 IN_A_MESSAGE = (
     ("@path", "attach a file, image or folder (Tab completes; a pasted path works too)"),
     ("!command", "run a shell command; its output goes with your next message"),
+    ("# note", "add a line to the project memory (AGENTS.md); nothing is sent"),
 )
 """What /help lists as written inside a message."""
 

@@ -156,7 +156,7 @@ def set_key(repl: ReplHost, key: str, text: str, scope: str) -> list[str]:
         else:
             data[key] = value
 
-    path = _rewrite(repl, scope, change)
+    path = _rewrite(repl, scope, change, key)
     return [
         f"{key} = {json.dumps(value, ensure_ascii=False)} saved in {path} ({scope})",
         *_effect(repl, key, path, scope),
@@ -181,10 +181,10 @@ def unset_key(repl: ReplHost, key: str, scope: str) -> list[str]:
     return [f"{key} removed from {path} ({scope}); it applies from the next start"]
 
 
-def _rewrite(repl: ReplHost, scope: str, change: Any) -> Path:
-    """Change the scope's settings file with `change(data)`, then check every file as a run would; a change
-    they refuse is put back and raised as a CommandError. The file's path."""
-    from sagent.cli.flags import checked
+def _rewrite(repl: ReplHost, scope: str, change: Any, key: str | None = None) -> Path:
+    """Change the scope's settings file with `change(data)`, then check it as a run would (and `key`'s value
+    in it on its own, even where another file or a flag wins over it); a change they refuse is put back and
+    raised as a CommandError. The file's path."""
     from sagent.cli.settings_files import SettingsError, read_file, settings_files
 
     cwd = repl.agent.context.cwd
@@ -195,7 +195,7 @@ def _rewrite(repl: ReplHost, scope: str, change: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     try:
-        problem = checked(namespace(cwd, repl.state.launch, trusted=True))  # checked even where it does not apply
+        problem = _problem(cwd, repl.state.launch, path, key, data.get(key) if key else None)
     except SettingsError as error:
         problem = str(error)
     if problem:
@@ -205,6 +205,26 @@ def _rewrite(repl: ReplHost, scope: str, change: Any) -> Path:
             path.write_bytes(before)
         raise CommandError(f"not saved: {problem}")
     return path
+
+
+def _problem(cwd: Path, launch: Launch | None, path: Path, key: str | None, value: Any) -> str | None:
+    """What a run would refuse in the settings files now (a project's checked in full, trusted or not), or
+    in `key`'s `value` as `path` gives it; None when all is well. SettingsError for a file it cannot use."""
+    from sagent.cli.flags import build_parser, checked
+    from sagent.cli.settings_files import KEYS, Loaded, Sources, defaults
+
+    args = namespace(cwd, launch, trusted=True)
+    problem = checked(args)
+    if problem or key is None or key not in KEYS:
+        return problem
+    alone = Loaded()
+    alone.values, alone.origins = {key: value}, {key: path}
+    for dest, converted in defaults(alone, build_parser()).items():  # the flag's own type and choices
+        setattr(args, dest, converted)
+    sources: Sources = args.settings_files
+    sources.loaded.origins[key] = path
+    args.settings_files = Sources(sources.loaded, sources.flags - {KEYS[key].dest}, sources.environ_before)
+    return checked(args)  # the ranges (`--max-tokens must be at least 1`), told as this file's key
 
 
 def _effect(repl: ReplHost, key: str, path: Path, scope: str) -> list[str]:
