@@ -158,6 +158,11 @@ def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[]
     if name in broken:
         raise CustomCommandError(broken[name])
     expansion = expand_input(prompt.text, found)
+    if expansion is None and prompt.text.strip() == "/init":  # as in the REPL (a custom /init wins)
+        from sagent.agent.memory_init import init_prompt, init_target
+
+        cwd = agent.context.cwd
+        return UserMessage.of(init_prompt(init_target(cwd), cwd)), None
     if expansion is None:
         return prompt, None
     return UserMessage.of(expansion.prompt), apply_command(agent, expansion)
