@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 USAGE = """\
@@ -58,14 +59,14 @@ def run_checks(cwd: Path) -> list[Check]:
         _install(),
         _on_path(),
         _settings(cwd),
-        _keys(),
+        _keys(_environment(cwd)),
         *[_cli(name) for name in ("claude", "codex", "gemini")],
         _sandbox(cwd),
         _ripgrep(),
         _nats(),
         _local_model(),
     ]
-    return [*found, _runnable(found)]
+    return [*found, _runnable(found, cwd)]
 
 
 def passed(checks: list[Check]) -> bool:
@@ -182,12 +183,29 @@ def _key_variables() -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _keys() -> Check:
+def _settings_values(cwd: Path) -> dict[str, Any]:
+    """The merged settings files' values for `cwd`; empty when a file cannot be used (its own check says so)."""
+    from sagent.cli.settings_files import SettingsError, load
+
+    try:
+        return load(cwd).values
+    except SettingsError:
+        return {}
+
+
+def _environment(cwd: Path) -> dict[str, str]:
+    """The environment a run in `cwd` gets: this one, with the settings files' `env` over it."""
+    env = _settings_values(cwd).get("env") or {}
+    return {**os.environ, **env}
+
+
+def _keys(environment: dict[str, str]) -> Check:
     names = _key_variables()
-    present = [n for n in names if os.environ.get(n)]
+    present = [n for n in names if environment.get(n)]
+    from_files = [n for n in present if not os.environ.get(n) or os.environ[n] != environment[n]]
     if present:
-        absent = len(names) - len(present)
-        return Check("API keys", "ok", f"set: {', '.join(present)} ({absent} other provider variables not set)")
+        shown = ", ".join(n + (" (a settings file's env)" if n in from_files else "") for n in present)
+        return Check("API keys", "ok", f"set: {shown}; {len(names) - len(present)} other provider variables not set")
     return Check(
         "API keys",
         "warn",
@@ -307,25 +325,52 @@ def _local_model() -> Check:
     return Check("local model", "ok", f"llama.cpp ready, model {model}")
 
 
-def _runnable(found: list[Check]) -> Check:
-    """Whether some model can answer: a key, a subscription CLI, or the local model."""
-    from sagent.providers.registry import LOCAL_EXTRA
+def _runnable(found: list[Check], cwd: Path) -> Check:
+    """Whether `sagent` started in `cwd` with no flags has a model to answer: the provider and model its
+    settings name (or the first provider whose key is set, or the local model), and what that one needs."""
+    from sagent.providers.base import ProviderError
+    from sagent.providers.registry import LOCAL_EXTRA, choose
+    from sagent.providers.specs import SPECS, find_spec
 
+    values = _settings_values(cwd)
+    environment = _environment(cwd)
     by_name = {c.name: c for c in found}
-    keys = by_name["API keys"].status == "ok"
     clis = [n for n in CLI_PROVIDERS if by_name[f"{n} CLI"].status == "ok"]
-    local = by_name["local model"].status == "ok"
-    if keys:
-        from sagent.providers.registry import choose
-
-        return Check("a model", "ok", f"sagent starts on {choose(None, None).provider} (the first key set)")
-    if local:
-        return Check("a model", "ok", "offline on the local model (no key set)")
-    if clis:
-        return Check("a model", "ok", f"with --provider {CLI_PROVIDERS[clis[0]]} (no key set, no local model)")
-    return Check(
-        "a model",
-        "fail",
-        "no API key, no subscription CLI and no local model: sagent has nothing to run on",
-        f"set a key (export ANTHROPIC_API_KEY=...), or {LOCAL_EXTRA}",
-    )
+    provider, model = values.get("provider"), values.get("model")
+    try:
+        if provider is None and model is None:
+            keyed = next((s for s in SPECS if any(environment.get(v) for v in s.key_variables)), None)
+            chosen = keyed.name if keyed is not None else "local"  # as `choose` picks with nothing named
+        else:
+            chosen = choose(provider, model).provider
+    except ProviderError as error:
+        return Check("a model", "fail", error.message, "correct provider or model in the settings (sagent config)")
+    spec = find_spec(chosen)
+    if chosen == "local":
+        if by_name["local model"].status == "ok":
+            return Check("a model", "ok", "offline on the local model (no key set)")
+        if clis:
+            other = CLI_PROVIDERS[clis[0]]
+            return Check(
+                "a model",
+                "warn",
+                f"with no flags sagent has no model (no key, no local model); --provider {other} runs on {clis[0]}",
+                f'make it the default: "provider": "{other}" in a settings file, or set a key',
+            )
+        return Check(
+            "a model",
+            "fail",
+            "no API key, no subscription CLI and no local model: sagent has nothing to run on",
+            f"set a key (export ANTHROPIC_API_KEY=...), or {LOCAL_EXTRA}",
+        )
+    cli = next((name for name, p in CLI_PROVIDERS.items() if p == chosen), None)
+    if cli is not None and cli not in clis:
+        return Check(
+            "a model", "fail", f"the settings choose {chosen}, but the {cli} CLI cannot run", by_name[f"{cli} CLI"].fix
+        )
+    needed = spec.key_variables if spec is not None and spec.key_required else ()
+    if needed and not any(environment.get(v) for v in needed):
+        return Check(
+            "a model", "fail", f"{chosen} needs {' or '.join(needed)}, which is not set", f"export {needed[0]}=..."
+        )
+    return Check("a model", "ok", f"sagent starts on {chosen}" + (f" ({model})" if model else ""))

@@ -33,12 +33,14 @@ def _status(repl: ReplHost, arg: str) -> list[str]:
         ("provider", model.provider),
         ("model", model.name),
         ("key", key_source(model.provider, model.subscription, launch)),
-        *([("base URL", launch.base_url)] if launch is not None and launch.base_url else []),
+        *([("endpoint", endpoint)] if (endpoint := endpoint_of(model.provider, launch)) else []),
         ("sandbox", sandbox_text(agent)),
         ("session", agent.session_id),
         ("session file", str(agent.session.path) if agent.session.path else "none (ephemeral: nothing is saved)"),
         ("permission mode", mode or "none (every call runs)"),
         ("cwd", str(agent.context.cwd)),
+        ("memory", memory_text(agent)),
+        *([("fleet", repl.state.fleet.text())] if repl.state.fleet is not None else []),
     ]
     lines = [repl.renderer.c("bold", "status"), *columns(rows)]
     lines.append(
@@ -74,6 +76,36 @@ def key_source(provider: str, subscription: bool, launch: Launch | None) -> str:
         origin = f"env in {found}" if found not in ("default", "flag") else origin
     through = f", billed through the {cli} CLI" if cli else ""
     return f"{variable} (set, from {origin}{through})"
+
+
+BASE_URL_VARIABLES = {
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "openai": "OPENAI_BASE_URL",
+    "google": "GOOGLE_GEMINI_BASE_URL",
+}
+"""The variable each native provider's SDK reads its endpoint from."""
+
+
+def endpoint_of(provider: str, launch: Launch | None) -> str | None:
+    """Where requests go when it is not the provider's own default: `--base-url`, the SDK's variable, or a
+    preset's server (Ollama, vLLM, ...); None for the provider's usual endpoint."""
+    from sagent.providers.specs import find_spec
+
+    if launch is not None and launch.base_url:
+        return f"{launch.base_url} (--base-url)"
+    variable = BASE_URL_VARIABLES.get(provider)
+    if variable and os.environ.get(variable):
+        return f"{os.environ[variable]} ({variable})"
+    spec = find_spec(provider)
+    return spec.base_url if spec is not None and spec.base_url else None
+
+
+def memory_text(agent: Agent) -> str:
+    """The memory files in this session's system prompt, as /memory lists them."""
+    from sagent.agent.memory import memory_files
+
+    found = [str(f.path) for f in memory_files(agent.context.cwd) if str(f.path) in agent.base_system]
+    return ", ".join(found) if found else "none (/init writes AGENTS.md)"
 
 
 def sandbox_text(agent: Agent) -> str:

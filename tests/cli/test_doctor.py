@@ -150,9 +150,40 @@ def test_subscription_clis_on_path_are_found_with_their_versions(
     assert codex.status == "warn" and "exited 3" in codex.detail and "codex broke" in codex.detail and codex.fix
     gemini = checks["gemini CLI"]
     assert gemini.status == "info" and "not installed" in gemini.detail and "npm install" in gemini.fix
-    # No key and no local model, but a subscription CLI: sagent has a model to run on.
+    # No key and no local model, but a subscription CLI: a model to run on, with a flag or a setting.
     if checks["local model"].status != "ok":
-        assert checks["a model"].status == "ok" and "anthropic-cli" in checks["a model"].detail
+        model = checks["a model"]
+        assert model.status == "warn" and "--provider anthropic-cli" in model.detail
+        assert '"provider": "anthropic-cli"' in model.fix
+
+
+def user_settings(data: dict) -> Path:
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_provider_the_settings_choose_needs_its_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    user_settings({"provider": "openai"})
+    model = by_name(run_checks(tmp_path))["a model"]
+    assert model.status == "fail" and "openai needs OPENAI_API_KEY" in model.detail
+    assert model.fix == "export OPENAI_API_KEY=..."
+
+    user_settings({"model": "no-such-model-family"})
+    model = by_name(run_checks(tmp_path))["a model"]
+    assert model.status == "fail" and "cannot tell the provider" in model.detail
+
+
+def test_a_key_a_settings_file_sets_counts_and_is_named_as_such(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    user_settings({"env": {"GEMINI_API_KEY": SECRET}})
+    checks = by_name(run_checks(tmp_path))
+    assert "GEMINI_API_KEY (a settings file's env)" in checks["API keys"].detail
+    assert checks["a model"].status == "ok" and "google" in checks["a model"].detail
+    assert all(SECRET not in c.detail + c.fix for c in checks.values())
 
 
 def test_a_configured_nats_server_is_connected_to(

@@ -64,12 +64,16 @@ def test_status_shows_what_the_repl_runs_on(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from sagent import __version__
+    from sagent.agent.memory import memory_files, memory_prompt
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/")
     monkeypatch.chdir(project)
+    (project / "AGENTS.md").write_text("Use tabs.\n")
     args = parse_with_settings(build_parser(), ["--cwd", str(project)], notice=False)
     assert args is not None
-    agent = Agent(ScriptedModel([], provider="anthropic", name="claude-sonnet-4-6"), cwd=project)
+    model = ScriptedModel([], provider="anthropic", name="claude-sonnet-4-6")
+    agent = Agent(model, cwd=project, system=memory_prompt(memory_files(project)))
     repl = repl_on(agent)
     repl.state.launch = launch_of(args)
     out = run(repl, "/status", capsys)
@@ -84,6 +88,8 @@ def test_status_shows_what_the_repl_runs_on(
     assert "none (ephemeral" in rows["session file"]
     assert rows["permission mode"].split()[-1] in ("none", "default") or "none" in rows["permission mode"]
     assert str(project) in rows["cwd"]
+    assert rows["endpoint"].endswith("http://127.0.0.1:9/ (ANTHROPIC_BASE_URL)")
+    assert rows["memory"].endswith(str(project / "AGENTS.md"))
     assert f"user     {Path(os.environ['XDG_CONFIG_HOME']) / 'sagent' / 'settings.json'}  (none)" in out
     assert f"project  {project / '.sagent' / 'settings.json'}  (none)" in out
 
