@@ -107,6 +107,10 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
         return list(EFFORTS)
     if name == "thinking":
         return ["on", "off", "show", "collapse"]
+    if name == "config":
+        from sagent.cli.settings_files import KEYS
+
+        return [f"{verb} {key}" for verb in ("get", "set", "unset") for key in KEYS]
     if name == "resume":
         return [row.short_id for row in listed_sessions(repl.agent.context.cwd)[:20]]
     if name in ("send", "stop"):

@@ -413,3 +413,13 @@ def test_doctor_prints_the_checks_beside_the_repl(
     assert out.startswith("checking the install…")
     assert "API keys" in out and "OPENAI_API_KEY" in out and SECRET not in out
     assert "sandbox" in out and "ripgrep" in out and "NATS" in out and "local model" in out
+
+
+def test_config_completes_its_verbs_and_the_settings_keys(repl: Repl) -> None:
+    from prompt_toolkit.document import Document
+
+    from sagent.repl.screen import SlashCompleter
+
+    completions = [c.text for c in SlashCompleter(repl).get_completions(Document("/config set max"), None)]
+    assert "set maxTokens" in completions and "set maxBudgetUsd" in completions
+    assert all(c.startswith("set max") for c in completions)
