@@ -1,7 +1,8 @@
 """`/config`: the settings in the REPL. Alone it lists every key's value and where it came from, as `sagent
 config` does; `/config get KEY` shows one; `/config set KEY VALUE [--scope user|project|local]` writes it to a
 settings file (checked as a run checks it, and put back when refused) and, where it can, applies it now;
-`/config unset KEY [--scope ...]` removes it."""
+`/config unset KEY [--scope ...]` removes it. `OBJECT.MEMBER` names one member of a merged object
+(`env.NAME`, `permissions.defaultMode`); a secret kept in `env` is never printed."""
 
 from __future__ import annotations
 
@@ -101,28 +102,57 @@ def report(cwd: Path, launch: Launch | None) -> dict[str, Any]:
     """`sagent config`'s report for this REPL: every key, its value and where it came from."""
     from sagent.cli.config_cmd import effective
 
-    return effective(namespace(cwd, launch))
+    found = effective(namespace(cwd, launch))
+    for name, item in found["env"].items():
+        item["value"] = shown_env(name, item["value"])
+    return found
+
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+"""An environment variable whose name says it holds a secret: its value is never printed."""
+
+
+def shown_env(name: str, value: str) -> str:
+    """An `env` value as /config prints it: hidden when the name says it is a secret, else as it is (with
+    the secrets sagent knows redacted)."""
+    from sagent.redaction import redact
+
+    return f"(hidden, {len(value)} characters)" if SECRET_NAME.search(name) else redact(value)
 
 
 def _get(cwd: Path, launch: Launch | None, key: str) -> str:
-    found = report(cwd, launch)
-    if key.startswith("env."):
-        item = found["env"].get(key[4:])
-        if item is None:
-            return f"{key} is not set by a settings file"
-    else:
-        item = found["settings"].get(_known(key))
-    return f"{key} = {json.dumps(item['value'], ensure_ascii=False)}  (from {item['from']})"
+    top, member = _split(_known(key))
+    if member is None:
+        item = report(cwd, launch)["settings"][top]
+        return f"{key} = {json.dumps(item['value'], ensure_ascii=False)}  (from {item['from']})"
+    args = namespace(cwd, launch)
+    from sagent.cli.settings_files import KEYS
+
+    merged = getattr(args, KEYS[top].dest, None) or {}
+    if member not in merged:
+        return f"{key} is not set by a settings file"
+    value = merged[member]
+    if top == "env":
+        value = shown_env(member, str(value))  # a key kept in a settings file's env is not printed
+    return f"{key} = {json.dumps(value, ensure_ascii=False)}  (from {args.settings_files.origin(key)})"
+
+
+def _split(key: str) -> tuple[str, str | None]:
+    """`permissions.defaultMode` as ("permissions", "defaultMode"); a plain key with no member."""
+    top, dot, member = key.partition(".")
+    return (top, member) if dot else (key, None)
 
 
 def _known(key: str) -> str:
-    """`key` when it is a settings key; CommandError naming the nearest one otherwise."""
-    from sagent.cli.settings_files import KEYS
+    """`key` when it is a settings key, or `OBJECT.MEMBER` of one merged member by member (`env.NAME`,
+    `permissions.defaultMode`, `sandbox.mode`); CommandError naming the nearest key otherwise."""
+    from sagent.cli.settings_files import KEYS, MERGED
 
-    if key in KEYS or (key.startswith("env.") and len(key) > 4):
+    top, member = _split(key)
+    if top in KEYS and (member is None or (top in MERGED and member)):
         return key
-    close = difflib.get_close_matches(key, list(KEYS), n=1)
-    hint = f"; did you mean {close[0]}?" if close else "; /config lists them"
+    close = difflib.get_close_matches(top, list(KEYS), n=1)
+    hint = f"; did you mean {close[0]}?" if close and member is None else "; /config lists them"
     raise CommandError(f"unknown settings key {key!r}{hint}")
 
 
@@ -135,7 +165,8 @@ def parse_value(key: str, text: str) -> Any:
         value = json.loads(text)
     except json.JSONDecodeError:
         value = text
-    shape = "text" if key.startswith("env.") else KEYS[key].shape
+    top, member = _split(key)
+    shape = KEYS[top].shape if member is None else ("text" if top == "env" else "json")
     if shape in ("string", "text") and not isinstance(value, str):
         return text
     if shape == "names" and isinstance(value, str):
@@ -146,31 +177,31 @@ def parse_value(key: str, text: str) -> Any:
 def set_key(repl: ReplHost, key: str, text: str, scope: str) -> list[str]:
     key = _known(key)
     value = parse_value(key, text)
+    top, member = _split(key)
 
     def change(data: dict[str, Any]) -> None:
-        if key.startswith("env."):
-            env = data.setdefault("env", {})
-            if not isinstance(env, dict):
-                raise CommandError('the file\'s "env" is not an object; fix it by hand')
-            env[key[4:]] = value
-        else:
-            data[key] = value
+        if member is None:
+            data[top] = value
+            return
+        holder = data.setdefault(top, {})
+        if not isinstance(holder, dict):
+            raise CommandError(f'the file\'s "{top}" is not an object; fix it by hand')
+        holder[member] = value
 
     path = _rewrite(repl, scope, change, key)
-    return [
-        f"{key} = {json.dumps(value, ensure_ascii=False)} saved in {path} ({scope})",
-        *_effect(repl, key, path, scope),
-    ]
+    shown = json.dumps(shown_env(member, str(value)) if top == "env" and member else value, ensure_ascii=False)
+    return [f"{key} = {shown} saved in {path} ({scope})", *_effect(repl, key, path, scope)]
 
 
 def unset_key(repl: ReplHost, key: str, scope: str) -> list[str]:
     key = _known(key)
+    top, member = _split(key)
     removed = False
 
     def change(data: dict[str, Any]) -> None:
         nonlocal removed
-        holder = data.get("env") if key.startswith("env.") else data
-        name = key[4:] if key.startswith("env.") else key
+        holder = data if member is None else data.get(top)
+        name = top if member is None else member
         if isinstance(holder, dict) and name in holder:
             del holder[name]
             removed = True
@@ -236,7 +267,7 @@ def _effect(repl: ReplHost, key: str, path: Path, scope: str) -> list[str]:
     loaded = args.settings_files.loaded
     if scope != "user" and not loaded.trusted:
         return [f"this folder is not trusted, so {path.name} does not apply here: `sagent trust {loaded.root}`"]
-    if origin == "flag":
+    if origin == "flag" and key in KEYS:
         return [
             f"--{KEYS[key].dest.replace('_', '-')} on the command line wins in this REPL; the file applies next start"
         ]

@@ -423,3 +423,36 @@ def test_config_completes_its_verbs_and_the_settings_keys(repl: Repl) -> None:
     completions = [c.text for c in SlashCompleter(repl).get_completions(Document("/config set max"), None)]
     assert "set maxTokens" in completions and "set maxBudgetUsd" in completions
     assert all(c.startswith("set max") for c in completions)
+
+
+def test_config_sets_a_member_of_a_merged_object(trusted: Path, repl: Repl, capsys: pytest.CaptureFixture[str]) -> None:
+    local = trusted / ".sagent" / "settings.local.json"
+    out = run(repl, "/config set permissions.defaultMode plan", capsys)
+    assert "saved in" in out and "next start" in out
+    run(repl, '/config set permissions.allow ["Bash(ls:*)"]', capsys)
+    run(repl, "/config set sandbox.network true", capsys)
+    assert json.loads(local.read_text()) == {
+        "permissions": {"defaultMode": "plan", "allow": ["Bash(ls:*)"]},
+        "sandbox": {"network": True},
+    }
+    assert run(repl, "/config get permissions.defaultMode", capsys).strip() == (
+        f'permissions.defaultMode = "plan"  (from {local})'
+    )
+    out = run(repl, "/config set permissions.allow Bash", capsys)  # not a list: refused, file unchanged
+    assert out.startswith("/config: not saved:") and "permissions.allow" in out
+    run(repl, "/config unset permissions.defaultMode", capsys)
+    assert json.loads(local.read_text())["permissions"] == {"allow": ["Bash(ls:*)"]}
+    assert "unknown settings key 'model.name'" in run(repl, "/config set model.name x", capsys)
+
+
+def test_config_never_prints_a_secret_it_keeps_in_env(
+    trusted: Path, repl: Repl, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run(repl, f"/config set env.OPENAI_API_KEY {SECRET}", capsys)
+    assert SECRET not in out and "hidden" in out
+    assert json.loads((trusted / ".sagent" / "settings.local.json").read_text()) == {"env": {"OPENAI_API_KEY": SECRET}}
+    for shown in ("/config get env.OPENAI_API_KEY", "/config"):
+        out = run(repl, shown, capsys)
+        assert SECRET not in out and "hidden" in out
+    out = run(repl, "/config set env.LOG_LEVEL debug", capsys)
+    assert 'env.LOG_LEVEL = "debug"' in out
