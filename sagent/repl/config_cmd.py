@@ -11,6 +11,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -224,7 +225,7 @@ def _rewrite(repl: ReplHost, scope: str, change: Any, key: str | None = None) ->
     data = read_file(path) or {}
     change(data)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _replace(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     try:
         problem = _problem(cwd, repl.state.launch, path, key, data.get(key) if key else None)
     except SettingsError as error:
@@ -233,9 +234,19 @@ def _rewrite(repl: ReplHost, scope: str, change: Any, key: str | None = None) ->
         if before is None:
             path.unlink()
         else:
-            path.write_bytes(before)
+            _replace(path, before)
         raise CommandError(f"not saved: {problem}")
     return path
+
+
+def _replace(path: Path, content: bytes) -> None:
+    """Write `path` whole or not at all (a crash leaves the old file), keeping its permissions: a file kept
+    private because its `env` holds a key stays private."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(content)
+    if path.exists():
+        shutil.copymode(path, partial)
+    os.replace(partial, path)
 
 
 def _problem(cwd: Path, launch: Launch | None, path: Path, key: str | None, value: Any) -> str | None:

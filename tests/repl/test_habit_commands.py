@@ -456,3 +456,14 @@ def test_config_never_prints_a_secret_it_keeps_in_env(
         assert SECRET not in out and "hidden" in out
     out = run(repl, "/config set env.LOG_LEVEL debug", capsys)
     assert 'env.LOG_LEVEL = "debug"' in out
+
+
+def test_config_keeps_a_private_file_private(repl: Repl, capsys: pytest.CaptureFixture[str]) -> None:
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('{"env": {"ANTHROPIC_API_KEY": "sk-ant-kept"}}')
+    user.chmod(0o600)
+    run(repl, "/config set maxTokens 2000 --scope user", capsys)
+    assert json.loads(user.read_text()) == {"env": {"ANTHROPIC_API_KEY": "sk-ant-kept"}, "maxTokens": 2000}
+    assert user.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in user.parent.iterdir()] == ["settings.json"]  # no partial file left behind
