@@ -42,3 +42,24 @@ def test_p_init_writes_agents_md(tmp_path: Path) -> None:
     assert (project / "AGENTS.md").read_text() == written
     asked = str(first["content"])
     assert "Write AGENTS.md" in asked and "Look at this repository" in asked
+
+
+def test_p_init_without_a_writing_tool_says_so_before_any_request(tmp_path: Path) -> None:
+    with FakeAnthropic([]) as fake:
+        env = {
+            **os.environ,
+            "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001",
+            "ANTHROPIC_BASE_URL": fake.url,
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "sagent.cli.main", "-p", "/init", "--tools", "Read,Grep"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert fake.requests == []
+    assert done.returncode == 2
+    assert done.stderr.strip() == "sagent: /init needs the Write or Edit tool: name them in --tools"
