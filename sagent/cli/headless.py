@@ -162,9 +162,7 @@ def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[]
         from sagent.agent.memory_init import WRITING_TOOLS, init_prompt, init_target
 
         if not any(name in agent.tools for name in WRITING_TOOLS):
-            raise CustomCommandError(
-                f"/init needs the Write or Edit tool; add them with --tools ({', '.join(agent.tools)})"
-            )
+            raise CustomCommandError("/init needs the Write or Edit tool: name them in --tools")
         cwd = agent.context.cwd
         return UserMessage.of(init_prompt(init_target(cwd), cwd)), None
     if expansion is None:
