@@ -277,7 +277,8 @@ def _effect(repl: ReplHost, key: str, path: Path, scope: str) -> list[str]:
     origin = args.settings_files.origin(key)
     loaded = args.settings_files.loaded
     if scope != "user" and not loaded.trusted:
-        return [f"this folder is not trusted, so {path.name} does not apply here: `sagent trust {loaded.root}`"]
+        trust = f"`sagent trust {loaded.root}` to use it, or --scope user for every project"
+        return [f"this folder is not trusted, so {path.name} does not apply here: {trust}"]
     if origin == "flag" and key in KEYS:
         return [
             f"--{KEYS[key].dest.replace('_', '-')} on the command line wins in this REPL; the file applies next start"
