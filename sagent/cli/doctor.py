@@ -134,10 +134,12 @@ def _checkout() -> Path | None:
         return None
 
 
-def _install_command() -> str:
+def _install_command(force: bool = False) -> str:
+    """How to put this sagent on PATH, from its checkout (PyPI's `sagent` is someone else's project)."""
     checkout = _checkout()
     where = str(checkout) if checkout else "/path/to/your/sagent/checkout"
-    return f"uv tool install {where} (or pipx install {where}); PyPI's `sagent` is another project"
+    flag = "--force " if force else ""
+    return f"uv tool install {flag}{where} (or pipx install {flag}{where}); PyPI's `sagent` is another project"
 
 
 def _install() -> Check:
@@ -150,10 +152,19 @@ def _install() -> Check:
 
 
 def _on_path() -> Check:
+    from sagent import __version__
+
     found = shutil.which("sagent")
-    if found:
+    if not found:
+        return Check("command", "warn", "`sagent` is not on PATH", f"put it there: {_install_command()}")
+    said = _version_of("sagent")[1]
+    if said == f"sagent {__version__}":
         return Check("command", "ok", f"`sagent` on PATH: {found}")
-    return Check("command", "warn", "`sagent` is not on PATH", f"put it there: {_install_command()}")
+    if said.startswith("sagent ") and said[7:8].isdigit():
+        detail = f"`sagent` on PATH ({found}) is another install of it: {said}, not {__version__}"
+    else:
+        detail = f"`sagent` on PATH ({found}) is not this program (its --version said: {said[:80]})"
+    return Check("command", "warn", detail, f"put this one there: {_install_command(force=True)}")
 
 
 def _settings(cwd: Path) -> Check:

@@ -251,3 +251,20 @@ def test_lines_show_a_fix_only_under_a_problem() -> None:
     assert lines[0].startswith("✓ one") and lines[1].startswith("✗ two") and "fix: do this" in lines[2]
     assert not any("never shown" in line or "optional" in line for line in lines)
     assert lines[-1] == "1 problem to fix"
+
+
+def test_a_sagent_on_path_that_is_another_program_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    program(bin_dir, "sagent", 'echo "usage: sagent [options] (an agent framework)"')
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"]))
+    command = by_name(run_checks(tmp_path))["command"]
+    assert command.status == "warn" and "is not this program" in command.detail
+    assert "uv tool install --force" in command.fix and "PyPI's `sagent` is another project" in command.fix
+
+    program(bin_dir, "sagent", 'echo "sagent 0.0.1"')
+    command = by_name(run_checks(tmp_path))["command"]
+    assert command.status == "warn" and "another install of it: sagent 0.0.1" in command.detail
+
+    (bin_dir / "sagent").unlink()
+    command = by_name(run_checks(tmp_path))["command"]
+    assert command.status == "warn" and command.detail == "`sagent` is not on PATH" and "uv tool install" in command.fix
