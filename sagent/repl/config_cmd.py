@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 USAGE = "/config [get KEY | set KEY VALUE | unset KEY] [--scope user|project|local]"
 DEFAULT_SCOPE = "local"
-"""Where `/config set` writes without `--scope`: this project on this machine only (as Claude Code's
-`/config` does), so no other project and no teammate is changed by it."""
+"""Where `/config set` writes without `--scope`: this project on this machine only (as `sagent mcp add`
+does), so no other project and no teammate is changed by it."""
 LIVE = (
     "model",
     "provider",
