@@ -32,6 +32,7 @@ sagent: a coding agent for the terminal.
   sagent sessions                          this directory's sessions
   sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
   sagent config [--json] [FLAGS]           the effective settings and where each came from
+  sagent doctor [--json]                   check the install, keys, CLIs, sandbox; say how to fix each
   sagent slack [FLAGS]                     persistent agents in Slack (see sagent slack --help)
   sagent serve --label L [--fleet F]       host agent L of a fleet on a NATS server, for good
   sagent fleet ls|send|attach|stop         the fleet's agents, from any terminal (sagent fleet --help)

@@ -158,6 +158,13 @@ def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[]
     if name in broken:
         raise CustomCommandError(broken[name])
     expansion = expand_input(prompt.text, found)
+    if expansion is None and prompt.text.strip() == "/init":  # as in the REPL (a custom /init wins)
+        from sagent.agent.memory_init import WRITING_TOOLS, init_prompt, init_target
+
+        if not any(name in agent.tools for name in WRITING_TOOLS):
+            raise CustomCommandError("/init needs the Write or Edit tool: name them in --tools")
+        cwd = agent.context.cwd
+        return UserMessage.of(init_prompt(init_target(cwd), cwd)), None
     if expansion is None:
         return prompt, None
     return UserMessage.of(expansion.prompt), apply_command(agent, expansion)

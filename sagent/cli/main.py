@@ -76,6 +76,10 @@ def main(argv: list[str] | None = None, *, command: bool = False) -> int:
         from sagent.cli.config_cmd import config_command
 
         return config_command(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from sagent.cli.doctor import doctor_command
+
+        return doctor_command(argv[1:])
     if argv[:1] in (["serve"], ["fleet"]):
         from sagent.cli.fleet_cmd import fleet_command, serve_command
 

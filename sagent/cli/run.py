@@ -167,6 +167,9 @@ def run_interactive(args: argparse.Namespace) -> int:
             switch=switch,
             first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
         )
+        from sagent.repl.launch import launch_of
+
+        repl.state.launch = launch_of(args)  # /status and /config show the files and flags it started with
         if seat is not None:  # the banner, the status line and /agents show the fleet
             from sagent.repl.fleet_view import FleetPlace
 

@@ -34,7 +34,11 @@ from sagent.events import (
 )
 from sagent.providers.base import ProviderError
 from sagent.repl import approval, budget, stopping
+from sagent.repl import config_cmd as config_cmd  # registers /config
+from sagent.repl import doctor_cmd as doctor_cmd  # registers /doctor
+from sagent.repl import init_cmd as init_cmd  # registers /init
 from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
+from sagent.repl import status_cmd as status_cmd  # registers /status
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.liveness import tick
 from sagent.repl.mentions import compose_for
@@ -103,6 +107,12 @@ class Repl:
 
             shell_mode.start(self, text[1:])
             return
+        if text.startswith("#"):  # `# note`: added to the project memory, nothing sent
+            from sagent.repl import memory_note
+
+            if memory_note.is_note(text):
+                memory_note.take_note(self, text)
+                return
         expansion = None
         if text.startswith("/"):
             from sagent.repl.commands import expand_custom, run_command

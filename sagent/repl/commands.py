@@ -107,6 +107,10 @@ def argument_choices(repl: ReplHost, name: str) -> list[str]:
         return list(EFFORTS)
     if name == "thinking":
         return ["on", "off", "show", "collapse"]
+    if name == "config":
+        from sagent.cli.settings_files import KEYS
+
+        return [f"{verb} {key}" for verb in ("get", "set", "unset") for key in KEYS]
     if name == "resume":
         return [row.short_id for row in listed_sessions(repl.agent.context.cwd)[:20]]
     if name in ("send", "stop"):
@@ -138,6 +142,7 @@ KEYS = (
 IN_A_MESSAGE = (
     ("@path", "attach a file, image or folder (Tab completes; a pasted path works too)"),
     ("!command", "run a shell command; its output goes with your next message"),
+    ("# note", "add a line to the project memory (AGENTS.md); nothing is sent"),
 )
 """What /help lists as written inside a message."""
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from sagent.agent.agent import Agent
     from sagent.repl.fleet_view import FleetPlace
+    from sagent.repl.launch import Launch
     from sagent.repl.picker import Picker
     from sagent.repl.render import Renderer, Settings
     from sagent.types import UserContent, UserMessage
@@ -49,6 +50,7 @@ class ReplState:
     context: list[UserContent] = field(default_factory=list)  # `!command` outputs for the next message
     shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
     fleet: FleetPlace | None = None  # the agent's place in a fleet across processes (`sagent --fleet`)
+    launch: Launch | None = None  # the settings files and flags the REPL started with (/status, /config)
 
 
 class ReplHost(Protocol):
