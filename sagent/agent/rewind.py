@@ -28,6 +28,7 @@ from sagent.agent.checkpoints import Checkpoints, FileChange, checkpoints_of
 from sagent.agent.compaction import HistoryChange, is_summary
 from sagent.agent.session import SessionError, SessionLog, peek_state
 from sagent.agent.session_check import check, split_lines
+from sagent.attachments import typed_text, without_blocks
 from sagent.events import Rewound
 from sagent.types import UserMessage
 
@@ -66,7 +67,7 @@ def user_turns(agent: Agent) -> list[UserTurn]:
             changes = [c for c in store.changes(seq, digests) if c.state != "same"] if seq is not None else []
             files = tuple(c.path for c in changes)
             changed = tuple(c.path for c in changes if c.state == "changed")
-            turns.append(UserTurn(index, message.text, seq, files, changed))
+            turns.append(UserTurn(index, as_typed(message), seq, files, changed))
     return turns
 
 
@@ -156,8 +157,17 @@ def _check_turn(agent: Agent, turn: UserTurn) -> None:
     if not 0 <= turn.index < len(history):
         raise ValueError(f"no message {turn.index} in the history ({len(history)} messages)")
     message = history[turn.index]
-    if not isinstance(message, UserMessage) or is_summary(message) or message.text != turn.text:
+    if not isinstance(message, UserMessage) or is_summary(message) or as_typed(message) != turn.text:
         raise ValueError("that message is no longer where it was: list the turns again")
+
+
+def as_typed(message: UserMessage) -> str:
+    """What the user typed for `message`, as a rewind or fork puts it back in the input box: its `typed`
+    text, or for a message logged without one (an older session) its text without the attachment
+    blocks (also those an older rewind had put back into the text itself)."""
+    if message.typed is not None:
+        return message.typed
+    return without_blocks(typed_text(message))
 
 
 def _seqs(agent: Agent) -> list[int | None]:

@@ -103,3 +103,32 @@ def test_esc_on_the_question_cancels_the_whole_rewind(project: Path, tmp_path: P
         screen = term.wait_for("Still v2.")
         assert "─ rewound to before" not in screen
     assert (project / "app.py").read_text() == "print('v2')\nprint('added by hand')\n"
+
+
+def input_box(screen: str, mark: str) -> str:
+    """The text after the last prompt sign below `mark`: what the input box holds."""
+    return screen.split(mark)[-1].rsplit("› ", 1)[-1].split("\n")[0].rstrip()
+
+
+def test_rewind_and_fork_put_back_what_was_typed_once_however_often(project: Path, tmp_path: Path) -> None:
+    steps = [text_response(f"Answer {n}.") for n in range(5)]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
+        term.wait_for("Esc interrupts")
+        send(term, "explain @app.py")
+        wait_after(term, "Answer 0.", "─ this turn")
+        for n in (1, 2):  # each time the message comes back as typed, and sent again it attaches app.py once
+            send(term, "/rewind 1")
+            screen = wait_after(term, "─ rewound to before", "› explain @app.py")
+            assert input_box(screen, "─ rewound to before") == "explain @app.py"
+            term.press("Enter")
+            wait_after(term, f"Answer {n}.", "─ this turn")
+        send(term, "/fork 1")
+        screen = wait_after(term, "the original is unchanged", "› explain @app.py")
+        assert input_box(screen, "the original is unchanged") == "explain @app.py"
+        assert "<file" not in screen
+        term.press("Enter")
+        wait_after(term, "Answer 3.", "─ this turn")
+        sent = fake.requests[-1]["body"]["messages"]
+    (user,) = [m for m in sent if m["role"] == "user"]
+    texts = [b["text"] for b in user["content"] if b.get("type") == "text"]
+    assert texts[0] == "explain @app.py" and sum(t.count('<file path="app.py"') for t in texts) == 1
