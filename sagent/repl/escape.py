@@ -43,7 +43,8 @@ class DoubleEscape:
     def __init__(self, repl: ReplHost, buffer: Buffer) -> None:
         self.repl = repl
         self.buffer = buffer
-        self.pressed_at = 0.0
+        self.pressed_at: float | None = None  # when the first Esc of a pair was pressed
+        buffer.on_text_changed += self._typed  # a key typed between two presses: not a pair
 
     def press(self, now: float | None = None) -> None:
         """One press of Esc (at `now`, a monotonic time)."""
@@ -51,11 +52,11 @@ class DoubleEscape:
         if self.buffer.complete_state is not None:  # a completion menu is open: Esc closes it first
             self.buffer.cancel_completion()
             return
-        if now - self.pressed_at > DOUBLE_ESC_S:
+        if self.pressed_at is None or now - self.pressed_at > DOUBLE_ESC_S:
             self.pressed_at = now
             self._hint(AGAIN_TO_CLEAR if self.buffer.text else AGAIN_TO_REWIND, now)
             return
-        self.pressed_at = 0.0
+        self.pressed_at = None
         self._drop_hint()
         if self.buffer.text:
             self.buffer.reset(append_to_history=True)  # Up brings it back
@@ -68,6 +69,9 @@ class DoubleEscape:
         except CommandError as error:
             self.repl.state.note = str(error)
         self.repl.refresh()
+
+    def _typed(self, _: Buffer) -> None:
+        self.pressed_at = None
 
     def _hint(self, text: str, now: float) -> None:
         self.repl.state.note = text

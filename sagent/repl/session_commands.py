@@ -220,7 +220,8 @@ def _files_note(turn: UserTurn, how: str) -> str:
     if how == "conversation":
         return ""
     count = len(turn.files)
-    return f": {count} file{'s' if count != 1 else ''} put back"
+    asked = f" ({len(turn.changed)} edited since: asked first)" if turn.changed else ""
+    return f": {count} file{'s' if count != 1 else ''} put back{asked}"
 
 
 def _rewind_to(repl: ReplHost, turn: UserTurn, how: str, overwrite: tuple[Path, ...] = ()) -> list[str]:

@@ -58,7 +58,8 @@ def test_a_file_changed_by_hand_is_shown_asked_about_and_kept(project: Path, tmp
         screen = term.wait_for("Rewind to before which message?")
         assert "1. make it print v2  (1 file changed since; 1 edited after sagent: asked first)" in screen
         term.press("Enter")
-        term.wait_for("go back on")
+        screen = term.wait_for("go back on")
+        assert "› the conversation and the files: 1 file put back (1 edited since: asked first)" in screen
         term.press("Enter")  # the conversation and the files
         screen = term.wait_for("app.py changed since sagent wrote it: put it back? (1 of 1)")
         asked = screen.split("/rewind")[-1]
