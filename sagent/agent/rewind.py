@@ -30,6 +30,7 @@ from sagent.agent.session import SessionError, SessionLog, peek_state
 from sagent.agent.session_check import check, split_lines
 from sagent.attachments import typed_text, without_blocks
 from sagent.events import Rewound
+from sagent.lib.realpaths import real_path
 from sagent.types import UserMessage
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def user_turns(agent: Agent) -> list[UserTurn]:
             seq = seqs[index]
             changes = [c for c in store.changes(seq, digests) if c.state != "same"] if seq is not None else []
             files = tuple(c.path for c in changes)
-            changed = tuple(c.path for c in changes if c.state == "changed")
+            changed = tuple(c.path for c in changes if c.state == "changed" and not c.before.skipped)
             turns.append(UserTurn(index, as_typed(message), seq, files, changed))
     return turns
 
@@ -76,7 +77,7 @@ def rewind_change(agent: Agent, turn: UserTurn, path: Path) -> FileChange | None
     shows them), or None when sagent changed nothing there since."""
     if turn.seq is None:
         return None
-    return checkpoints_of(agent).change(turn.seq, path)
+    return checkpoints_of(agent).change(turn.seq, Path(real_path(str(path), str(agent.context.cwd))))
 
 
 def rewind(
@@ -101,7 +102,8 @@ def rewind(
     failed: tuple[str, ...] = ()
     left: tuple[str, ...] = ()
     if files and turn.seq is not None:
-        done = checkpoints_of(agent).restore(turn.seq, overwrite, now=agent.session.seq)
+        named = [Path(real_path(str(p), str(agent.context.cwd))) for p in overwrite]  # as the checkpoints name them
+        done = checkpoints_of(agent).restore(turn.seq, named, now=agent.session.seq)
         for path in (*done.restored, *done.deleted):
             agent.context.read_files.pop(path, None)  # read again before the next write
         restored = tuple(str(p) for p in done.restored)

@@ -13,8 +13,9 @@ from sagent.agent.agent import Agent
 from sagent.agent.checkpoints import FileCheckpoints
 from sagent.agent.rewind import rewind, rewind_change, user_turns
 from sagent.agent.session import SessionLog, peek_state
-from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
-from sagent.tools import Edit, Read, Write
+from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
+from sagent.tools import AgentSpawn, Edit, Read, Write
+from sagent.types import ToolCall
 
 
 @pytest.fixture(autouse=True)
@@ -183,3 +184,56 @@ async def test_an_index_from_before_the_after_lines_asks_rather_than_guesses(pro
     assert event.left == (str(project / "app.py"),) and (project / "app.py").read_text() == "print('v2')\n"
     assert peek_state(resumed.session.path).history == []  # the conversation went back all the same
     await resumed.aclose()
+
+
+async def test_a_write_the_user_refused_is_no_change_to_put_back(project: Path) -> None:
+    from sagent.agent.hooks import Ask, Deny, Hook, ToolDecision
+
+    class AskEdits(Hook):
+        async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+            return Ask("edits are asked about")
+
+    async def refuse(agent: Agent, call: ToolCall, reason: str) -> Deny:
+        return Deny("no")
+
+    steps = [
+        tool_turn(("Write", {"path": "app.py", "content": "print('overwritten')\n"})),
+        text_turn("it was refused"),
+    ]
+    log = SessionLog.create(project, {"provider": "scripted", "model": "scripted"})
+    hooks = [AskEdits(), FileCheckpoints()]
+    agent = Agent(ScriptedModel(steps), tools=[Write()], session=log, cwd=project, hooks=hooks, approver=refuse)
+    await run(agent, "overwrite app.py")
+    (project / "app.py").write_text("print('v1')\nprint('mine')\n")
+    (turn,) = user_turns(agent)
+    assert turn.files == ()
+    rewind(agent, turn)
+    assert (project / "app.py").read_text() == "print('v1')\nprint('mine')\n"
+
+
+async def test_overwrite_takes_paths_relative_to_the_project(project: Path) -> None:
+    agent = await agent_after(project, EDIT_V2, ["print v2"])
+    (project / "app.py").write_text("print('v2') # and mine\n")
+    (turn,) = user_turns(agent)
+    change = rewind_change(agent, turn, Path("app.py"))
+    assert change is not None and change.state == "changed"
+    event = rewind(agent, turn, overwrite=[Path("app.py")])
+    assert event.restored == (str(project / "app.py"),) and (project / "app.py").read_text() == "print('v1')\n"
+
+
+async def test_a_sub_agents_write_changed_by_hand_is_left_alone_too(project: Path) -> None:
+    model = RoutedModel(
+        {
+            "main": [tool_turn(("AgentSpawn", {"prompt": "write the notes", "label": "w"})), text_turn("done")],
+            "w": [tool_turn(("Write", {"path": "notes.md", "content": "by w\n"})), text_turn("written")],
+        }
+    )
+    log = SessionLog.create(project, {"provider": "scripted", "model": "scripted"})
+    agent = Agent(model, tools=[AgentSpawn(), Write()], session=log, cwd=project, hooks=[FileCheckpoints()])
+    await run(agent, "have w write notes")
+    (project / "notes.md").write_text("by w\nand by me\n")
+    (turn,) = user_turns(agent)
+    assert turn.changed == (project / "notes.md",)
+    event = rewind(agent, turn)
+    assert (project / "notes.md").read_text() == "by w\nand by me\n" and event.left == (str(project / "notes.md"),)
+    await agent.aclose()
