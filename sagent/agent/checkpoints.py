@@ -183,7 +183,8 @@ class Checkpoints:
 
     def changes(self, seq: int, digests: dict[Path, str | None] | None = None) -> list[FileChange]:
         """The files sagent changed after log position `seq` (a write that left a file as it was, such as
-        an Edit that failed, is no change), each with where it stands now. `digests` caches what each file
+        an Edit that failed, is no change), each with where it stands now; their bytes are not read here
+        (`current` and `put_back` are None: `change` gives one file's). `digests` caches what each file
         holds now across calls."""
         with self._lock:
             entries = list(self._load())

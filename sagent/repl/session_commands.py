@@ -207,7 +207,12 @@ def _changed_file(repl: ReplHost, turn: UserTurn, path: Path) -> tuple[list[str]
         what = "changed since sagent created it; the rewind would delete it"
     else:
         what = "changed since sagent last wrote it (red: lost by putting it back, green: put back)"
-    lines = [c("yellow", f"! {path} {what}:"), repl.renderer.diff(now, back) or c("dim", "  (no line differs)")]
+    if b"\0" in (change.current or b"") + (change.put_back or b""):  # a binary file: no lines to show
+        sizes = [f"{len(data):,} bytes" if data is not None else "none" for data in (change.current, change.put_back)]
+        shown = c("dim", f"  (a binary file: {sizes[0]} now, {sizes[1]} put back)")
+    else:
+        shown = repl.renderer.diff(now, back) or c("dim", "  (no line differs)")
+    lines = [c("yellow", f"! {path} {what}:"), shown]
     return lines, f"{path.name} changed since sagent wrote it: put it back?"
 
 
