@@ -46,6 +46,12 @@ _KINDS = (
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 # The opening tag of every block this module writes; `attachment_label` reads it back.
 _TAG = re.compile(r'\A<(file|image|directory|shell) (?:path|command)="([^"]*)"[^>]*>')
+# A whole block, wherever it is in a text.
+_BLOCKS = re.compile(
+    r'<(file|directory|shell) (?:path|command)="[^"]*"[^>\n]*>\n.*?\n</\1>'
+    r'|<image path="[^"]*" type="[^"]*" bytes="\d+"/>',
+    re.DOTALL,
+)
 
 
 class AttachmentError(Exception):
@@ -153,13 +159,23 @@ def is_shell_context(part: UserContent) -> bool:
 
 
 def typed_text(message: UserMessage) -> str:
-    """The text the user typed, without the blocks of the files and commands attached to it. The first part
-    is always typed text, even when it looks like a block."""
+    """The text the user typed, without the blocks of the files and commands attached to it: the message's
+    `typed` when it has one, else its text parts but the blocks (the first part is always typed text, even
+    when it looks like a block)."""
+    if message.typed is not None:
+        return message.typed
     return "".join(
         p.text
         for i, p in enumerate(message.content)
         if isinstance(p, TextPart) and (i == 0 or attachment_label(p) is None)
     )
+
+
+def without_blocks(text: str) -> str:
+    """`text` without whole attachment blocks written into it (a file's, a folder's, a command's, an
+    image's header): how a message typed again from an expanded copy, as older sessions stored some,
+    reads as typed."""
+    return _BLOCKS.sub("", text)
 
 
 def attachment_labels(message: UserMessage) -> list[str]:

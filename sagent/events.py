@@ -197,7 +197,8 @@ class Rewound:
     its first `kept` messages, and `dropped` messages went, the one rewound to (`prompt` is its text) the
     first of them. `restored` and `deleted` name the files sagent put back as they were before that
     message, from the checkpoints it keeps of every file it writes (a file it created since is deleted);
-    `failed` says which could not be, and why ("path: reason")."""
+    `failed` says which could not be, and why ("path: reason"); `left` names the files changed since sagent
+    wrote them (by the user, say), left as they are."""
 
     kept: int
     dropped: int
@@ -205,6 +206,7 @@ class Rewound:
     restored: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()
+    left: tuple[str, ...] = ()
     type: Literal["rewound"] = "rewound"
 
     def line(self) -> str:
@@ -212,7 +214,8 @@ class Rewound:
         files = len(self.restored) + len(self.deleted)
         changed = f"; {files} file{'s' if files != 1 else ''} put back" if files else ""
         failed = f"; {len(self.failed)} could not be put back" if self.failed else ""
-        return f"─ rewound: {self.dropped} message{'s' if self.dropped != 1 else ''} dropped{changed}{failed}"
+        left = f"; {len(self.left)} changed since by someone else, left as it is" if self.left else ""
+        return f"─ rewound: {self.dropped} message{'s' if self.dropped != 1 else ''} dropped{changed}{failed}{left}"
 
 
 ErrorKind = Literal[

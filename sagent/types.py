@@ -175,8 +175,14 @@ class Cost:
 
 @dataclass(frozen=True, slots=True)
 class UserMessage:
+    """A message from the user: `content` is what the model gets (the typed text first, then the files
+    and command outputs attached to it). `typed` is what the user typed, when that differs from the text
+    of `content` (`explain @app.py`, whose file is attached; `/review app.py`, a custom command's prompt):
+    what a rewind or fork puts back in the input box. None: the text parts are what was typed."""
+
     content: tuple[UserContent, ...]
     role: Literal["user"] = "user"
+    typed: str | None = field(default=None, metadata={"omit_if_none": True})
 
     @classmethod
     def of(cls, text: str) -> UserMessage:
@@ -304,6 +310,7 @@ _MESSAGE_TYPES: dict[str, type[Message]] = {
 
 _PLAIN = (str, int, float, bool, type(None))
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a dataclass's field names, looked up once per class
+_OMITTED: dict[type, frozenset[str]] = {}  # its fields left out while None (so older readers still read it)
 
 
 def to_dict(obj: Any) -> Any:
@@ -313,8 +320,13 @@ def to_dict(obj: Any) -> Any:
         return obj
     names = _FIELD_NAMES.get(kind)
     if names is None and dataclasses.is_dataclass(kind):
-        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        fields = dataclasses.fields(kind)
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields)
+        _OMITTED[kind] = frozenset(f.name for f in fields if f.metadata.get("omit_if_none"))
     if names is not None:
+        omitted = _OMITTED[kind]
+        if omitted:
+            return {n: to_dict(getattr(obj, n)) for n in names if n not in omitted or getattr(obj, n) is not None}
         return {name: to_dict(getattr(obj, name)) for name in names}
     if isinstance(obj, list | tuple):
         return [to_dict(v) for v in obj]

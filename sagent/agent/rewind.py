@@ -5,8 +5,11 @@
     path = fork(agent, turns[-2])        # a new session holding the conversation before that message
 
 A rewind is a change of the history like a compaction: a `Rewound` event goes to the session log first
-(`Agent.apply`), so a resumed session opens as rewound. The files sagent wrote since that message are put
-back from its checkpoints (`sagent.agent.checkpoints`); files changed by shell commands are not.
+(`Agent.apply`), so a resumed session opens as rewound. The files sagent changed since that message are
+put back from its checkpoints (`sagent.agent.checkpoints`), each only where it still holds what sagent
+last wrote: a file changed since by someone else is listed in `UserTurn.changed` and the event's `left`,
+and is put back only when named in `overwrite` (`rewind_change` gives its diff, to show before asking).
+Files changed by shell commands are not tracked and never touched.
 
 A fork is a new session log in the same folder: the records of the original before that message (all of
 them for a fork "now"), its header naming the original (`forked_from`) and where it branched
@@ -16,15 +19,18 @@ original is not touched.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sagent.agent.checkpoints import Checkpoints, checkpoints_of
+from sagent.agent.checkpoints import Checkpoints, FileChange, checkpoints_of
 from sagent.agent.compaction import HistoryChange, is_summary
 from sagent.agent.session import SessionError, SessionLog, peek_state
 from sagent.agent.session_check import check, split_lines
+from sagent.attachments import typed_text, without_blocks
 from sagent.events import Rewound
+from sagent.lib.realpaths import real_path
 from sagent.types import UserMessage
 
 if TYPE_CHECKING:
@@ -39,12 +45,14 @@ _HEADER_OWN = (*_COPIED_OUT, "ts", "kind", "session_id", "cwd", "forked_from", "
 class UserTurn:
     """A user's message the conversation can go back to: its place in the history (`index`), its text,
     the seq of its record in the session log (None when the log cannot say: files cannot be put back
-    then), and the files sagent wrote since it (those a rewind puts back)."""
+    then), the files sagent changed since it (those a rewind puts back), and of those the ones changed
+    since by someone else (`changed`: a rewind leaves them alone unless told to overwrite them)."""
 
     index: int
     text: str
     seq: int | None
     files: tuple[Path, ...] = ()
+    changed: tuple[Path, ...] = ()
 
 
 def user_turns(agent: Agent) -> list[UserTurn]:
@@ -52,35 +60,58 @@ def user_turns(agent: Agent) -> list[UserTurn]:
     messages it replaced cannot be gone back to)."""
     seqs = _seqs(agent)
     store = checkpoints_of(agent)
+    digests: dict[Path, str | None] = {}  # each file is read once for the whole list
     turns = []
     for index, message in enumerate(agent.history):
         if isinstance(message, UserMessage) and not is_summary(message):
             seq = seqs[index]
-            files = tuple(store.since(seq)) if seq is not None else ()
-            turns.append(UserTurn(index, message.text, seq, files))
+            changes = [c for c in store.changes(seq, digests) if c.state != "same"] if seq is not None else []
+            files = tuple(c.path for c in changes)
+            changed = tuple(c.path for c in changes if c.state == "changed" and not c.before.skipped)
+            turns.append(UserTurn(index, as_typed(message), seq, files, changed))
     return turns
 
 
-def rewind(agent: Agent, turn: UserTurn, *, files: bool = True, conversation: bool = True) -> Rewound:
+def rewind_change(agent: Agent, turn: UserTurn, path: Path) -> FileChange | None:
+    """What a rewind to `turn` would do to `path`: the file's bytes now and put back (`FileChange.diff`
+    shows them), or None when sagent changed nothing there since."""
+    if turn.seq is None:
+        return None
+    return checkpoints_of(agent).change(turn.seq, Path(real_path(str(path), str(agent.context.cwd))))
+
+
+def rewind(
+    agent: Agent,
+    turn: UserTurn,
+    *,
+    files: bool = True,
+    conversation: bool = True,
+    overwrite: Collection[Path] = (),
+) -> Rewound:
     """Go back to just before `turn`: with `conversation`, the history from it on is dropped; with `files`,
-    every file sagent wrote since is put back as it was then (a file it created is deleted). The event,
-    already logged (with only `files`, it drops nothing). Only while the agent is idle; ValueError when
-    `turn` is not one of `user_turns(agent)` now."""
+    every file sagent changed since is put back as it was then (a file it created is deleted) where it
+    still holds what sagent last wrote. A file changed since by someone else (`turn.changed`) is left as
+    it is (the event's `left`) unless it is in `overwrite`. The event, already logged (with only `files`,
+    it drops nothing). Only while the agent is idle; ValueError when `turn` is not one of
+    `user_turns(agent)` now."""
     if agent.running:
         raise RuntimeError("cannot rewind while the agent is running")
     _check_turn(agent, turn)
     restored: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()
+    left: tuple[str, ...] = ()
     if files and turn.seq is not None:
-        done = checkpoints_of(agent).restore(turn.seq)
+        named = [Path(real_path(str(p), str(agent.context.cwd))) for p in overwrite]  # as the checkpoints name them
+        done = checkpoints_of(agent).restore(turn.seq, named, now=agent.session.seq)
         for path in (*done.restored, *done.deleted):
             agent.context.read_files.pop(path, None)  # read again before the next write
         restored = tuple(str(p) for p in done.restored)
         deleted = tuple(str(p) for p in done.deleted)
         failed = done.failed
+        left = tuple(str(p) for p in done.left)
     kept = turn.index if conversation else len(agent.history)
-    event = Rewound(kept, len(agent.history) - kept, turn.text, restored, deleted, failed)
+    event = Rewound(kept, len(agent.history) - kept, turn.text, restored, deleted, failed, left)
     agent.apply(HistoryChange(event, tuple(agent.history[:kept])))
     return event
 
@@ -128,8 +159,17 @@ def _check_turn(agent: Agent, turn: UserTurn) -> None:
     if not 0 <= turn.index < len(history):
         raise ValueError(f"no message {turn.index} in the history ({len(history)} messages)")
     message = history[turn.index]
-    if not isinstance(message, UserMessage) or is_summary(message) or message.text != turn.text:
+    if not isinstance(message, UserMessage) or is_summary(message) or as_typed(message) != turn.text:
         raise ValueError("that message is no longer where it was: list the turns again")
+
+
+def as_typed(message: UserMessage) -> str:
+    """What the user typed for `message`, as a rewind or fork puts it back in the input box: its `typed`
+    text, or for a message logged without one (an older session) its text without the attachment
+    blocks (also those an older rewind had put back into the text itself)."""
+    if message.typed is not None:
+        return message.typed
+    return without_blocks(typed_text(message))
 
 
 def _seqs(agent: Agent) -> list[int | None]:

@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +115,7 @@ class Repl:
                 memory_note.take_note(self, text)
                 return
         expansion = None
+        typed = text
         if text.startswith("/"):
             from sagent.repl.commands import expand_custom, run_command
 
@@ -129,6 +131,8 @@ class Repl:
             self.commit([self.renderer.c("dim", f"/{command.name} → {command.path}")])
             text = expansion.prompt
         message = compose_for(self, text)  # @mentions attached, !command outputs taken along
+        if typed != message.text:  # a custom command's prompt, or files attached: keep what was typed
+            message = replace(message, typed=typed)
         if not self.busy:
             self._start(message, expansion)
         elif defer:

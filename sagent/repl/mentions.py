@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
@@ -168,7 +168,8 @@ def compose(
     parts: list[UserContent] = [TextPart(text), *context]
     for found in attachments:
         parts += found.parts
-    return Composed(UserMessage(tuple(parts)), tuple(attachments), tuple(notes))
+    typed = text if len(parts) > 1 else None  # kept beside the parts: what a rewind puts back
+    return Composed(UserMessage(tuple(parts), typed=typed), tuple(attachments), tuple(notes))
 
 
 def _attach_mention(path: str, root: Path) -> Attachment | str:
@@ -216,7 +217,8 @@ def compose_for(host: ReplHost, text: str) -> UserMessage:
     if any(isinstance(p, ImagePart) for p in message.content) and not accepts_images(model):
         # An image a model cannot read fails the request, and every later one that carries the history.
         notes.append(f"{model.provider}/{model.name} does not read images: they are sent as a note; /model switches")
-        message = UserMessage(tuple(_IMAGE_NOTE if isinstance(p, ImagePart) else p for p in message.content))
+        parts = tuple(_IMAGE_NOTE if isinstance(p, ImagePart) else p for p in message.content)
+        message = replace(message, content=parts)
     if notes:
         host.commit([host.renderer.c("yellow", note) for note in notes])
     return message

@@ -1,7 +1,9 @@
 """`/rewind`, `/fork` and the searchable session list of a bare `/resume`.
 
 `/rewind` goes back to one of the user's messages: the conversation from it on is dropped, the files
-sagent wrote since are put back, and the message returns to the input box to edit and send again.
+sagent changed since are put back, and the message returns to the input box to edit and send again. A
+file changed since sagent last wrote it (by the user, say) is shown as a diff and asked about, one file
+at a time: kept as it is unless the user says to put it back.
 `/fork` branches the session at one of them (or as it is now) into a new session, which the REPL then
 continues; the original stays as it was on disk.
 """
@@ -9,9 +11,11 @@ continues; the original stays as it was on disk.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sagent.agent.rewind import UserTurn, fork, rewind, user_turns
+from sagent.agent.rewind import UserTurn, fork, rewind, rewind_change, user_turns
 from sagent.agent.session import SessionError, SessionInfo, age_text
 from sagent.agent.session_list import ListedSession, listed_sessions
 from sagent.repl.commands import CommandError, command
@@ -114,18 +118,18 @@ def _rewind(repl: ReplHost, arg: str) -> list[str]:
         raise CommandError(f"rewind {' or '.join(REWIND_HOW)}, not {how.strip()!r}")
     if number:
         turn, how = _turn_numbered(turns, number), how.strip() or "both"
+        if how != "conversation" and turn.changed:  # ask about each file changed since, first
+            return _ask_then_rewind(repl, turn, how)
         lines = _rewind_to(repl, turn, how)
         if how != "files":
             _to_input(repl, turn.text)
         return lines
 
     def done(turn: UserTurn, how: str) -> str | None:
-        try:
-            repl.commit(_rewind_to(repl, turn, how))
-        except (CommandError, ValueError, RuntimeError) as error:
-            repl.commit([repl.renderer.c("yellow", f"/rewind: {error}")])
+        if how != "conversation" and turn.changed:
+            repl.commit(_ask_then_rewind(repl, turn, how))
             return None
-        return turn.text if how != "files" else None
+        return _rewind_now(repl, turn, how)
 
     def chosen(turn: UserTurn) -> str | None:
         if not turn.files:  # nothing to put back: the conversation it is
@@ -140,6 +144,78 @@ def _rewind(repl: ReplHost, arg: str) -> list[str]:
     return []
 
 
+def rewind_list(repl: ReplHost) -> list[str]:
+    """Open the list `/rewind` shows (Esc Esc on an empty input opens it too); the lines to show."""
+    return _rewind(repl, "")
+
+
+def _rewind_now(repl: ReplHost, turn: UserTurn, how: str, overwrite: tuple[Path, ...] = ()) -> str | None:
+    """Rewind and show what it did; the text for the input box (the message gone back before)."""
+    try:
+        repl.commit(_rewind_to(repl, turn, how, overwrite))
+    except (CommandError, ValueError, RuntimeError) as error:
+        repl.commit([repl.renderer.c("yellow", f"/rewind: {error}")])
+        return None
+    return turn.text if how != "files" else None
+
+
+def _ask_then_rewind(repl: ReplHost, turn: UserTurn, how: str) -> list[str]:
+    """Ask about each file changed since sagent last wrote it (its diff shown above the question), one at a
+    time, then rewind, putting back only the files the user said yes to. Esc cancels the whole rewind."""
+    pending = list(turn.changed)
+    overwrite: list[Path] = []
+
+    def ask() -> list[str]:
+        if not pending:
+            text = _rewind_now(repl, turn, how, tuple(overwrite))
+            if text:
+                _to_input(repl, text)
+            return []
+        path = pending.pop(0)
+        number = len(turn.changed) - len(pending)
+        lines, question = _changed_file(repl, turn, path)
+        keep = _item(False, "keep it as it is now (the changes stay)")
+        put = _item(True, f"put it back as it was before “{_one_line(turn.text, 30)}” (the changes shown are lost)")
+        title = f"{question} ({number} of {len(turn.changed)})"
+        repl.commit(lines)
+        open_picker(repl, Picker(title, [keep, put], answer(path), header="Esc cancels the rewind"))
+        return []
+
+    def answer(path: Path) -> Callable[[bool], str | None]:
+        def chosen(yes: bool) -> str | None:
+            if yes:
+                overwrite.append(path)
+            ask()
+            return None
+
+        return chosen
+
+    return ask()
+
+
+def _changed_file(repl: ReplHost, turn: UserTurn, path: Path) -> tuple[list[str], str]:
+    """The lines that show how `path` differs from what the rewind would put back, and the question."""
+    c = repl.renderer.c
+    change = rewind_change(repl.agent, turn, path)
+    if change is None:
+        return [], f"{path} changed since sagent wrote it: put it back?"
+    now = change.current.decode("utf-8", errors="replace") if change.current is not None else ""
+    back = change.put_back.decode("utf-8", errors="replace") if change.put_back is not None else ""
+    if change.current is None:
+        what = "was deleted since sagent wrote it; the rewind would write it again"
+    elif change.put_back is None:
+        what = "changed since sagent created it; the rewind would delete it"
+    else:
+        what = "changed since sagent last wrote it (red: lost by putting it back, green: put back)"
+    if b"\0" in (change.current or b"") + (change.put_back or b""):  # a binary file: no lines to show
+        sizes = [f"{len(data):,} bytes" if data is not None else "none" for data in (change.current, change.put_back)]
+        shown = c("dim", f"  (a binary file: {sizes[0]} now, {sizes[1]} put back)")
+    else:
+        shown = repl.renderer.diff(now, back) or c("dim", "  (no line differs)")
+    lines = [c("yellow", f"! {path} {what}:"), shown]
+    return lines, f"{path.name} changed since sagent wrote it: put it back?"
+
+
 def _item(value: object, line: str) -> PickItem:
     """A row of a list whose search looks at the line itself."""
     return PickItem(line, line, value)
@@ -149,13 +225,14 @@ def _files_note(turn: UserTurn, how: str) -> str:
     if how == "conversation":
         return ""
     count = len(turn.files)
-    return f": {count} file{'s' if count != 1 else ''} put back"
+    asked = f" ({len(turn.changed)} edited since: asked first)" if turn.changed else ""
+    return f": {count} file{'s' if count != 1 else ''} put back{asked}"
 
 
-def _rewind_to(repl: ReplHost, turn: UserTurn, how: str) -> list[str]:
+def _rewind_to(repl: ReplHost, turn: UserTurn, how: str, overwrite: tuple[Path, ...] = ()) -> list[str]:
     if repl.busy:
         raise CommandError("the agent is working; press Esc first")
-    event = rewind(repl.agent, turn, files=how != "conversation", conversation=how != "files")
+    event = rewind(repl.agent, turn, files=how != "conversation", conversation=how != "files", overwrite=overwrite)
     repl.state.last_input_tokens = repl.agent.context_tokens
     c = repl.renderer.c
     dropped = f"{event.dropped} messages dropped" if how != "files" else "the conversation kept"
@@ -163,6 +240,7 @@ def _rewind_to(repl: ReplHost, turn: UserTurn, how: str) -> list[str]:
     lines += [c("dim", f"  put back {path}") for path in event.restored]
     lines += [c("dim", f"  deleted {path} (created since)") for path in event.deleted]
     lines += [c("yellow", f"  not put back: {problem}") for problem in event.failed]
+    lines += [c("yellow", f"  left as it is (changed since sagent wrote it): {path}") for path in event.left]
     if turn.seq is None and how != "conversation":
         lines.append(c("yellow", "  files not put back: the session log does not say where that message was"))
     return lines
@@ -243,5 +321,6 @@ def _turn_numbered(turns: list[UserTurn], arg: str) -> UserTurn:
 
 def _turn_line(number: int, turn: UserTurn, files: bool = True) -> str:
     changed = len(turn.files)
-    note = f"  ({changed} file{'s' if changed != 1 else ''} changed since)" if files and changed else ""
+    theirs = f"; {len(turn.changed)} edited after sagent: asked first" if turn.changed else ""
+    note = f"  ({changed} file{'s' if changed != 1 else ''} changed since{theirs})" if files and changed else ""
     return f"{number:>3}. {_one_line(turn.text)}{note}"

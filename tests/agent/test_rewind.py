@@ -129,8 +129,11 @@ async def test_checkpoints_are_kept_beside_the_log_for_the_user_alone(project: P
     folder = agent.session.session_dir
     assert folder is not None
     index = folder / "checkpoints" / "index.jsonl"
-    lines = [json.loads(line) for line in index.read_text().splitlines()]
+    records = [json.loads(line) for line in index.read_text().splitlines()]
+    lines = [r for r in records if "blob" in r]  # the checkpoints; the other lines note what sagent wrote
     assert [(Path(r["path"]).name, r["blob"] is None) for r in lines] == [("notes.md", True), ("app.py", False)]
+    written = [(Path(r["path"]).name, r["after"]) for r in records if "after" in r]
+    assert [name for name, _ in written] == ["notes.md", "app.py"] and all(after for _, after in written)
     blob = folder / "checkpoints" / "blobs" / lines[1]["blob"]
     assert blob.read_bytes() == b"print('v1')\n"
     assert stat.S_IMODE(blob.stat().st_mode) == 0o600 and stat.S_IMODE(index.stat().st_mode) == 0o600
