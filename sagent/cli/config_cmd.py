@@ -57,21 +57,8 @@ def config_command(argv: list[str]) -> int:
         return 2
     report = effective(args)
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n" if as_json else as_text(report)
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `sagent config | head -1`: the reader has what it wanted
-        _quiet_stdout()
+    sys.stdout.write(text)  # `sagent config | head -1`: a closed pipe ends it quietly (sagent.cli.closed_pipe)
     return 0
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the flush at exit does not fail again on the closed pipe."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def effective(args: argparse.Namespace) -> dict[str, Any]:

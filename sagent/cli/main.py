@@ -35,8 +35,21 @@ def __getattr__(name: str) -> Any:
 def main(argv: list[str] | None = None, *, command: bool = False) -> int:
     """Run the `sagent` command line `argv` (the process's arguments by default) and return its exit code.
     `command` says this is the `sagent` process itself, which pauses the garbage collector while a run
-    starts (see `sagent.lib.startup`)."""
-    argv = sys.argv[1:] if argv is None else argv
+    starts (see `sagent.lib.startup`). A reader that closes the output early (`sagent models | head`) ends
+    the command quietly with status 141, as SIGPIPE ends other tools (see `sagent.cli.closed_pipe`)."""
+    try:
+        code = _main(sys.argv[1:] if argv is None else argv, command)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
+    except BrokenPipeError as error:
+        from sagent.cli.closed_pipe import is_closed_output, quiet_closed_output
+
+        if not is_closed_output(error):
+            raise
+        return quiet_closed_output()
+    return code
+
+
+def _main(argv: list[str], command: bool) -> int:
     if argv == ["--version"]:
         from sagent import __version__
 
