@@ -64,11 +64,14 @@ PRINTING_COMMANDS = [
     ["models", "anthropic"],
     ["providers"],
     ["sessions"],
+    ["sessions", "--help"],
     ["config"],
     ["config", "--json"],
+    ["--model", "gpt-5.4", "config"],
     ["trust", "--help"],
     ["mcp", "list"],
     ["mcp", "--help"],
+    ["compare", "--help"],
     ["fleet", "--help"],
 ]
 
@@ -106,7 +109,7 @@ def test_a_stream_whose_reader_left_stops_the_run(env: dict[str, str], project: 
     assert asked <= 1
 
 
-@pytest.mark.parametrize("command", ["models", "providers", "config", "--help"])
+@pytest.mark.parametrize("command", ["models", "providers", "config", "--help", "sessions --help"])
 def test_piped_into_head(command: str, env: dict[str, str], project: Path) -> None:
     """As a user types it: `sagent models | head -1` shows one line and nothing else."""
     script = f'"{sys.executable}" -m sagent.cli.main {command} | head -1; exit "${{PIPESTATUS[0]}}"'
