@@ -16,6 +16,8 @@ from sagent.cli.settings_files import KEYS, Sources
 
 USAGE = """\
 usage: sagent config [--json] [FLAGS]
+       sagent config set KEY VALUE [--scope user|project|local]   (see sagent config set --help)
+       sagent config unset KEY [--scope user|project|local]
 
 The settings a run would use, each with where it came from: `flag`, the path of the settings file that
 set it, or `default`. FLAGS are any of sagent's own (`sagent config --model gpt-5.4 --cwd DIR`).
@@ -43,6 +45,10 @@ def config_command(argv: list[str]) -> int:
     """`sagent config [--json] [FLAGS]`: 0 after printing, 2 when a flag or settings file is bad."""
     from sagent.cli.flags import build_parser, checked, parse_with_settings
 
+    if argv[:1] in (["set"], ["unset"]):
+        from sagent.cli.config_set import set_command
+
+        return set_command(argv[1:], unset=argv[0] == "unset")
     if "-h" in argv or "--help" in argv:
         sys.stdout.write(USAGE)
         return 0

@@ -158,7 +158,7 @@ def _flags_before_subcommand(argv: list[str]) -> tuple[list[str], str | None]:
     flags = argv[:i]
     if any(flag in ("-h", "--help", "--version") for flag in flags):
         return argv, None  # sagent's own help or version, as the flags ask
-    return [sub.name, *flags, *argv[i + 1 :]], subcommands.leading_flags_problem(flags, sub)
+    return [sub.name, *flags, *argv[i + 1 :]], subcommands.leading_flags_problem(flags, sub, argv[i + 1 :])
 
 
 def _opens_repl(args: argparse.Namespace) -> bool:

@@ -45,7 +45,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "[--json] [FLAGS]",
         "the effective settings and where each came from",
         "sagent.cli.config_cmd:config_command",
+        verbs=("set", "unset"),
         run_flags=True,
+        also=(("config set KEY VALUE", "write one key of a settings file (--scope user|project|local)"),),
     ),
     Subcommand(
         "trust",
@@ -125,12 +127,14 @@ def _also(sub: Subcommand) -> list[tuple[str, str]]:
     return [(f"sagent {usage}", summary) for usage, summary in sub.also]
 
 
-def leading_flags_problem(flags: list[str], sub: Subcommand) -> str | None:
-    """Why `flags`, given before `sub`'s name, cannot apply to it (None when they can: it takes the run
-    flags, and they are passed on after its name)."""
-    if sub.run_flags:
+def leading_flags_problem(flags: list[str], sub: Subcommand, rest: list[str]) -> str | None:
+    """Why `flags`, given before `sub`'s name (and `rest` after it), cannot apply to it (None when they
+    can: it takes the run flags, and they are passed on after its name; none of its verbs does)."""
+    verb = rest[0] if rest and rest[0] in sub.verbs else None
+    if sub.run_flags and verb is None:
         return None
+    name = f"{sub.name} {verb}" if verb else sub.name
     return (
-        f"{' '.join(flags)}: `sagent {sub.name}` takes none of sagent's run flags before it; "
-        f"see `sagent {sub.name} --help` (or give a task with -p TASK)"
+        f"{' '.join(flags)}: `sagent {name}` takes none of sagent's run flags before it; "
+        f"see `sagent {name} --help` (or give a task with -p TASK)"
     )

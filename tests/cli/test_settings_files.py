@@ -259,7 +259,8 @@ def test_an_unknown_key_is_a_warning_naming_the_file_and_key(s: Setup) -> None:
     path = s.write(s.project_file, {"$schema": "https://example.invalid/s.json", "modle": "x", "maxDepth": 4})
     out = s.run("config", "--json")
     assert out.returncode == 0, out.stderr
-    assert out.stderr == f'sagent: warning: {path}: unknown key "modle" is ignored (see docs/settings.md)\n'
+    near = '; did you mean "model"?'
+    assert out.stderr == f'sagent: warning: {path}: unknown key "modle" is ignored{near} (see docs/settings.md)\n'
     assert value_and_origin(json.loads(out.stdout), "maxDepth") == (4, str(path))
 
 
