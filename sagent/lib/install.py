@@ -8,7 +8,8 @@ it came from, which pip and uv record in the package's `direct_url.json` (PEP 61
 - a checkout run with `uv run` (an editable install): `uv run --extra local sagent ...`;
 - `uv tool install PATH`: `uv tool install 'PATH[local]'`, which replaces the tool's environment;
 - `pipx install PATH`: `pipx install --force 'PATH[local]'`;
-- `pip install PATH` into a virtual environment: that environment's pip, `pip install 'PATH[local]'`.
+- `pip install PATH` into a virtual environment: that environment's pip, `pip install 'PATH[local]'`
+  (`uv pip install` in one `uv venv` made, which has no pip).
 
 Only the standard library is imported, and only when a hint is asked for.
 """
@@ -35,12 +36,23 @@ def extra_hint(extra: str) -> str:
         return f"uv tool install {target}"
     if (prefix / "pipx_metadata.json").exists():
         return f"pipx install --force {target}"
+    if folder is not None and _made_by_uv(prefix):  # `uv venv` puts no pip in it
+        return f"uv pip install --python {shlex.quote(sys.executable)} {target}"
     if folder is not None:
         return f"{shlex.quote(sys.executable)} -m pip install {target}"
     return (
         f"from a clone of sagent's repository: uv tool install '.[{extra}]' (or pipx install '.[{extra}]', "
         f"pip install '.[{extra}]'); {NOT_PYPI}"
     )
+
+
+def _made_by_uv(prefix: Path) -> bool:
+    """Whether the environment at `prefix` was made by `uv venv` (its pyvenv.cfg names uv's version)."""
+    try:
+        text = (prefix / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.split("=")[0].strip() == "uv" for line in text.splitlines())
 
 
 def source_folder() -> tuple[Path | None, bool]:
