@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["SUBCOMMANDS", "Subcommand", "asks_help", "find", "help_lines", "leading_flags_problem", "run"]
 
 
-@dataclass(frozen=True)
-class Subcommand:
-    """One subcommand: its name, its line in `sagent --help`, and the function that runs it."""
+class Subcommand(NamedTuple):
+    """One subcommand: its name, its line in `sagent --help`, and the function that runs it. (A NamedTuple:
+    importing `dataclasses` would cost every start more than this table's own work.)"""
 
     name: str
     usage: str  # what follows `sagent NAME` in the help's list
