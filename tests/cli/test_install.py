@@ -8,6 +8,7 @@ uv cache (packages come from the cache, or from PyPI the first time). `-m "not i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -66,6 +67,23 @@ def test_the_installed_command_runs_from_its_bin_folder(installed: tuple[Path, P
     helped = subprocess.run(["sagent", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60)
     assert helped.returncode == 0 and "sagent models" in helped.stdout
     assert shutil.which("sagent", path=env["PATH"]) == str(bin_dir / "sagent")
+
+
+def test_the_readme_update_rebuilds_from_the_clone(installed: tuple[Path, Path, dict[str, str]]) -> None:
+    """After a change in the clone (a `git pull`), `uv tool upgrade --reinstall sagent` installs it."""
+    clone, bin_dir, env = installed
+    init = clone / "sagent" / "__init__.py"
+    original = init.read_text()
+    init.write_text(re.sub(r'^__version__ = ".*"$', '__version__ = "9.9.9+pulled"', original, count=1, flags=re.M))
+    try:
+        done = subprocess.run(
+            ["uv", "tool", "upgrade", "--reinstall", "sagent"], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr
+        version = subprocess.run([str(bin_dir / "sagent"), "--version"], env=env, capture_output=True, text=True)
+        assert version.stdout.startswith("sagent 9.9.9+pulled"), version.stdout
+    finally:
+        init.write_text(original)
 
 
 def test_the_hint_for_the_local_extra_installs_this_clone(installed: tuple[Path, Path, dict[str, str]]) -> None:
