@@ -41,6 +41,9 @@ def _parse(prog: str, usage: str, argv: list[str], sessions: int) -> argparse.Na
 def _problem(prog: str, error: Exception) -> int:
     from sagent.agent.session_check import SessionCorrupt
 
+    if isinstance(error, BrokenPipeError):
+        raise error  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
+
     if isinstance(error, SessionCorrupt):
         sys.stderr.write(f"{prog}: {error}\n")
         return 1

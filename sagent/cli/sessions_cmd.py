@@ -35,6 +35,8 @@ def verify_command(argv: list[str]) -> int:
         from sagent.evidence.verify import verify_tree
 
         report = verify_tree(path)
+    except BrokenPipeError:
+        raise  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
     except OSError as error:  # not found, ambiguous, unreadable
         problem = f"{rest[0]}: {error.strerror}" if error.strerror else str(error)
         sys.stderr.write(f"sagent sessions verify: {problem}\n")

@@ -117,3 +117,36 @@ def test_piped_into_head(command: str, env: dict[str, str], project: Path) -> No
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
     assert len(done.stdout.splitlines()) == 1
     assert done.returncode in (0, EXIT_CLOSED_PIPE)  # 0 when all was written before head left
+
+
+def test_the_session_commands_whose_reader_left_end_quietly(env: dict[str, str], project: Path) -> None:
+    """With real sessions to print: sessions, sessions verify, sessions search, trace and compare."""
+    with FakeAnthropic([text_response("The project holds notes.txt."), text_response("It holds notes.")]) as fake:
+        run_env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001", "ANTHROPIC_BASE_URL": fake.url}
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-m", "sagent.cli.main", "-p", "what is here?"],
+                capture_output=True,
+                text=True,
+                env=run_env,
+                cwd=project,
+                stdin=subprocess.DEVNULL,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+    logs = sorted((Path(env["XDG_DATA_HOME"]) / "sagent" / "sessions").glob("*/*.jsonl"))
+    assert len(logs) == 2
+    a, b = (str(p) for p in logs)
+    for args in (
+        ["sessions"],
+        ["sessions", "verify", a],
+        ["sessions", "search", "notes"],
+        ["trace", a],
+        ["compare", a, b],
+        ["compare", a, b, "--json"],
+        ["compare", a, b, "--html", str(project / "c.html")],
+        ["trace", a, "--html", str(project / "t.html")],
+    ):
+        code, stderr = run_into_closed_pipe(args, env, project)
+        assert "Traceback" not in stderr and "Exception ignored" not in stderr, (args, stderr)
+        assert code == EXIT_CLOSED_PIPE, (args, stderr)
