@@ -37,7 +37,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         verbs=("verify", "search"),
         also=(
             ("sessions verify ID|PATH", "check a session log (exit 0 whole, 1 damaged)"),
-            ("sessions search TEXT", "search the text of every session"),
+            ("sessions search TEXT", "search this project's past sessions"),
         ),
     ),
     Subcommand(

@@ -155,3 +155,14 @@ def test_a_task_given_with_p_is_still_a_task(tmp_path: Path) -> None:
         done = run_sagent(["--model", "claude-sonnet-4-6", "-p", "config"], env, tmp_path)
         assert len(fake.requests) == 1
     assert done.returncode == 0 and "an answer" in done.stdout
+
+
+def test_every_subcommand_and_verb_is_in_docs_cli() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    for sub in SUBCOMMANDS:
+        assert f"`sagent {sub.name}" in text, sub.name
+        for verb in sub.verbs:
+            assert f"sagent {sub.name} {verb}" in text or f"{verb}" in text.split(f"`sagent {sub.name}", 1)[1][:400], (
+                sub.name,
+                verb,
+            )
