@@ -141,7 +141,7 @@ def _flags_before_subcommand(argv: list[str]) -> tuple[list[str], str | None]:
     i = 0
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
         name, _, inline = argv[i].partition("=")
-        action = options.get(name)
+        action = options.get(name) or _abbreviated(options, name)
         i += 1
         if action is None or inline or action.nargs == 0:
             continue
@@ -159,6 +159,12 @@ def _flags_before_subcommand(argv: list[str]) -> tuple[list[str], str | None]:
     if any(flag in ("-h", "--help", "--version") for flag in flags):
         return argv, None  # sagent's own help or version, as the flags ask
     return [sub.name, *flags, *argv[i + 1 :]], subcommands.leading_flags_problem(flags, sub, argv[i + 1 :])
+
+
+def _abbreviated(options: dict[str, argparse.Action], name: str) -> argparse.Action | None:
+    """The option `name` abbreviates, as argparse takes one (`--mod` for `--model`), when only one fits."""
+    found = {id(action): action for flag, action in options.items() if name.startswith("--") and flag.startswith(name)}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _opens_repl(args: argparse.Namespace) -> bool:

@@ -79,6 +79,7 @@ def test_sagent_help_lists_every_subcommand_on_one_line(capsys: pytest.CaptureFi
         (["--model=gpt-5.4", "config"], "gpt-5.4"),
         (["--provider", "openai", "--max-tool-rounds", "3", "config", "--json"], '"openai"'),
         (["--no-memory", "--model", "claude-sonnet-4-6", "config"], "claude-sonnet-4-6"),
+        (["--mod", "gpt-5.4", "config"], "gpt-5.4"),  # an abbreviation, as argparse takes one
     ],
 )
 def test_run_flags_before_config_apply_to_it(argv: list[str], shown: str, capsys: pytest.CaptureFixture[str]) -> None:
