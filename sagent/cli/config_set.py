@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sagent.cli.flags import build_parser
 from sagent.cli.settings_files import KEYS, SettingsError, check_value, nearest_key, read_file, settings_files
 
 SET_USAGE = """\
@@ -45,7 +46,7 @@ def set_command(argv: list[str], unset: bool = False) -> int:
             data.pop(name, None)
         else:
             warnings: list[str] = []
-            data[name] = check_value(path, name, _value(name, words[1]), warnings)
+            data[name] = check_value(path, name, _value(name, words[1]), warnings, build_parser())
             for warning in warnings:
                 sys.stderr.write(f"sagent: warning: {warning}\n")
         _write(path, data)

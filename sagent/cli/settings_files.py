@@ -314,10 +314,18 @@ def _read_up_to(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def check_value(path: Path, name: str, value: Any, warnings: list[str]) -> Any:
+def check_value(
+    path: Path, name: str, value: Any, warnings: list[str], parser: argparse.ArgumentParser | None = None
+) -> Any:
     """`value` for the key `name` (one of KEYS) as it would be read from the file at `path`: returned when
-    it has the key's shape, else SettingsError naming the file and the key (`sagent config set`)."""
-    return _shaped(path, KEYS[name], value, warnings)
+    it has the key's shape (and, given the run's `parser`, passes its flag's type and choices), else
+    SettingsError naming the file and the key (`sagent config set`)."""
+    spec = KEYS[name]
+    value = _shaped(path, spec, value, warnings)
+    action = {a.dest: a for a in parser._actions}.get(spec.dest) if parser is not None else None
+    if action is not None and spec.shape not in ("names", "compact"):
+        _through_flag(action, value, f'{path}: key "{name}"')
+    return value
 
 
 def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:

@@ -115,3 +115,15 @@ def test_config_set_writes_the_project_and_local_files(project: Path, tmp_path: 
     assert json.loads((project / ".sagent" / "settings.json").read_text()) == {"effort": "high"}
     assert json.loads((project / ".sagent" / "settings.local.json").read_text()) == {"noMemory": True}
     assert run(project, xdg, "config", "set", "effort", "high", "--scope", "team").returncode == 2
+
+
+@pytest.mark.parametrize(
+    "key, value, problem",
+    [("effort", "ultra", "is not one of"), ("maxBudgetUsd", "-1", "more than 0"), ("maxBudgetUsd", "NaN", "finite")],
+)
+def test_config_set_refuses_what_the_flag_refuses(
+    key: str, value: str, problem: str, project: Path, tmp_path: Path
+) -> None:
+    out = run(project, tmp_path / "xdg", "config", "set", key, value)
+    assert out.returncode == 2 and problem in out.stderr and f'"{key}"' in out.stderr
+    assert not (tmp_path / "xdg" / "sagent" / "settings.json").exists()
