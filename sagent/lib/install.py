@@ -31,9 +31,11 @@ def extra_hint(extra: str) -> str:
     prefix = Path(sys.prefix)
     if editable and folder is not None:
         return f"in the checkout {folder}: uv run --extra {extra} sagent ... (or uv sync --extra {extra})"
-    target = shlex.quote(f"{folder or '/path/to/sagent'}[{extra}]")
+    where = folder or "/path/to/sagent"
+    target = shlex.quote(f"{where}[{extra}]")
     if (prefix / "uv-receipt.toml").exists():
-        return f"uv tool install {target}"
+        extras = ",".join(sorted({extra, *_tool_extras(prefix / "uv-receipt.toml")}))
+        return f"uv tool install {shlex.quote(f'{where}[{extras}]')}"
     if (prefix / "pipx_metadata.json").exists():
         return f"pipx install --force {target}"
     if folder is not None and _made_by_uv(prefix):  # `uv venv` puts no pip in it
@@ -44,6 +46,17 @@ def extra_hint(extra: str) -> str:
         f"from a clone of sagent's repository: uv tool install '.[{extra}]' (or pipx install '.[{extra}]', "
         f"pip install '.[{extra}]'); {NOT_PYPI}"
     )
+
+
+def _tool_extras(receipt: Path) -> list[str]:
+    """The extras the uv tool was installed with (its receipt), which a new install must name again."""
+    import tomllib
+
+    try:
+        requirements = tomllib.loads(receipt.read_text(encoding="utf-8"))["tool"]["requirements"]
+        return [str(e) for r in requirements if r.get("name") == "sagent" for e in r.get("extras", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
 
 
 def _made_by_uv(prefix: Path) -> bool:

@@ -166,3 +166,12 @@ def test_an_install_with_no_recorded_folder_points_at_a_clone(tmp_path: Path, mo
     monkeypatch.setattr(install, "source_folder", lambda: (None, False))
     hint = install.extra_hint("local")
     assert "uv tool install '.[local]'" in hint and "another project" in hint
+
+
+def test_a_uv_tool_keeps_the_extras_it_has(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "uv-receipt.toml").write_text(
+        '[tool]\nrequirements = [{ name = "sagent", extras = ["selfhosted"], directory = "/src/sagent" }]\n'
+    )
+    monkeypatch.setattr(install.sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(install, "source_folder", lambda: (Path("/src/sagent"), False))
+    assert install.extra_hint("local") == "uv tool install '/src/sagent[local,selfhosted]'"
