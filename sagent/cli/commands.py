@@ -6,10 +6,39 @@ import sys
 import time
 from pathlib import Path
 
+from sagent.cli.subcommands import asks_help
+
+MODELS_USAGE = """\
+usage: sagent models [PROVIDER]
+
+The model catalog: each model's provider, context window, most output tokens, prices in USD per million
+tokens (input, output, cache write, cache read) and features. PROVIDER (e.g. anthropic, openai) keeps
+that provider's rows. A model not listed still runs; its cost is reported as unpriced.
+"""
+
+PROVIDERS_USAGE = """\
+usage: sagent providers
+
+One row per provider: its name, other names it answers to, the variable its API key is read from, its
+default model and its endpoint (the same rows as the table in docs/providers.md).
+"""
+
+SESSIONS_USAGE = """\
+usage: sagent sessions [DIR]                 the sessions of DIR (default: here), newest first, forks indented
+       sagent sessions verify ID|PATH [--tree]  check a session log (exit 0 whole, 1 damaged)
+       sagent sessions search TEXT [--limit N] [--rebuild] [--json] [--ephemeral]
+                                             this project's sessions holding every word of TEXT
+
+Continue one with `sagent --session ID`, or open it in the REPL with `sagent --resume ID`.
+"""
+
 
 def list_models(argv: list[str]) -> int:
     from sagent.providers.catalog import CATALOG
 
+    if asks_help(argv):
+        sys.stdout.write(MODELS_USAGE)
+        return 0
     if len(argv) > 1 or (argv and argv[0].startswith("-")):
         sys.stderr.write("usage: sagent models [PROVIDER]\n")
         return 2
@@ -43,6 +72,9 @@ def list_providers(argv: list[str]) -> int:
     """`sagent providers`: one row per provider spec, the same rows as the table in docs/providers.md."""
     from sagent.providers.specs import table_rows
 
+    if asks_help(argv):
+        sys.stdout.write(PROVIDERS_USAGE)
+        return 0
     if argv:
         sys.stderr.write("sagent providers: takes no arguments\n")
         return 2
@@ -63,6 +95,9 @@ def list_session_files(argv: list[str]) -> int:
         from sagent.cli.sessions_cmd import search_command
 
         return search_command(argv[1:])
+    if asks_help(argv):
+        sys.stdout.write(SESSIONS_USAGE)
+        return 0
     if len(argv) > 1 or (argv and argv[0].startswith("-")):
         sys.stderr.write(
             "usage: sagent sessions [DIR] | sagent sessions verify ID|PATH [--tree] | sagent sessions search TEXT\n"

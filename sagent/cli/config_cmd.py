@@ -16,6 +16,8 @@ from sagent.cli.settings_files import KEYS, Sources
 
 USAGE = """\
 usage: sagent config [--json] [FLAGS]
+       sagent config set KEY VALUE [--scope user|project|local]   (see sagent config set --help)
+       sagent config unset KEY [--scope user|project|local]
 
 The settings a run would use, each with where it came from: `flag`, the path of the settings file that
 set it, or `default`. FLAGS are any of sagent's own (`sagent config --model gpt-5.4 --cwd DIR`).
@@ -43,6 +45,10 @@ def config_command(argv: list[str]) -> int:
     """`sagent config [--json] [FLAGS]`: 0 after printing, 2 when a flag or settings file is bad."""
     from sagent.cli.flags import build_parser, checked, parse_with_settings
 
+    if argv[:1] in (["set"], ["unset"]):
+        from sagent.cli.config_set import set_command
+
+        return set_command(argv[1:], unset=argv[0] == "unset")
     if "-h" in argv or "--help" in argv:
         sys.stdout.write(USAGE)
         return 0
@@ -57,21 +63,8 @@ def config_command(argv: list[str]) -> int:
         return 2
     report = effective(args)
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n" if as_json else as_text(report)
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `sagent config | head -1`: the reader has what it wanted
-        _quiet_stdout()
+    sys.stdout.write(text)  # `sagent config | head -1`: a closed pipe ends it quietly (sagent.cli.closed_pipe)
     return 0
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the flush at exit does not fail again on the closed pipe."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def effective(args: argparse.Namespace) -> dict[str, Any]:

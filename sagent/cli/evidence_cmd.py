@@ -7,8 +7,20 @@ import argparse
 import sys
 from pathlib import Path
 
+from sagent.cli.subcommands import asks_help
+
 COMPARE_USAGE = "usage: sagent compare A B [--json] [--html FILE]\n"
 TRACE_USAGE = "usage: sagent trace SESSION [--html FILE]\n"
+COMPARE_HELP = """
+Two sessions (each an ID, a prefix of one, or a log's path) side by side, as text, as JSON (--json), or
+also written as a self-contained HTML page (--html FILE). Exit 0, 1 when a log is damaged, 2 on misuse
+or a session not found.
+"""
+TRACE_HELP = """
+A session's tree of agents (the session and every sub-agent it started) as a timeline, as text, or also
+written as a self-contained HTML page (--html FILE). Exit 0, 1 when a log is damaged, 2 on misuse or a
+session not found.
+"""
 
 
 def _parse(prog: str, usage: str, argv: list[str], sessions: int) -> argparse.Namespace | None:
@@ -29,6 +41,9 @@ def _parse(prog: str, usage: str, argv: list[str], sessions: int) -> argparse.Na
 def _problem(prog: str, error: Exception) -> int:
     from sagent.agent.session_check import SessionCorrupt
 
+    if isinstance(error, BrokenPipeError):
+        raise error  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
+
     if isinstance(error, SessionCorrupt):
         sys.stderr.write(f"{prog}: {error}\n")
         return 1
@@ -48,6 +63,9 @@ def compare_command(argv: list[str]) -> int:
     from sagent.evidence import compare
     from sagent.evidence.runstats import run_stats
 
+    if asks_help(argv):
+        sys.stdout.write(COMPARE_USAGE + COMPARE_HELP)
+        return 0
     args = _parse("sagent compare", COMPARE_USAGE, argv, 2)
     if args is None:
         return 2
@@ -67,6 +85,9 @@ def trace_command(argv: list[str]) -> int:
     from sagent.agent.session import SessionError, find_session
     from sagent.evidence import trace
 
+    if asks_help(argv):
+        sys.stdout.write(TRACE_USAGE + TRACE_HELP)
+        return 0
     args = _parse("sagent trace", TRACE_USAGE, argv, 1)
     if args is None or args.json:
         if args is not None:
@@ -86,6 +107,14 @@ REPLAY_USAGE = (
     "usage: sagent replay SESSION --model M [--provider P] [--tools live|recorded] [--base-url URL] "
     "[--api-key-env VAR]\n"
 )
+REPLAY_HELP = """
+Runs a session's user turns again on another model (--model, or --provider for its default model), in a
+scratch copy of the project, and writes a new session to compare with the first (`sagent compare`).
+  --tools live      run the tools again (default)
+  --tools recorded  serve each tool call the result the session recorded
+  --base-url URL, --api-key-env VAR   as for a run
+Exit 0 when every turn ended well, 1 when one did not (or a log is damaged), 2 on misuse.
+"""
 
 
 def replay_command(argv: list[str]) -> int:
@@ -98,6 +127,9 @@ def replay_command(argv: list[str]) -> int:
     from sagent.providers.base import ProviderError
     from sagent.providers.registry import build_model, choose
 
+    if asks_help(argv):
+        sys.stdout.write(REPLAY_USAGE + REPLAY_HELP)
+        return 0
     parser = argparse.ArgumentParser(prog="sagent replay", add_help=False, exit_on_error=False)
     parser.add_argument("session")
     parser.add_argument("--model")

@@ -27,24 +27,19 @@ sagent: a coding agent for the terminal.
   sagent -p "fix the failing test"          run a task and print the answer
   echo "explain main.py" | sagent          the task on standard input
   sagent -p "..." --output-format stream-json   JSON records as events happen
-  sagent models [PROVIDER]                 the model catalog with prices
-  sagent providers                         providers, their key variables and endpoints
-  sagent sessions                          this directory's sessions
-  sagent sessions verify ID|PATH           check a session log (exit 0 whole, 1 damaged)
-  sagent config [--json] [FLAGS]           the effective settings and where each came from
-  sagent doctor [--json]                   check the install, keys, CLIs, sandbox; say how to fix each
-  sagent slack [FLAGS]                     persistent agents in Slack (see sagent slack --help)
-  sagent serve --label L [--fleet F]       host agent L of a fleet on a NATS server, for good
-  sagent fleet ls|send|attach|stop         the fleet's agents, from any terminal (sagent fleet --help)
   sagent --fleet F [--label L]             the REPL with its agent in fleet F, reachable as L
 
+commands (each with its own --help; run flags such as --model may come before or after config, serve
+and slack):
+{commands}
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """
 
 EPILOG = """\
 exit codes: 0 success, 1 error (provider, network, tool setup), 2 bad usage or input (a missing or refused
 key, no model to run on, a data directory sagent cannot write), 3 stopped at --max-tool-rounds,
-4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP), 130 interrupted (Ctrl+C, SIGTERM).
+4 stopped at --max-budget-usd, 129 terminal closed (SIGHUP), 130 interrupted (Ctrl+C, SIGTERM), 141 the
+output's reader left (`sagent models | head`).
 
 {providers}
 
@@ -84,6 +79,10 @@ class _Parser(argparse.ArgumentParser):
         for action in self._actions:
             if "--provider" in action.option_strings:
                 action.help = provider_help()
+        if self.description == DESCRIPTION:
+            from sagent.cli.subcommands import help_lines
+
+            self.description = DESCRIPTION.format(commands=help_lines())
         self.epilog = EPILOG.format(providers=textwrap.fill(inference_help(), width=105))
         return super().format_help()
 

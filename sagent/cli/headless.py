@@ -268,8 +268,11 @@ async def run_headless(
         _remove_signals()
     if hangup.is_set() and code == EXIT_INTERRUPTED:
         code = EXIT_HANGUP
-    with contextlib.suppress(OSError):
+    try:
         output.finish()
+    except OSError as error:
+        if isinstance(error, BrokenPipeError) and not hangup.is_set():
+            raise  # the reader of the output left: `main` ends quietly with 141 (sagent.cli.closed_pipe)
     if bad_input:
         output.stderr.write(f"sagent: bad input: {bad_input[0]}\n")
         return EXIT_USAGE

@@ -35,55 +35,38 @@ def __getattr__(name: str) -> Any:
 def main(argv: list[str] | None = None, *, command: bool = False) -> int:
     """Run the `sagent` command line `argv` (the process's arguments by default) and return its exit code.
     `command` says this is the `sagent` process itself, which pauses the garbage collector while a run
-    starts (see `sagent.lib.startup`)."""
-    argv = sys.argv[1:] if argv is None else argv
+    starts (see `sagent.lib.startup`). A reader that closes the output early (`sagent models | head`) ends
+    the command quietly with status 141, as SIGPIPE ends other tools (see `sagent.cli.closed_pipe`)."""
+    try:
+        code = _main(sys.argv[1:] if argv is None else argv, command)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
+    except BrokenPipeError as error:
+        from sagent.cli.closed_pipe import is_closed_output, quiet_closed_output
+
+        if not is_closed_output(error):
+            raise
+        return quiet_closed_output()
+    return code
+
+
+def _main(argv: list[str], command: bool) -> int:
     if argv == ["--version"]:
         from sagent import __version__
 
         print(f"sagent {__version__}")
         return 0
-    if argv[:1] == ["models"]:
-        from sagent.cli.commands import list_models
+    from sagent.cli import subcommands
 
-        return list_models(argv[1:])
-    if argv[:1] == ["providers"]:
-        from sagent.cli.commands import list_providers
-
-        return list_providers(argv[1:])
-    if argv[:1] == ["sessions"]:
-        from sagent.cli.commands import list_session_files
-
-        return list_session_files(argv[1:])
-    if argv[:1] in (["compare"], ["trace"], ["replay"]):
-        from sagent.cli import evidence_cmd
-
-        commands = {"compare": evidence_cmd.compare_command, "trace": evidence_cmd.trace_command}
-        return commands.get(argv[0], evidence_cmd.replay_command)(argv[1:])
+    if argv and (argv[0].startswith("-") and any(subcommands.find(word) for word in argv)):
+        argv, problem = _flags_before_subcommand(argv)
+        if problem:
+            sys.stderr.write(f"sagent: error: {problem}\n")
+            return 2
+    sub = subcommands.find(argv[0]) if argv else None
+    if sub is not None:
+        _safe_streams()
+        return subcommands.run(sub, argv[1:])
     _safe_streams()
-    if argv[:1] == ["mcp"]:
-        from sagent.cli.mcp_cmd import mcp_command
-
-        return mcp_command(argv[1:])
-    if argv[:1] == ["slack"]:
-        from sagent.slack.cli import main as slack_main
-
-        return slack_main(argv[1:])
-    if argv[:1] == ["trust"]:
-        from sagent.cli.trust_cmd import trust_command
-
-        return trust_command(argv[1:])
-    if argv[:1] == ["config"]:
-        from sagent.cli.config_cmd import config_command
-
-        return config_command(argv[1:])
-    if argv[:1] == ["doctor"]:
-        from sagent.cli.doctor import doctor_command
-
-        return doctor_command(argv[1:])
-    if argv[:1] in (["serve"], ["fleet"]):
-        from sagent.cli.fleet_cmd import fleet_command, serve_command
-
-        return serve_command(argv[1:]) if argv[0] == "serve" else fleet_command(argv[1:])
     if not command:
         return _task_or_repl(argv)
     from sagent.lib import startup
@@ -145,6 +128,43 @@ def _task_or_repl(argv: list[str], asked: bool = False) -> int:
     from sagent.cli.run import run_task
 
     return run_task(args, piped)
+
+
+def _flags_before_subcommand(argv: list[str]) -> tuple[list[str], str | None]:
+    """`sagent --model M config`: run flags given before a subcommand's name go after it, for a subcommand
+    that takes them; for one that does not, a problem to report (never a task sent to the model). The
+    words are read as the run's parser reads them, so `-p config` stays a task."""
+    from sagent.cli import subcommands
+    from sagent.cli.flags import build_parser
+
+    options = build_parser()._option_string_actions
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        name, _, inline = argv[i].partition("=")
+        action = options.get(name) or _abbreviated(options, name)
+        i += 1
+        if action is None or inline or action.nargs == 0:
+            continue
+        if action.nargs in (None, 1):
+            i += 1
+        elif action.nargs in ("?", "+", "*"):
+            while i < len(argv) and not argv[i].startswith("-"):
+                i += 1
+                if action.nargs == "?":
+                    break
+    sub = subcommands.find(argv[i]) if i < len(argv) else None
+    if sub is None:
+        return argv, None
+    flags = argv[:i]
+    if any(flag in ("-h", "--help", "--version") for flag in flags):
+        return argv, None  # sagent's own help or version, as the flags ask
+    return [sub.name, *flags, *argv[i + 1 :]], subcommands.leading_flags_problem(flags, sub, argv[i + 1 :])
+
+
+def _abbreviated(options: dict[str, argparse.Action], name: str) -> argparse.Action | None:
+    """The option `name` abbreviates, as argparse takes one (`--mod` for `--model`), when only one fits."""
+    found = {id(action): action for flag, action in options.items() if name.startswith("--") and flag.startswith(name)}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _opens_repl(args: argparse.Namespace) -> bool:

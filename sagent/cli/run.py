@@ -102,6 +102,8 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
             return _setup_failure(error)
         startup.done("main")  # the start-up's objects are built: the collector may run again (sagent.lib.startup)
         return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output)))
+    except BrokenPipeError:
+        raise  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
     except OSError as error:
         if _in_data_dir(error):
             sys.stderr.write(f"sagent: error: {data_dir_problem(error)}\n")

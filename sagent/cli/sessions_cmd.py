@@ -7,13 +7,22 @@ import sys
 from pathlib import Path
 
 VERIFY_USAGE = "usage: sagent sessions verify ID|PATH [--tree]\n"
+VERIFY_HELP = """
+Checks a session log's chain of records (each names the one before it and its own hash): exit 0 when it
+is whole, 1 with the first break (file, record, what broke), 2 when it cannot be found or read. --tree
+checks every sub-agent log below it too, and the handoffs between them.
+"""
 
 
 def verify_command(argv: list[str]) -> int:
     """0 when the log (with --tree: every log of the tree, and every handoff between them) checks out; 1 with
     the first break (file, record, what broke); 2 for a usage error or a file that cannot be read."""
     from sagent.agent.session import find_session
+    from sagent.cli.subcommands import asks_help
 
+    if asks_help(argv):
+        sys.stdout.write(VERIFY_USAGE + VERIFY_HELP)
+        return 0
     tree = "--tree" in argv
     rest = [a for a in argv if a != "--tree"]
     if len(rest) != 1 or rest[0].startswith("-"):
@@ -26,6 +35,8 @@ def verify_command(argv: list[str]) -> int:
         from sagent.evidence.verify import verify_tree
 
         report = verify_tree(path)
+    except BrokenPipeError:
+        raise  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
     except OSError as error:  # not found, ambiguous, unreadable
         problem = f"{rest[0]}: {error.strerror}" if error.strerror else str(error)
         sys.stderr.write(f"sagent sessions verify: {problem}\n")
@@ -60,6 +71,14 @@ def _verify_one(path: Path) -> int:
 
 
 SEARCH_USAGE = "usage: sagent sessions search TEXT [--limit N] [--rebuild] [--json] [--ephemeral]\n"
+SEARCH_HELP = """
+This project's past sessions holding every word of TEXT, best first: session, turn, who, snippet.
+  --limit N     at most N matches (default 10)
+  --rebuild     read the index again from every log
+  --json        one JSON array of matches
+  --ephemeral   build the index in memory, writing nothing
+Exit 0 with matches, 1 without, 2 on misuse.
+"""
 
 
 def search_command(argv: list[str]) -> int:
@@ -70,8 +89,12 @@ def search_command(argv: list[str]) -> int:
     import json
     import sqlite3
 
+    from sagent.cli.subcommands import asks_help
     from sagent.evidence.recall import RecallIndex
 
+    if asks_help(argv):
+        sys.stdout.write(SEARCH_USAGE + SEARCH_HELP)
+        return 0
     parser = argparse.ArgumentParser(prog="sagent sessions search", add_help=False, exit_on_error=False)
     parser.add_argument("text", nargs="+")
     parser.add_argument("--limit", type=int, default=10)

@@ -25,7 +25,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -205,7 +205,7 @@ def load(cwd: Path, trusted: bool | None = None) -> Loaded:
             spec = KEYS.get(name)
             if spec is None:
                 if name not in IGNORED_KEYS:
-                    loaded.warnings.append(f'{path}: unknown key "{name}" is ignored (see docs/settings.md)')
+                    loaded.warnings.append(unknown_key(path, name, KEYS))
                 continue
             value = _shaped(path, spec, value, loaded.warnings)
             if name in MERGED:
@@ -314,6 +314,20 @@ def _read_up_to(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def check_value(
+    path: Path, name: str, value: Any, warnings: list[str], parser: argparse.ArgumentParser | None = None
+) -> Any:
+    """`value` for the key `name` (one of KEYS) as it would be read from the file at `path`: returned when
+    it has the key's shape (and, given the run's `parser`, passes its flag's type and choices), else
+    SettingsError naming the file and the key (`sagent config set`)."""
+    spec = KEYS[name]
+    value = _shaped(path, spec, value, warnings)
+    action = {a.dest: a for a in parser._actions}.get(spec.dest) if parser is not None else None
+    if action is not None and spec.shape not in ("names", "compact"):
+        _through_flag(action, value, f'{path}: key "{name}"')
+    return value
+
+
 def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
     """`value` when it has the key's shape; SettingsError naming the file and the key otherwise."""
 
@@ -379,7 +393,25 @@ def _check_permissions(path: Path, value: Any, warnings: list[str]) -> None:
             if not isinstance(inner, str):
                 raise SettingsError(f'{path}: key "permissions.defaultMode": must be a string, not {json_kind(inner)}')
         else:
-            warnings.append(f'{path}: unknown key "permissions.{member}" is ignored (see docs/settings.md)')
+            known = (*PERMISSION_LISTS, "additionalDirectories", "headlessDefault", "defaultMode")
+            warnings.append(unknown_key(path, member, known, within="permissions."))
+
+
+def unknown_key(path: Path | str, name: str, known: Iterable[str], within: str = "") -> str:
+    """The warning for a key no setting has, with the nearest known name when one is close (`modle`:
+    did you mean "model"?)."""
+    near = nearest_key(name, known)
+    hint = f'; did you mean "{within}{near}"?' if near else ""
+    return f'{path}: unknown key "{within}{name}" is ignored{hint} (see docs/settings.md)'
+
+
+def nearest_key(name: str, known: Iterable[str]) -> str | None:
+    """The known key closest to `name` (a typo, another case), or None when none is close."""
+    import difflib
+
+    names = {key.lower(): key for key in known}
+    found = difflib.get_close_matches(name.lower(), list(names), n=1, cutoff=0.75)
+    return names[found[0]] if found else None
 
 
 def _warn_unignored(path: Path, warnings: list[str]) -> None:

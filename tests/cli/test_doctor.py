@@ -88,7 +88,8 @@ def test_with_a_key_it_passes_names_the_key_and_never_shows_it(bare_env: dict[st
 
 
 def test_with_nothing_to_run_on_it_fails_and_says_how_to_fix_it(bare_env: dict[str, str], tmp_path: Path) -> None:
-    done = doctor(env=bare_env, cwd=tmp_path)
+    no_local_model = {**bare_env, "LLAMA_CPP_MODEL": str(tmp_path / "missing.gguf")}  # with or without the extra
+    done = doctor(env=no_local_model, cwd=tmp_path)
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     index = next(i for i, line in enumerate(lines) if "a model" in line)

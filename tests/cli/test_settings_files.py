@@ -259,7 +259,8 @@ def test_an_unknown_key_is_a_warning_naming_the_file_and_key(s: Setup) -> None:
     path = s.write(s.project_file, {"$schema": "https://example.invalid/s.json", "modle": "x", "maxDepth": 4})
     out = s.run("config", "--json")
     assert out.returncode == 0, out.stderr
-    assert out.stderr == f'sagent: warning: {path}: unknown key "modle" is ignored (see docs/settings.md)\n'
+    near = '; did you mean "model"?'
+    assert out.stderr == f'sagent: warning: {path}: unknown key "modle" is ignored{near} (see docs/settings.md)\n'
     assert value_and_origin(json.loads(out.stdout), "maxDepth") == (4, str(path))
 
 
@@ -329,7 +330,8 @@ def test_docs_settings_names_every_key_and_its_example_files_are_accepted(s: Set
 
 
 def test_config_into_a_closed_pipe_is_quiet(s: Setup) -> None:
-    """`sagent config | head -1`: the reader has gone before sagent writes; no traceback."""
+    """`sagent config | head -1`: the reader has gone before sagent writes; no traceback, and the status a
+    shell reports for a command SIGPIPE ended (141), as for every subcommand (tests/cli/test_closed_output.py)."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
@@ -345,4 +347,4 @@ def test_config_into_a_closed_pipe_is_quiet(s: Setup) -> None:
         )
     finally:
         os.close(write_end)
-    assert out.returncode == 0 and out.stderr == ""
+    assert out.returncode == 141 and out.stderr == ""
