@@ -29,6 +29,7 @@ from sagent.permissions.paths import inside
 from sagent.permissions.policy import Permissions, allowed_by, decide, mode_of, set_mode
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
 from sagent.repl.commands import CommandError, command
+from sagent.repl.tool_view import clip
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -77,6 +78,17 @@ class Approvals:
     async def __call__(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
         if self._remembered(agent, call):
             return ALLOW
+        asking = self.repl.renderer.asking  # the live area shows the call as waiting, not running
+        asking.add(call.id)
+        try:
+            answer = await self._ask(agent, call, reason)
+        finally:
+            asking.discard(call.id)
+        mark = self.repl.renderer.c("green", "  ✓ approved") if isinstance(answer, Allow) else None
+        self.repl.commit([mark or self.repl.renderer.c("red", f"  ✗ refused: {answer.reason}")])  # type: ignore[union-attr]
+        return answer
+
+    async def _ask(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
         async with self.lock:
             if self._remembered(agent, call):  # answered while this call waited for its turn
                 return ALLOW
@@ -87,14 +99,11 @@ class Approvals:
             self.current = question
             self.repl.refresh()
             try:
-                answer = await question.future
+                return await question.future
             finally:
                 self.current = None
                 self.repl.state.note = ""
                 self.repl.refresh()
-        mark = self.repl.renderer.c("green", "  ✓ approved") if isinstance(answer, Allow) else None
-        self.repl.commit([mark or self.repl.renderer.c("red", f"  ✗ refused: {answer.reason}")])  # type: ignore[union-attr]
-        return answer
 
     def _remembered(self, agent: Agent, call: ToolCall) -> bool:
         if not self.session or call.name == PLAN_TOOL:
@@ -177,7 +186,25 @@ class Approvals:
             return r.c("yellow", f"? {who}{question.call.name}: why not? (for the model)")
         title = "Approve this plan?" if question.is_plan else f"Allow {question.call.name}?"
         options = [f"{key} {label}" for key, label in _labels(question)]
-        return r.c("yellow", f"? {who}{title}") + "\n  " + "\n  ".join(options)
+        subject = "" if question.is_plan else call_text(question.call, r.settings.width - 4)
+        lines = [r.c("yellow", f"? {who}{title}"), *([r.c("bold", f"  {subject}")] if subject else [])]
+        return "\n".join(lines) + "\n  " + "\n  ".join(options)
+
+
+def call_text(call: ToolCall, width: int) -> str:
+    """The call a question decides, on one line of at most `width` cells: the command, the file, the URL,
+    or the tool's key argument."""
+    args = call.arguments
+    if call.name == "Bash":
+        text = "$ " + str(args.get("command", ""))
+    elif call.name in ("Edit", "Write", "Read") and "path" in args:
+        text = str(args["path"])
+    elif call.name == "WebFetch":
+        text = str(args.get("url", ""))
+    else:
+        key = next((v for v in args.values() if isinstance(v, str)), "")
+        text = f"{call.name}({key})" if key else call.name
+    return clip(text, max(width, 12))
 
 
 def _keys(question: Question) -> dict[str, str]:

@@ -24,7 +24,12 @@ _ids = itertools.count()
 
 def bash(command: str, **extra: Any) -> Reply:
     """One Bash call, with an id of its own (two calls in one history must not share one)."""
-    block = {"type": "tool_use", "id": f"toolu_wait{next(_ids)}", "name": "Bash", "input": {"command": command, **extra}}
+    block = {
+        "type": "tool_use",
+        "id": f"toolu_wait{next(_ids)}",
+        "name": "Bash",
+        "input": {"command": command, **extra},
+    }
     return Reply([block], "tool_use")
 
 
