@@ -301,7 +301,8 @@ class Renderer:
         digits = max((len(str(r.number)) for r in rows if r.number is not None), default=0)
         colour = {"+": "green", "-": "red"}
         width = self.settings.width
-        out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in rows[:limit]]
+        shown = tool_view.whitespace_shown(rows[:limit])
+        out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in shown]
         if len(rows) > limit:
             out.append(self.c("dim", f"  … {len(rows) - limit} more diff lines"))
         return "\n".join(out)

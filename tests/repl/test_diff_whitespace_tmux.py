@@ -21,7 +21,11 @@ def test_an_indentation_only_edit_shows_the_indentation_in_the_question_and_the_
     (project / ".sagent").mkdir(parents=True)
     (project / "app.py").write_text("def total():\n  return 42\n")
     edit = {"path": "app.py", "old_string": "  return 42", "new_string": "    return 42"}
-    steps = [tool_use_response([("Edit", edit)]), text_response("Re-indented.")]
+    steps = [
+        tool_use_response([("Read", {"path": "app.py"})]),  # an edit needs the file read first
+        tool_use_response([("Edit", edit)]),
+        text_response("Re-indented."),
+    ]
     with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project, height=40) as term:
         term.wait_for("default mode")
         term.type("indent it properly")
