@@ -108,3 +108,28 @@ def test_esc_stops_the_jobs_of_the_turn_and_their_results_start_no_new_turn(proj
         assert "job-1" in screen.split("/jobs")[-1], screen
         time.sleep(1.5)
         assert len(fake.requests) == 2, [r["body"]["messages"][-1] for r in fake.requests]
+
+
+def test_a_message_that_starts_with_an_answer_key_is_queued_whole_and_answers_nothing(
+    project: Path, tmp_path: Path
+) -> None:
+    steps = [bash("ls -la"), text_response("Listed, and read both notes.")]
+    with FakeAnthropic(steps) as fake, Tmux(OUTSIDE, env_for(fake, tmp_path), project, height=40) as term:
+        term.wait_for("default mode")
+        term.type("look around")
+        term.press("Enter")
+        term.wait_for("Bash(ls:*)")
+        term.type("no need for hidden files")
+        term.press("Enter")
+        term.wait_for("queued: no need for hidden files")
+        term.type("1 more thing: be brief")
+        term.press("Enter")
+        screen = term.wait_for("queued: 1 more thing: be brief")
+        assert "why not?" not in screen and "refused" not in screen and "approved" not in screen, screen
+        assert "ls -la" in question(screen)  # still asking
+        term.press("y")
+        term.wait_for("Listed, and read both notes.")
+        [listed] = tool_results(fake)
+        assert "listed-file.txt" in result_text(listed)
+        sent = str(fake.requests[-1]["body"]["messages"][-1]["content"])
+        assert "no need for hidden files" in sent and "1 more thing: be brief" in sent
