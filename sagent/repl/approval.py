@@ -384,9 +384,60 @@ def cycle_mode(repl: ReplHost) -> None:
     repl.refresh()
 
 
+HOLD_S = 0.4
+"""How long an answer key waits before it counts. The first letter of a message typed while a question
+waits is followed by the next one sooner than that: it then goes into the message, answering nothing."""
+
+
+class _HeldKey:
+    """An answer key pressed on an empty input, waiting `HOLD_S` to be sure it is not the start of a message."""
+
+    def __init__(self, repl: ReplHost, buffer: Buffer) -> None:
+        self.repl, self.buffer = repl, buffer
+        self.key: str | None = None
+        self._question: Question | None = None  # the question the key was pressed for
+        self._timer: asyncio.TimerHandle | None = None
+        buffer.on_text_changed += self._typed
+
+    def hold(self, key: str) -> None:
+        if self.key is not None:  # a second key within the hold: both are typed text
+            self._as_text(key)
+            return
+        self.key = key
+        approvals = approvals_of(self.repl)
+        self._question = approvals.current if approvals is not None else None
+        try:
+            self._timer = asyncio.get_running_loop().call_later(HOLD_S, self._answer)
+        except RuntimeError:  # no loop (a test calling the key's function): it counts at once
+            self._answer()
+
+    def _answer(self) -> None:
+        key, self.key = self.key, None
+        approvals = approvals_of(self.repl)
+        same = approvals is not None and approvals.current is self._question
+        if key is not None and approvals is not None and same and not self.buffer.text:
+            approvals.press(key)
+
+    def _typed(self, _: object) -> None:
+        if self.key is not None and self.buffer.text:
+            self._as_text("")
+
+    def _as_text(self, more: str) -> None:
+        """The held key was the first letter of a message: it goes back in front of what followed it."""
+        key, self.key = self.key, None
+        if self._timer is not None:
+            self._timer.cancel()
+        text = (key or "") + more + self.buffer.text
+        self.buffer.text = text
+        self.buffer.cursor_position = len(text)
+
+
 def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
-    """The question's keys (while one waits and the input box is empty) and Shift+Tab."""
+    """The question's keys (while one waits and the input box is empty; each counts after `HOLD_S`, unless
+    more typing follows it) and Shift+Tab."""
     from prompt_toolkit.filters import Condition
+
+    held = _HeldKey(repl, buffer)
 
     def waiting() -> bool:
         approvals = approvals_of(repl)
@@ -396,9 +447,7 @@ def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
     for key in ("1", "2", "3", "4", "y", "n"):
 
         def answer(event: object, key: str = key) -> None:
-            approvals = approvals_of(repl)
-            if approvals is not None:
-                approvals.press(key)
+            held.hold(key)
 
         keys.add(key, filter=Condition(waiting))(answer)
 
