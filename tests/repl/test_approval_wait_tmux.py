@@ -59,6 +59,8 @@ def test_a_message_typed_while_a_question_waits_is_queued_and_the_question_keeps
         term.wait_for("Allow Bash?")
         asked = question(term.wait_for("Bash(ls:*)"))
         assert "ls -la" in asked, asked  # the question names its call, not only its tool
+        screen = term.wait_for("Bash(ls -la) waiting for your approval")  # not "running"
+        assert "running Bash" not in screen, screen
 
         term.type("then have a nap")
         term.press("Enter")
