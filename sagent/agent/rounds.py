@@ -114,6 +114,8 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
+                for job in [j for j in agent.jobs.running() if j.task in tasks]:  # started, its call unanswered
+                    agent.jobs.cancel(job)
                 budget = run.outcome == "error_max_budget_usd"
                 for call in pending.values():
                     if call.id in state.began:

@@ -135,3 +135,36 @@ def test_a_message_that_starts_with_an_answer_key_is_queued_whole_and_answers_no
         assert "listed-file.txt" in result_text(listed)
         sent = str(fake.requests[-1]["body"]["messages"][-1]["content"])
         assert "no need for hidden files" in sent and "1 more thing: be brief" in sent
+
+
+def test_after_esc_a_result_of_an_earlier_turns_job_waits_for_the_next_message(project: Path, tmp_path: Path) -> None:
+    waits = "while [ ! -e go ]; do sleep 0.1; done; echo the build is done"
+    steps = [
+        bash(waits, background=True),
+        text_response("It builds in the background."),
+        bash("sleep 30"),
+        text_response("The build is done, you said stop."),
+    ]
+    with FakeAnthropic(steps) as fake, Tmux(OUTSIDE, env_for(fake, tmp_path), project, height=40) as term:
+        term.wait_for("default mode")
+        term.type("start the build")
+        term.press("Enter")
+        term.wait_for("Bash(echo:*)")
+        term.press("1")
+        term.wait_for("It builds in the background.")
+        term.type("now wait a bit")
+        term.press("Enter")
+        term.wait_for("Bash(sleep:*)")
+        term.press("Escape")
+        term.wait_for("interrupted")
+        (project / "go").write_text("")  # the first turn's job finishes after the stop
+        term.type("/jobs")
+        term.press("Enter")
+        term.wait_for("done")
+        time.sleep(1.0)
+        assert len(fake.requests) == 3  # its result started no turn by itself
+        term.type("what happened?")
+        term.press("Enter")
+        term.wait_for("The build is done, you said stop.")
+        sent = str(fake.requests[-1]["body"]["messages"])
+        assert "the build is done" in sent and "what happened?" in sent
