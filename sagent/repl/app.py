@@ -201,8 +201,6 @@ class Repl:
             if undo is not None:
                 undo()
             self.refresh()
-        if stopping.holds_input(self):  # Esc stopped it: what waits goes with the user's next message
-            return
         # Input that arrived after the last safe point, or was held for idle, starts the next run.
         held = [q for q in self.state.queued if q.deferred]
         for item in held:

@@ -49,7 +49,6 @@ class ReplState:
     context: list[UserContent] = field(default_factory=list)  # `!command` outputs for the next message
     shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
     fleet: FleetPlace | None = None  # the agent's place in a fleet across processes (`sagent --fleet`)
-    stopped: bool = False  # Esc stopped the last task: nothing starts by itself until the user sends
 
 
 class ReplHost(Protocol):

@@ -2,9 +2,9 @@
 
 Esc means stop: the running task is interrupted (what it produced is kept) with the background jobs it
 started, and the messages queued for it that it has not taken yet go back into the input box, for the user
-to send, edit or drop; nothing is sent by itself after a stop, and nothing starts a new task by itself
-either: a result that arrives after it (a job of an earlier task, a sub-agent's report) waits for the
-user's next message and goes to the model with it. Ctrl+C clears the input box when it holds text;
+to send, edit or drop; nothing is sent by itself after a stop. A background job's result that comes after
+it starts no task by itself either: it waits for the next message (the user's, or a sub-agent's report)
+and goes to the model with it. Ctrl+C clears the input box when it holds text;
 otherwise it interrupts the work as Esc does, and arms a quit for `QUIT_WINDOW_S` seconds: a second Ctrl+C
 in that time quits. The hint saying so disappears when the time is up, and a Ctrl+C after that arms it
 again instead of quitting.
@@ -36,7 +36,6 @@ def stop_work(repl: ReplHost, buffer: Buffer) -> int:
         if text is None:
             break
         taken.append(text)
-    repl.state.stopped = True
     repl.interrupt()
     if taken:
         texts = [*reversed(taken), *([buffer.text] if buffer.text.strip() else [])]
@@ -94,10 +93,3 @@ def disarm(repl: ReplHost) -> None:
     the prompt), and the quit armed by a Ctrl+C is forgotten."""
     repl.state.note = ""
     repl.state.ctrl_c_at = 0.0
-    repl.state.stopped = False
-
-
-def holds_input(repl: ReplHost) -> bool:
-    """True when the last task was stopped by the user: input that waits (a job's result) does not start
-    a task by itself; it goes with the user's next message."""
-    return repl.state.stopped

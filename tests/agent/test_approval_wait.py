@@ -213,3 +213,50 @@ async def test_a_calls_duration_counts_from_when_it_started_not_from_its_questio
     [finished] = [e for e in events if isinstance(e, ToolFinished)]
     assert finished.duration_ms == pytest.approx(2000.0)
     await agent.aclose()
+
+
+async def test_after_an_interrupt_an_earlier_jobs_result_waits_for_the_next_input() -> None:
+    release = asyncio.Event()
+
+    @tool
+    async def serve(port: int) -> str:
+        """Serve on a port until the test ends it.
+
+        Args:
+            port: the port
+        """
+        await release.wait()
+        return f"served {port}"
+
+    model = ScriptedModel(
+        [
+            tool_turn(("serve", {"port": 1, "background": True})),
+            text_turn("serving"),
+            tool_turn(("build", {"target": "app"})),
+            text_turn("saw it all"),
+        ]
+    )
+    person = Person()
+    agent = Agent(model, tools=[serve, build, Jobs()], hooks=[AskEveryCall()], approver=person)
+    first = asyncio.create_task(collect(agent, "serve", []))
+    await person.asked_about(1)
+    person.says(ALLOW)
+    await asyncio.wait_for(first, 20)
+    second = asyncio.create_task(collect(agent, "build", []))
+    await person.asked_about(2)
+    agent.interrupt()
+    await asyncio.wait_for(second, 20)
+    [job] = agent.jobs.all()
+    assert job.state == "running"  # a job of an earlier run goes on
+    waiting = asyncio.create_task(agent.wait_for_input())  # what the REPL does while idle
+    release.set()
+    await asyncio.wait_for(job.done.wait(), 20)
+    await asyncio.sleep(0.1)
+    assert not waiting.done() and not agent.has_pending_input  # its result starts nothing by itself
+    waiting.cancel()
+    events: list[Event] = []
+    await collect(agent, "what happened?", events)
+    sent = model.requests[-1].messages
+    assert [type(m).__name__ for m in sent[-2:]] == ["PeerMessage", "UserMessage"]
+    assert "served 1" in sent[-2].text and sent[-1] == UserMessage.of("what happened?")
+    await agent.aclose()
