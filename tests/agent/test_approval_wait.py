@@ -5,14 +5,17 @@ from when it started running, and an interrupt stops it and the jobs its run sta
 from __future__ import annotations
 
 import asyncio
+import json
 import types
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from sagent.agent import rounds
 from sagent.agent.agent import Agent
 from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook
+from sagent.agent.session import SessionLog
 from sagent.events import Event, Result, ToolFinished
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools import Jobs
@@ -185,7 +188,7 @@ async def test_an_interrupt_stops_the_jobs_its_run_started_and_their_results_nev
 
 
 async def test_a_calls_duration_counts_from_when_it_started_not_from_its_question(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     clock = [1000.0]
     monkeypatch.setattr(rounds, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
@@ -207,12 +210,17 @@ async def test_a_calls_duration_counts_from_when_it_started_not_from_its_questio
             clock[0] += 60.0  # the person thought about it for a minute
             return ALLOW
 
-    agent = Agent(model, tools=[compile_it], hooks=[AskEveryCall()], approver=SlowPerson())
+    log = SessionLog.create(tmp_path, {"provider": "scripted", "model": "scripted"})
+    agent = Agent(model, tools=[compile_it], hooks=[AskEveryCall()], approver=SlowPerson(), session=log)
     events: list[Event] = []
     await collect(agent, "compile", events)
     [finished] = [e for e in events if isinstance(e, ToolFinished)]
     assert finished.duration_ms == pytest.approx(2000.0)
     await agent.aclose()
+    assert log.path is not None
+    logged = [json.loads(line) for line in log.path.read_text().splitlines()]
+    [entry] = [e for e in logged if "tool_finished" in json.dumps(e)]
+    assert '"duration_ms": 2000.0' in json.dumps(entry)  # the session log has the same time
 
 
 async def test_after_an_interrupt_an_earlier_jobs_result_waits_for_the_next_input() -> None:
