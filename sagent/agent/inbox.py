@@ -100,6 +100,10 @@ class Inbox:
         self.unread_input = 0  # UserInput items in the queue not yet moved to `queued`
         self.stopped_by: str | None = None  # the coordinator that stopped the agent, named in the run's reason
         self.taken: list[UserMessage | PeerMessage] = []  # input taken from the queue while a phase ran
+        # Background jobs' results that came after the user stopped a run: they start nothing by themselves
+        # and join the queue with the next input (the user's next message, a sub-agent's report).
+        self.held: list[PeerMessage] = []
+        self.holding = False
         self._epoch = 0
 
     @property
@@ -163,6 +167,9 @@ class Inbox:
         """Keep what must outlive the phase it arrived in: input, controls, background jobs' results."""
         if isinstance(item, UserInput):
             self.unread_input -= 1
+            if self.holding:  # the results held since the stop go first, as they came first
+                self.queued += self.held
+                self.held, self.holding = [], False
             self.queued.append(item.message)
             self.taken = [*self.waiting_input(), item.message]  # what joined the history meanwhile is dropped
         elif isinstance(item, Control):
@@ -171,7 +178,15 @@ class Inbox:
             job = self.jobs.finish(item.result, item.duration_ms)
             if job is not None and not job.waited:
                 job.delivered = job.message()
-                self.queued.append(job.delivered)
+                (self.held if self.holding else self.queued).append(job.delivered)
+
+    def hold_job_results(self) -> None:
+        """The user stopped the run: the jobs' results waiting now, and those that come later, wait for the
+        next input instead of starting a run by themselves."""
+        results = {id(j.delivered) for j in self.jobs.all() if j.delivered is not None}
+        self.held += [m for m in self.queued if id(m) in results and isinstance(m, PeerMessage)]
+        self.queued = [m for m in self.queued if id(m) not in results]
+        self.holding = True
 
     def on_busy(self, item: InboxItem, run: Run) -> bool:
         """The rule for input that arrives while a phase runs, in one place. True when the phase must stop."""
@@ -180,6 +195,7 @@ class Inbox:
                 run.stop("error_max_budget_usd", item.budget)
             else:
                 run.stop("interrupted", "interrupted by the user")
+                self.hold_job_results()
             return True
         if isinstance(item, Quit):
             run.stop("interrupted", f"stopped by {self.stopped_by}" if self.stopped_by else "quit")

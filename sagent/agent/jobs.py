@@ -80,6 +80,23 @@ class JobTable:
         self._by_call[call.id] = job
         return job
 
+    def of_call(self, call_id: str) -> Job | None:
+        """The job that runs this tool call, if one does."""
+        return self._by_call.get(call_id)
+
+    def mark(self) -> int:
+        """A mark for `cancel_since`: the jobs added after it are newer."""
+        return self._count
+
+    def cancel_since(self, mark: int) -> list[Job]:
+        """Cancel the jobs added since `mark` that still run (those of a run the user stopped); the jobs
+        that ended."""
+        ended: list[Job] = []
+        for job in list(self._jobs.values())[mark:]:  # in the order they were added (jobs are never removed)
+            if job.state == "running":
+                ended += self.cancel(job)
+        return ended
+
     def get(self, job_id: str) -> Job:
         job = self._jobs.get(job_id.strip())
         if job is None:

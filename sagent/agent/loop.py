@@ -72,6 +72,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     """One run of `agent` on the input waiting in `inbox`, ending with its `Result`. `opening` is the
     first event of the agent's first run (None after)."""
     run = Run(started=time.monotonic())
+    first_job = agent.jobs.mark()  # the jobs this run starts come after it
     if opening is not None:
         yield agent.emit(opening)
     inbox.take_idle()
@@ -149,6 +150,9 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
                     "continue the session to go on",
                 )
     assert run.outcome is not None
+    if run.outcome == "interrupted":  # the user stopped the run: its background jobs stop with it
+        for event in stop_jobs(agent, first_job):
+            yield event
     yield agent.emit(
         Result(
             run.outcome,
@@ -161,6 +165,22 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
             agent.session.id,
         )
     )
+
+
+def stop_jobs(agent: Agent, first_job: int) -> list[Event]:
+    """Cancel the jobs a stopped run started (their results will never come) and tell the model so, in the
+    history, where the calls that started them promised a result."""
+    ended = agent.jobs.cancel_since(first_job)
+    if not ended:
+        return []
+    lines = [f"{job.id} ({job.summary()})" for job in ended]
+    note = PeerMessage(
+        "sagent",
+        "the user stopped the turn; its background jobs were cancelled and will send no result: " + "; ".join(lines),
+    )
+    event = agent.emit(MessageAdded(note))
+    agent.history.append(note)
+    return [event]
 
 
 async def keep_going(agent: Agent, inbox: Inbox, run: Run) -> bool:

@@ -254,7 +254,9 @@ class AgentTools:
         # have not come in are the calls running now. A call moved to the background before (by the time
         # limit, a message, `background: true`) is a job already.
         me = self.agent
-        running = [c for c in self._running_calls() if backgroundable(me.tools, c.name)]
+        running = [
+            c for c in self._running_calls() if backgroundable(me.tools, c.name) and me.jobs.of_call(c.id) is None
+        ]
         chosen = [c for c in running if is_named(c, name)]
         if not chosen:
             jobs = [j for j in me.jobs.running() if is_named(j.call, name)]

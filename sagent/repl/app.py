@@ -296,7 +296,7 @@ class Repl:
         parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
         if self.state.fleet is not None:  # with --fleet: `fleet NAME as LABEL`
             parts.append(self.state.fleet.text())
-        running = [r.call.name for r in self.renderer.running.values()]
+        running = [r.call.name for r in self.renderer.running.values() if r.call.id not in self.renderer.asking]
         jobs = now.running_jobs()
         if jobs:
             parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")

@@ -29,6 +29,7 @@ from sagent.permissions.paths import inside
 from sagent.permissions.policy import Permissions, allowed_by, decide, mode_of, set_mode
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
 from sagent.repl.commands import CommandError, command
+from sagent.repl.tool_view import clip
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -77,6 +78,17 @@ class Approvals:
     async def __call__(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
         if self._remembered(agent, call):
             return ALLOW
+        asking = self.repl.renderer.asking  # the live area shows the call as waiting, not running
+        asking.add(call.id)
+        try:
+            answer = await self._ask(agent, call, reason)
+        finally:
+            asking.discard(call.id)
+        mark = self.repl.renderer.c("green", "  ✓ approved") if isinstance(answer, Allow) else None
+        self.repl.commit([mark or self.repl.renderer.c("red", f"  ✗ refused: {answer.reason}")])  # type: ignore[union-attr]
+        return answer
+
+    async def _ask(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
         async with self.lock:
             if self._remembered(agent, call):  # answered while this call waited for its turn
                 return ALLOW
@@ -87,14 +99,11 @@ class Approvals:
             self.current = question
             self.repl.refresh()
             try:
-                answer = await question.future
+                return await question.future
             finally:
                 self.current = None
                 self.repl.state.note = ""
                 self.repl.refresh()
-        mark = self.repl.renderer.c("green", "  ✓ approved") if isinstance(answer, Allow) else None
-        self.repl.commit([mark or self.repl.renderer.c("red", f"  ✗ refused: {answer.reason}")])  # type: ignore[union-attr]
-        return answer
 
     def _remembered(self, agent: Agent, call: ToolCall) -> bool:
         if not self.session or call.name == PLAN_TOOL:
@@ -177,7 +186,25 @@ class Approvals:
             return r.c("yellow", f"? {who}{question.call.name}: why not? (for the model)")
         title = "Approve this plan?" if question.is_plan else f"Allow {question.call.name}?"
         options = [f"{key} {label}" for key, label in _labels(question)]
-        return r.c("yellow", f"? {who}{title}") + "\n  " + "\n  ".join(options)
+        subject = "" if question.is_plan else call_text(question.call, r.settings.width - 4)
+        lines = [r.c("yellow", f"? {who}{title}"), *([r.c("bold", f"  {subject}")] if subject else [])]
+        return "\n".join(lines) + "\n  " + "\n  ".join(options)
+
+
+def call_text(call: ToolCall, width: int) -> str:
+    """The call a question decides, on one line of at most `width` cells: the command, the file, the URL,
+    or the tool's key argument."""
+    args = call.arguments
+    if call.name == "Bash":
+        text = "$ " + str(args.get("command", ""))
+    elif call.name in ("Edit", "Write", "Read") and "path" in args:
+        text = str(args["path"])
+    elif call.name == "WebFetch":
+        text = str(args.get("url", ""))
+    else:
+        key = next((v for v in args.values() if isinstance(v, str)), "")
+        text = f"{call.name}({key})" if key else call.name
+    return clip(text, max(width, 12))
 
 
 def _keys(question: Question) -> dict[str, str]:
@@ -357,9 +384,60 @@ def cycle_mode(repl: ReplHost) -> None:
     repl.refresh()
 
 
+HOLD_S = 0.4
+"""How long an answer key waits before it counts. The first letter of a message typed while a question
+waits is followed by the next one sooner than that: it then goes into the message, answering nothing."""
+
+
+class _HeldKey:
+    """An answer key pressed on an empty input, waiting `HOLD_S` to be sure it is not the start of a message."""
+
+    def __init__(self, repl: ReplHost, buffer: Buffer) -> None:
+        self.repl, self.buffer = repl, buffer
+        self.key: str | None = None
+        self._question: Question | None = None  # the question the key was pressed for
+        self._timer: asyncio.TimerHandle | None = None
+        buffer.on_text_changed += self._typed
+
+    def hold(self, key: str) -> None:
+        if self.key is not None:  # a second key within the hold: both are typed text
+            self._as_text(key)
+            return
+        self.key = key
+        approvals = approvals_of(self.repl)
+        self._question = approvals.current if approvals is not None else None
+        try:
+            self._timer = asyncio.get_running_loop().call_later(HOLD_S, self._answer)
+        except RuntimeError:  # no loop (a test calling the key's function): it counts at once
+            self._answer()
+
+    def _answer(self) -> None:
+        key, self.key = self.key, None
+        approvals = approvals_of(self.repl)
+        same = approvals is not None and approvals.current is self._question
+        if key is not None and approvals is not None and same and not self.buffer.text:
+            approvals.press(key)
+
+    def _typed(self, _: object) -> None:
+        if self.key is not None and self.buffer.text:
+            self._as_text("")
+
+    def _as_text(self, more: str) -> None:
+        """The held key was the first letter of a message: it goes back in front of what followed it."""
+        key, self.key = self.key, None
+        if self._timer is not None:
+            self._timer.cancel()
+        text = (key or "") + more + self.buffer.text
+        self.buffer.text = text
+        self.buffer.cursor_position = len(text)
+
+
 def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
-    """The question's keys (while one waits and the input box is empty) and Shift+Tab."""
+    """The question's keys (while one waits and the input box is empty; each counts after `HOLD_S`, unless
+    more typing follows it) and Shift+Tab."""
     from prompt_toolkit.filters import Condition
+
+    held = _HeldKey(repl, buffer)
 
     def waiting() -> bool:
         approvals = approvals_of(repl)
@@ -369,9 +447,7 @@ def add_keys(keys: KeyBindings, repl: ReplHost, buffer: Buffer) -> None:
     for key in ("1", "2", "3", "4", "y", "n"):
 
         def answer(event: object, key: str = key) -> None:
-            approvals = approvals_of(repl)
-            if approvals is not None:
-                approvals.press(key)
+            held.hold(key)
 
         keys.add(key, filter=Condition(waiting))(answer)
 

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 def check_running(repl: ReplHost, name: str) -> str:
     """Ask the agent to move the running calls `name` picks to the background; the line the user reads.
     ValueError naming what runs when `name` picks none."""
-    running = [r.call for r in repl.renderer.running.values()]
+    asking = repl.renderer.asking  # a call whose question waits has not started: nothing to move yet
+    running = [r.call for r in repl.renderer.running.values() if r.call.id not in asking]
     chosen = [call for call in running if is_named(call, name)]
     if not chosen:
         names = sorted({str(c.arguments.get("label") or c.name) for c in running}) or ["nothing"]

@@ -109,5 +109,7 @@ async def tick(repl: ReplHost) -> None:
 
 def spinner_line(repl: ReplHost) -> str:
     """The REPL's spinner line now (shown while it is busy)."""
-    running = [r.call.name for r in repl.renderer.running.values()]
-    return " " + repl.state.clock.line(doing=doing_text(running))
+    renderer = repl.renderer
+    running = [r.call.name for r in renderer.running.values() if r.call.id not in renderer.asking]
+    doing = "waiting for your approval" if renderer.asking and not running else doing_text(running)
+    return " " + repl.state.clock.line(doing=doing)

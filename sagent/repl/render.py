@@ -78,6 +78,7 @@ class Renderer:
     text: str = ""  # the paragraph streaming now, not committed yet
     thinking: str = ""
     running: dict[str, _Running] = field(default_factory=dict)
+    asking: set[str] = field(default_factory=set)  # running calls that wait for the user's approval
     status: str = ""  # a transient note (retrying...) shown in the live region
     turn_start_usd: float = 0.0  # the session's spend when the current turn began (for the turn's footer)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
@@ -163,7 +164,8 @@ class Renderer:
         if self.text:
             parts.append(self.text.rstrip("\n"))
         for running in self.running.values():
-            parts.append(self._tool_head(running.call, after=len(" running…")) + self.c("dim", " running…"))
+            state = " waiting for your approval" if running.call.id in self.asking else " running…"
+            parts.append(self._tool_head(running.call, after=len(state)) + self.c("dim", state))
         if self.status:
             parts.append(self.status)
         return "\n".join(parts)
@@ -299,7 +301,8 @@ class Renderer:
         digits = max((len(str(r.number)) for r in rows if r.number is not None), default=0)
         colour = {"+": "green", "-": "red"}
         width = self.settings.width
-        out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in rows[:limit]]
+        shown = tool_view.whitespace_shown(rows[:limit])
+        out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in shown]
         if len(rows) > limit:
             out.append(self.c("dim", f"  … {len(rows) - limit} more diff lines"))
         return "\n".join(out)

@@ -1,10 +1,13 @@
 """How the user stops the agent and leaves the REPL: Esc and Ctrl+C.
 
-Esc means stop: the running task is interrupted (what it produced is kept), and the messages queued for it
-that it has not taken yet go back into the input box, for the user to send, edit or drop; nothing is sent
-by itself after a stop. Ctrl+C clears the input box when it holds text; otherwise it interrupts the work
-as Esc does, and arms a quit for `QUIT_WINDOW_S` seconds: a second Ctrl+C in that time quits. The hint
-saying so disappears when the time is up, and a Ctrl+C after that arms it again instead of quitting.
+Esc means stop: the running task is interrupted (what it produced is kept) with the background jobs it
+started, and the messages queued for it that it has not taken yet go back into the input box, for the user
+to send, edit or drop; nothing is sent by itself after a stop. A background job's result that comes after
+it starts no task by itself either: it waits for the next message (the user's, or a sub-agent's report)
+and goes to the model with it. Ctrl+C clears the input box when it holds text;
+otherwise it interrupts the work as Esc does, and arms a quit for `QUIT_WINDOW_S` seconds: a second Ctrl+C
+in that time quits. The hint saying so disappears when the time is up, and a Ctrl+C after that arms it
+again instead of quitting.
 """
 
 from __future__ import annotations

@@ -171,7 +171,48 @@ def diff_text(row: DiffRow, digits: int, width: int) -> str:
     if row.kind == "…":
         return clip(f"  {number}⋮ {row.text}", max(width - 1, 12)).rstrip()
     prefix = f"  {number}{row.kind}"
-    return prefix + clip(row.text.replace("\t", "    "), max(width - 1 - cells(prefix), 8))
+    text = row.text.expandtabs(TAB)  # the line as written: its indentation kept, never squeezed
+    return prefix + clip(text, max(width - 1 - cells(prefix), 8), squeeze=False)
+
+
+TAB = 4
+"""Columns of a tab stop in a diff."""
+
+
+def whitespace_shown(rows: list[DiffRow]) -> list[DiffRow]:
+    """The rows, with the tabs and trailing spaces of a removed or added line made visible (`→` a tab, `·`
+    a trailing space) where its change is whitespace alone, which would print as two identical lines."""
+    looks: dict[str, dict[str, set[str]]] = {"-": {}, "+": {}}
+    for row in rows:
+        if row.kind in looks:
+            looks[row.kind].setdefault(_looks(row.text), set()).add(row.text)
+    out = []
+    for row in rows:
+        other = {"-": "+", "+": "-"}.get(row.kind)
+        twins = looks[other].get(_looks(row.text), set()) if other else set()
+        if twins - {row.text}:
+            row = DiffRow(row.kind, row.number, _visible(row.text))
+        out.append(row)
+    return out
+
+
+def _looks(text: str) -> str:
+    return text.expandtabs(TAB).rstrip()
+
+
+def _visible(text: str) -> str:
+    body = text.rstrip(" \t")
+    out: list[str] = []
+    column = 0
+    for index, ch in enumerate(text):
+        if ch == "\t":
+            room = TAB - column % TAB
+            out.append("→" + " " * (room - 1))
+            column += room
+            continue
+        out.append("·" if ch == " " and index >= len(body) else ch)
+        column += _cell(ch)
+    return "".join(out)
 
 
 # ------------------------------------------------------------------------------------ recent outputs

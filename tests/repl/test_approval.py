@@ -98,3 +98,39 @@ def test_the_rules_offered_for_each_kind_of_call(tmp_path: Path) -> None:
     assert rules("Read", path="/etc/hostname") == ["Read(/etc/**)"]
     assert rules("WebFetch", url="https://docs.python.org/3/") == ["WebFetch(domain:docs.python.org)"]
     assert rules("mcp__github__create_issue") == ["mcp__github__create_issue"]
+
+
+async def test_the_question_names_its_call_and_every_waiting_call_shows_as_waiting(tmp_path: Path) -> None:
+    from sagent.events import ToolStarted
+
+    main = Agent(ScriptedModel([]), cwd=tmp_path)
+    host = Host(main)
+    approvals = Approvals(host)  # type: ignore[arg-type]
+    ls, nap = ToolCall("c1", "Bash", {"command": "ls -la"}), ToolCall("c2", "Bash", {"command": "sleep 30"})
+    for call in (ls, nap):
+        host.renderer.feed(ToolStarted(call))
+    first = asyncio.ensure_future(approvals(main, ls, "default mode asks"))
+    second = asyncio.ensure_future(approvals(main, nap, "default mode asks"))
+    await until_asked(approvals)
+    await asyncio.sleep(0)
+    assert approvals.text().splitlines()[:2] == ["? Allow Bash?", "  $ ls -la"]
+    live = host.renderer.live().splitlines()
+    assert live == ["Bash(ls -la) waiting for your approval", "Bash(sleep 30) waiting for your approval"]
+    approvals.press("1")
+    assert isinstance(await first, Allow)
+    await until_asked(approvals)
+    assert approvals.text().splitlines()[1] == "  $ sleep 30" and "Bash(sleep:*)" in approvals.text()
+    assert host.renderer.live().splitlines() == ["Bash(ls -la) running…", "Bash(sleep 30) waiting for your approval"]
+    approvals.press("y")
+    await second
+    assert host.renderer.asking == set()
+
+
+def test_a_question_names_a_file_a_url_or_the_calls_key_argument() -> None:
+    from sagent.repl.approval import call_text
+
+    assert call_text(ToolCall("a", "Edit", {"path": "src/app.py", "old_string": "x"}), 80) == "src/app.py"
+    assert call_text(ToolCall("b", "WebFetch", {"url": "https://example.org/a"}), 80) == "https://example.org/a"
+    assert call_text(ToolCall("c", "AgentSpawn", {"label": "scout", "prompt": "look"}), 80) == "AgentSpawn(scout)"
+    long = call_text(ToolCall("d", "Bash", {"command": "echo " + "x" * 200}), 40)
+    assert long.startswith("$ echo x") and long.endswith("…") and len(long) <= 40

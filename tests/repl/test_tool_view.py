@@ -134,3 +134,27 @@ def test_an_edit_asking_for_approval_previews_the_files_lines_with_their_numbers
     assert describe(missing, str(tmp_path), renderer.diff).splitlines()[1:] == ["  -no such line", "  +x"]
     write = ToolCall("c3", "Write", {"path": "new.txt", "content": "a\nb\n"})
     assert describe(write, str(tmp_path), renderer.diff).splitlines()[1:] == ["  1 +a", "  2 +b"]
+
+
+def test_an_indentation_only_change_keeps_its_indentation_in_the_diff(tmp_path: Path) -> None:
+    from sagent.repl.approval import describe
+
+    (tmp_path / "f.py").write_text("def f():\n  return 1\n")
+    renderer = Renderer(Settings(width=80, color=False))
+    edit = ToolCall("c1", "Edit", {"path": "f.py", "old_string": "  return 1", "new_string": "    return 1"})
+    _, *diff = describe(edit, str(tmp_path), renderer.diff).splitlines()
+    assert diff == ["  1  def f():", "  2 -  return 1", "  2 +    return 1"]
+    result = ToolResult("c1", "Edit", ())
+    shown = renderer.edit_diff(edit, result).splitlines()
+    assert shown == ["  -  return 1", "  +    return 1"]
+
+
+def test_a_change_of_tabs_or_trailing_spaces_alone_shows_the_whitespace() -> None:
+    renderer = Renderer(Settings(width=80, color=False))
+    tabs = renderer.diff("if x:\n\tgo()\n", "if x:\n    go()\n").splitlines()
+    assert tabs == ["   if x:", "  -→   go()", "  +    go()"]
+    trailing = renderer.diff("a = 1  \nb = 2\n", "a = 1\nb = 2\n").splitlines()
+    assert trailing == ["  -a = 1··", "  +a = 1", "   b = 2"]
+    # A line whose change is more than whitespace keeps its tabs as spaces: nothing to point out.
+    words = renderer.diff("\tgo()\n", "\tstop()\n").splitlines()
+    assert words == ["  -    go()", "  +    stop()"]
