@@ -170,7 +170,7 @@ def _save(cwd: Path, scope: str, key: str, value: Any, edit: Callable[[dict[str,
     if not edit(data):
         return Change(key, scope, path, value, False, warnings, None)
     if setting:
-        problem = _alone(path, top, data[top], warnings)
+        problem = _alone(cwd, path, top, data[top], warnings)
         if problem:
             raise SettingsError(f"not saved: {problem}")
     still = _whole(cwd, {path: data})
@@ -183,9 +183,10 @@ def _save(cwd: Path, scope: str, key: str, value: Any, edit: Callable[[dict[str,
     return Change(key, scope, path, value, True, warnings, still)
 
 
-def _alone(path: Path, name: str, value: Any, warnings: list[str]) -> str | None:
-    """What a run would refuse in `name`'s `value` as the file at `path` gives it, with no other setting:
-    its shape, its flag's type and choices, its range (`--max-tokens must be at least 1`)."""
+def _alone(cwd: Path, path: Path, name: str, value: Any, warnings: list[str]) -> str | None:
+    """What a run in `cwd` would refuse in `name`'s `value` as the file at `path` gives it, with no other
+    setting: its shape, its flag's type and choices, its range (`--max-tokens must be at least 1`), a
+    permission rule or mode, a sandbox member."""
     from sagent.cli.flags import build_parser
     from sagent.cli.settings_files import Sources, defaults
 
@@ -194,30 +195,45 @@ def _alone(path: Path, name: str, value: Any, warnings: list[str]) -> str | None
         value = check_value(path, name, value, warnings, parser)
         alone = Loaded()
         alone.values, alone.origins = {name: value}, {name: path}
+        if name in MERGED:
+            alone.origins.update({f"{name}.{member}": path for member in value})
+        if name == "permissions":
+            alone.permissions = [(path, value)]
         parser.set_defaults(**defaults(alone, parser))
     except SettingsError as error:
         return str(error)
     args = parser.parse_args([])
     args.settings_files = Sources(alone, frozenset(), os.environ.copy())
-    return _checked(args)
+    return _checked(args, cwd)
 
 
 def _whole(cwd: Path, pending: Mapping[Path, dict[str, Any]]) -> str | None:
     """What a run in `cwd` would refuse in the settings files, `pending` read in place of the files it
     names; a project's files are checked in full, trusted or not. None when a run would take them."""
     try:
-        return _checked(namespace(cwd, trusted=True, pending=pending))
+        return _checked(namespace(cwd, trusted=True, pending=pending), cwd)
     except SettingsError as error:
         return str(error)
 
 
-def _checked(args: argparse.Namespace) -> str | None:
-    """What a run would refuse in `args`, but for an `apiKeyEnv` variable not set now: it may be exported
-    later, or in another shell, and a run says so when it is still missing."""
+def _checked(args: argparse.Namespace, cwd: Path) -> str | None:
+    """What a run in `cwd` would refuse in `args` before it starts: the flags' checks, the permission
+    rules and mode, the sandbox's members. Not an `apiKeyEnv` variable unset now: it may be exported later,
+    or in another shell, and a run says so when it is still missing; nor whether the sandbox can start
+    on this machine."""
     from sagent.cli.flags import checked
+    from sagent.cli.permission_settings import PermissionsError, from_args
+    from sagent.cli.sandbox_settings import SandboxSettingsError, sandbox_policy
 
     args.api_key_env = None
-    return checked(args)
+    problem = checked(args)
+    if problem is None:
+        try:
+            from_args(args, cwd)
+            sandbox_policy(args)
+        except (PermissionsError, SandboxSettingsError) as error:
+            problem = str(error)
+    return problem
 
 
 def namespace(

@@ -110,6 +110,11 @@ def test_an_unknown_key_or_member_is_an_error_naming_the_nearest(
         ("maxTokens", "0", "at least 1"),
         ("tools", "Reed", "unknown tool(s) Reed"),
         ("provider", "no-such-provider", '"provider"'),
+        ("permissions.defaultMode", "planning", "is not a permission mode"),
+        ("permissions.deny", '["Bash("]', "is not closed"),
+        ("permissions.headlessDefault", "ask", 'must be "allow" or "deny"'),
+        ("sandbox.mode", "strict", "must be one of"),
+        ("sandbox", '{"network": "yes"}', "sandbox.network"),
     ],
 )
 def test_a_value_a_run_refuses_is_not_written(
@@ -120,7 +125,7 @@ def test_a_value_a_run_refuses_is_not_written(
     before = user.read_bytes()
     code, _, err = config(capsys, "set", key, value)
     assert code == 2 and err.startswith("sagent: error: not saved:") and problem in err
-    assert str(user) in err and f'"{key}"' in err
+    assert str(user) in err and f'key "{key.split(".")[0]}' in err
     assert user.read_bytes() == before  # not rewritten, not reformatted
 
 

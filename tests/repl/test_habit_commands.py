@@ -445,6 +445,9 @@ def test_config_sets_a_member_of_a_merged_object(trusted: Path, repl: Repl, caps
     )
     out = run(repl, "/config set permissions.allow Bash", capsys)  # not a list: refused, file unchanged
     assert out.startswith("/config: not saved:") and "permissions.allow" in out
+    for refused in ("permissions.defaultMode planning", "sandbox.mode strict", 'permissions.deny ["Bash("]'):
+        assert run(repl, f"/config set {refused}", capsys).startswith("/config: not saved:")
+    assert json.loads(local.read_text())["permissions"]["defaultMode"] == "plan"
     run(repl, "/config unset permissions.defaultMode", capsys)
     assert json.loads(local.read_text())["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert 'unknown settings key "model.name"' in run(repl, "/config set model.name x", capsys)
