@@ -218,20 +218,23 @@ def _whole(cwd: Path, pending: Mapping[Path, dict[str, Any]]) -> str | None:
 
 def _checked(args: argparse.Namespace, cwd: Path) -> str | None:
     """What a run in `cwd` would refuse in `args` before it starts: the flags' checks, the permission
-    rules and mode, the sandbox's members. Not an `apiKeyEnv` variable unset now: it may be exported later,
-    or in another shell, and a run says so when it is still missing; nor whether the sandbox can start
-    on this machine."""
+    rules and mode, the sandbox's members, the MCP servers' entries. Not a variable unset now (`apiKeyEnv`,
+    a server's `${VAR}`): it may be exported later, or in another shell, and a run says so when it is still
+    missing; nor whether the sandbox can start on this machine."""
     from sagent.cli.flags import checked
     from sagent.cli.permission_settings import PermissionsError, from_args
     from sagent.cli.sandbox_settings import SandboxSettingsError, sandbox_policy
+    from sagent.mcp.config import McpConfigError, parse_servers
 
     args.api_key_env = None
     problem = checked(args)
     if problem is None:
+        origins = {k.removeprefix("mcpServers."): str(v) for k, v in args.settings_files.loaded.origins.items()}
         try:
             from_args(args, cwd)
             sandbox_policy(args)
-        except (PermissionsError, SandboxSettingsError) as error:
+            parse_servers(dict(getattr(args, "mcp_servers", None) or {}), "settings", [], origins, expand_vars=False)
+        except (PermissionsError, SandboxSettingsError, McpConfigError) as error:
             problem = str(error)
     return problem
 

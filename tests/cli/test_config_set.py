@@ -115,6 +115,8 @@ def test_an_unknown_key_or_member_is_an_error_naming_the_nearest(
         ("permissions.headlessDefault", "ask", 'must be "allow" or "deny"'),
         ("sandbox.mode", "strict", "must be one of"),
         ("sandbox", '{"network": "yes"}', "sandbox.network"),
+        ("mcpServers.docs", '{"command": ""}', "must not be empty"),
+        ("mcpServers", '{"bad name!": {"command": "x"}}', "a server name is"),
     ],
 )
 def test_a_value_a_run_refuses_is_not_written(
@@ -150,7 +152,12 @@ def test_a_variable_not_exported_yet_can_be_named(
 ) -> None:
     monkeypatch.delenv("SAGENT_TEST_NOT_YET_SET", raising=False)
     assert config(capsys, "set", "apiKeyEnv", "SAGENT_TEST_NOT_YET_SET")[0] == 0
-    assert json.loads(user.read_text()) == {"apiKeyEnv": "SAGENT_TEST_NOT_YET_SET"}
+    server = '{"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X": "${SAGENT_TEST_NOT_YET_SET}"}}'
+    assert config(capsys, "set", "mcpServers.docs", server)[0] == 0
+    assert json.loads(user.read_text()) == {
+        "apiKeyEnv": "SAGENT_TEST_NOT_YET_SET",
+        "mcpServers": {"docs": json.loads(server)},
+    }
 
 
 def test_a_file_with_two_bad_values_is_mended_one_at_a_time(
