@@ -100,7 +100,7 @@ def parse_value(key: str, text: str) -> Any:
     takes names; always text for an `env` member."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python parses: the text as given
         value = text
     top, member = split_key(key)
     shape = KEYS[top].shape if member is None else ("text" if top == "env" else "json")

@@ -220,6 +220,7 @@ def test_unset_of_a_key_the_file_lacks_changes_nothing(
         ("model", '"gpt-5.4"', "gpt-5.4"),
         ("appendSystemPrompt", "42", "42"),
         ("compactAt", "0.6", 0.6),
+        pytest.param("appendSystemPrompt", "[" * 5000, "[" * 5000, id="nested-past-json"),
     ],
 )
 def test_values_are_read_as_the_repl_reads_them(
@@ -256,3 +257,11 @@ def test_sagent_config_set_from_the_command_line(tmp_path: Path) -> None:
     done = run("set", "maxTokens", "0")
     assert done.returncode == 2 and "not saved" in done.stderr and "at least 1" in done.stderr
     assert "permissions.defaultMode" in run("set", "--help").stdout
+
+
+def test_a_value_nested_past_what_json_parses_is_an_error_not_a_crash(
+    project: Path, user: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = config(capsys, "set", "tools", "[" * 5000)
+    assert code == 2 and err.startswith("sagent: error: not saved:") and "unknown tool" in err
+    assert not user.exists()
