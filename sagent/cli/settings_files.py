@@ -178,9 +178,10 @@ def settings_files(cwd: Path) -> list[tuple[str, Path]]:
     ]
 
 
-def load(cwd: Path, trusted: bool | None = None) -> Loaded:
+def load(cwd: Path, trusted: bool | None = None, pending: Mapping[Path, dict[str, Any]] | None = None) -> Loaded:
     """Read and check the settings files for `cwd` and merge them; SettingsError for the first bad one.
-    `trusted` says whether the project's own files apply; None asks the user's trust store."""
+    `trusted` says whether the project's own files apply; None asks the user's trust store. `pending`
+    gives a file's content as it would be written, read instead of the file (a change checked unwritten)."""
     loaded = Loaded()
     loaded.root = project_root(cwd)
     if trusted is None:
@@ -190,7 +191,7 @@ def load(cwd: Path, trusted: bool | None = None) -> Loaded:
     loaded.trusted = trusted
     seen: set[Path] = set()
     for scope, path in settings_files(cwd):
-        data = None if path in seen else read_file(path)
+        data = None if path in seen else pending[path] if pending and path in pending else read_file(path)
         seen.add(path)
         loaded.files.append(SettingsFile(scope, path, data is not None))
         if data is None:

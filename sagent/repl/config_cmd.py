@@ -1,30 +1,26 @@
 """`/config`: the settings in the REPL. Alone it lists every key's value and where it came from, as `sagent
 config` does; `/config get KEY` shows one; `/config set KEY VALUE [--scope user|project|local]` writes it to a
-settings file (checked as a run checks it, and put back when refused) and, where it can, applies it now;
-`/config unset KEY [--scope ...]` removes it. `OBJECT.MEMBER` names one member of a merged object
-(`env.NAME`, `permissions.defaultMode`); a secret kept in `env` is never printed."""
+settings file and `/config unset KEY [--scope ...]` removes it, both through sagent/cli/config_set.py (the
+key, the value, the checks and the write are `sagent config set`'s), and here a change is applied now where
+it can be. `OBJECT.MEMBER` names one member of a merged object (`env.NAME`, `permissions.defaultMode`); a
+secret kept in `env` is never printed."""
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagent.repl.commands import CommandError, command
 
 if TYPE_CHECKING:
+    from sagent.cli.config_set import Change
     from sagent.repl.host import ReplHost
     from sagent.repl.launch import Launch
 
 USAGE = "/config [get KEY | set KEY VALUE | unset KEY] [--scope user|project|local]"
-DEFAULT_SCOPE = "local"
-"""Where `/config set` writes without `--scope`: this project on this machine only (as `sagent mcp add`
-does), so no other project and no teammate is changed by it."""
 LIVE = (
     "model",
     "provider",
@@ -40,6 +36,7 @@ LIVE = (
 
 @command("config", "view and change settings (alone: every key and where it came from)", USAGE)
 def _config(repl: ReplHost, arg: str) -> list[str]:
+    from sagent.cli.config_set import DEFAULT_SCOPE
     from sagent.cli.settings_files import SettingsError
 
     cwd = repl.agent.context.cwd
@@ -77,31 +74,20 @@ def _scope(arg: str) -> tuple[str, str | None]:
     return (arg[: found.start()] + arg[found.end() :]).strip(), scope
 
 
-def namespace(cwd: Path, launch: Launch | None, trusted: bool | None = None) -> argparse.Namespace:
+def namespace(cwd: Path, launch: Launch | None) -> argparse.Namespace:
     """The arguments a run started now would get: the settings files as they are now, under the flags the
-    REPL was started with. `trusted` as `settings_files.load` takes it (True checks a project's files in
-    full even where they do not apply). SettingsError for a file that cannot be used."""
-    from sagent.cli.flags import build_parser
-    from sagent.cli.settings_files import Sources, defaults, load
+    REPL was started with. SettingsError for a file that cannot be used."""
+    from sagent.cli import config_set
 
-    parser = build_parser()
-    loaded = load(cwd, trusted)
-    values = defaults(loaded, parser)
-    for dest in ("env", "permissions", "hooks", "mcp_servers", "sandbox_settings"):
-        values.setdefault(dest, {})
-    parser.set_defaults(**values)
-    args = parser.parse_args([])
     flags = dict(launch.flags) if launch is not None else {}
-    for dest, value in flags.items():
-        setattr(args, dest, value)
-    before = launch.sources.environ_before if launch is not None and launch.sources is not None else dict(os.environ)
-    args.settings_files = Sources(loaded, frozenset(flags), before)
-    return args
+    before = launch.sources.environ_before if launch is not None and launch.sources is not None else None
+    return config_set.namespace(cwd, flags, before)
 
 
 def report(cwd: Path, launch: Launch | None) -> dict[str, Any]:
     """`sagent config`'s report for this REPL: every key, its value and where it came from."""
     from sagent.cli.config_cmd import effective
+    from sagent.cli.config_set import shown_env
 
     found = effective(namespace(cwd, launch))
     for name, item in found["env"].items():
@@ -109,164 +95,49 @@ def report(cwd: Path, launch: Launch | None) -> dict[str, Any]:
     return found
 
 
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
-"""An environment variable whose name says it holds a secret: its value is never printed."""
-
-
-def shown_env(name: str, value: str) -> str:
-    """An `env` value as /config prints it: hidden when the name says it is a secret, else as it is (with
-    the secrets sagent knows redacted)."""
-    from sagent.redaction import redact
-
-    return f"(hidden, {len(value)} characters)" if SECRET_NAME.search(name) else redact(value)
-
-
 def _get(cwd: Path, launch: Launch | None, key: str) -> str:
-    top, member = _split(_known(key))
+    from sagent.cli.config_set import known_key, shown_value, split_key
+    from sagent.cli.settings_files import KEYS
+
+    top, member = split_key(known_key(key))
     if member is None:
         item = report(cwd, launch)["settings"][top]
         return f"{key} = {json.dumps(item['value'], ensure_ascii=False)}  (from {item['from']})"
     args = namespace(cwd, launch)
-    from sagent.cli.settings_files import KEYS
-
     merged = getattr(args, KEYS[top].dest, None) or {}
     if member not in merged:
         return f"{key} is not set by a settings file"
-    value = merged[member]
-    if top == "env":
-        value = shown_env(member, str(value))  # a key kept in a settings file's env is not printed
-    return f"{key} = {json.dumps(value, ensure_ascii=False)}  (from {args.settings_files.origin(key)})"
-
-
-def _split(key: str) -> tuple[str, str | None]:
-    """`permissions.defaultMode` as ("permissions", "defaultMode"); a plain key with no member."""
-    top, dot, member = key.partition(".")
-    return (top, member) if dot else (key, None)
-
-
-def _known(key: str) -> str:
-    """`key` when it is a settings key, or `OBJECT.MEMBER` of one merged member by member (`env.NAME`,
-    `permissions.defaultMode`, `sandbox.mode`); CommandError naming the nearest key otherwise."""
-    from sagent.cli.settings_files import KEYS, MERGED
-
-    top, member = _split(key)
-    if top in KEYS and (member is None or (top in MERGED and member)):
-        return key
-    close = difflib.get_close_matches(top, list(KEYS), n=1)
-    hint = f"; did you mean {close[0]}?" if close and member is None else "; /config lists them"
-    raise CommandError(f"unknown settings key {key!r}{hint}")
-
-
-def parse_value(key: str, text: str) -> Any:
-    """VALUE as the key's JSON: a number, true/false, a list or an object when it reads as one; words for a
-    string key (quotes optional); a comma-separated list for a key that takes names."""
-    from sagent.cli.settings_files import KEYS
-
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = text
-    top, member = _split(key)
-    shape = KEYS[top].shape if member is None else ("text" if top == "env" else "json")
-    if shape in ("string", "text") and not isinstance(value, str):
-        return text
-    if shape == "names" and isinstance(value, str):
-        return [] if value.strip().lower() == "none" else [n.strip() for n in value.split(",") if n.strip()]
-    return value
+    return f"{key} = {shown_value(key, merged[member])}  (from {args.settings_files.origin(key)})"
 
 
 def set_key(repl: ReplHost, key: str, text: str, scope: str) -> list[str]:
-    key = _known(key)
-    value = parse_value(key, text)
-    top, member = _split(key)
+    """`/config set`: the key written by sagent.cli.config_set, then put to work here where it can."""
+    from sagent.cli import config_set
+    from sagent.cli.settings_files import SettingsError
 
-    def change(data: dict[str, Any]) -> None:
-        if member is None:
-            data[top] = value
-            return
-        holder = data.setdefault(top, {})
-        if not isinstance(holder, dict):
-            raise CommandError(f'the file\'s "{top}" is not an object; fix it by hand')
-        holder[member] = value
-
-    path = _rewrite(repl, scope, change, key)
-    shown = json.dumps(shown_env(member, str(value)) if top == "env" and member else value, ensure_ascii=False)
-    return [f"{key} = {shown} saved in {path} ({scope})", *_effect(repl, key, path, scope)]
+    change = config_set.set_key(repl.agent.context.cwd, scope, key, text)
+    try:
+        effect = _effect(repl, change.key, change.path, scope)
+    except SettingsError:  # the settings were refused before this change and still are (`_notes` says why)
+        effect = ["it applies once the settings are mended"]
+    return [config_set.said(change), *_notes(repl, change), *effect]
 
 
 def unset_key(repl: ReplHost, key: str, scope: str) -> list[str]:
-    key = _known(key)
-    top, member = _split(key)
-    removed = False
+    """`/config unset`: the key removed by sagent.cli.config_set."""
+    from sagent.cli import config_set
 
-    def change(data: dict[str, Any]) -> None:
-        nonlocal removed
-        holder = data if member is None else data.get(top)
-        name = top if member is None else member
-        if isinstance(holder, dict) and name in holder:
-            del holder[name]
-            removed = True
-
-    path = _rewrite(repl, scope, change)
-    if not removed:
-        return [f"{key} is not set in {path} ({scope}); nothing changed"]
-    return [f"{key} removed from {path} ({scope}); it applies from the next start"]
+    change = config_set.unset_key(repl.agent.context.cwd, scope, key)
+    if not change.changed:
+        return [config_set.said(change)]
+    return [f"{config_set.said(change)}; it applies from the next start", *_notes(repl, change)]
 
 
-def _rewrite(repl: ReplHost, scope: str, change: Any, key: str | None = None) -> Path:
-    """Change the scope's settings file with `change(data)`, then check it as a run would (and `key`'s value
-    in it on its own, even where another file or a flag wins over it); a change they refuse is put back and
-    raised as a CommandError. The file's path."""
-    from sagent.cli.settings_files import SettingsError, read_file, settings_files
+def _notes(repl: ReplHost, change: Change) -> list[str]:
+    from sagent.cli.config_set import still_line
 
-    cwd = repl.agent.context.cwd
-    path = dict(settings_files(cwd))[scope]
-    before = path.read_bytes() if path.is_file() else None
-    data = read_file(path) or {}
-    change(data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _replace(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    try:
-        problem = _problem(cwd, repl.state.launch, path, key, data.get(key) if key else None)
-    except SettingsError as error:
-        problem = str(error)
-    if problem:
-        if before is None:
-            path.unlink()
-        else:
-            _replace(path, before)
-        raise CommandError(f"not saved: {problem}")
-    return path
-
-
-def _replace(path: Path, content: bytes) -> None:
-    """Write `path` whole or not at all (a crash leaves the old file), keeping its permissions: a file kept
-    private because its `env` holds a key stays private."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(content)
-    if path.exists():
-        shutil.copymode(path, partial)
-    os.replace(partial, path)
-
-
-def _problem(cwd: Path, launch: Launch | None, path: Path, key: str | None, value: Any) -> str | None:
-    """What a run would refuse in the settings files now (a project's checked in full, trusted or not), or
-    in `key`'s `value` as `path` gives it; None when all is well. SettingsError for a file it cannot use."""
-    from sagent.cli.flags import build_parser, checked
-    from sagent.cli.settings_files import KEYS, Loaded, Sources, defaults
-
-    args = namespace(cwd, launch, trusted=True)
-    problem = checked(args)
-    if problem or key is None or key not in KEYS:
-        return problem
-    alone = Loaded()
-    alone.values, alone.origins = {key: value}, {key: path}
-    for dest, converted in defaults(alone, build_parser()).items():  # the flag's own type and choices
-        setattr(args, dest, converted)
-    sources: Sources = args.settings_files
-    sources.loaded.origins[key] = path
-    args.settings_files = Sources(sources.loaded, sources.flags - {KEYS[key].dest}, sources.environ_before)
-    return checked(args)  # the ranges (`--max-tokens must be at least 1`), told as this file's key
+    still = still_line(change)
+    return [repl.renderer.c("dim", line) for line in [*change.warnings, *([still] if still else [])]]
 
 
 def _effect(repl: ReplHost, key: str, path: Path, scope: str) -> list[str]:

@@ -156,19 +156,24 @@ def test_config_lists_every_key_with_its_origin(repl: Repl, capsys: pytest.Captu
     assert "/config set KEY VALUE" in lines[-1]
 
 
-def test_config_set_writes_the_local_file_and_switches_the_model_now(
+def test_config_set_writes_the_user_file_by_default_and_switches_the_model_now(
     trusted: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     switched: list[tuple[str | None, str | None]] = []
     agent = Agent(ScriptedModel([]), cwd=trusted)
     repl = repl_on(agent, switched)
     out = run(repl, "/config set model claude-opus-4-8", capsys)
-    local = trusted / ".sagent" / "settings.local.json"
-    assert json.loads(local.read_text()) == {"model": "claude-opus-4-8"}
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"
+    assert json.loads(user.read_text()) == {"model": "claude-opus-4-8"}
+    assert not (trusted / ".sagent" / "settings.local.json").exists()
     assert switched == [(None, "claude-opus-4-8")]
-    assert f"saved in {local} (local)" in out and "switched to" in out
+    assert f"saved in {user} (user)" in out and "switched to" in out
     out = run(repl, "/config get model", capsys)
-    assert out.strip() == f'model = "claude-opus-4-8"  (from {local})'
+    assert out.strip() == f'model = "claude-opus-4-8"  (from {user})'
+    out = run(repl, "/config set model claude-haiku-4-5 --scope local", capsys)
+    local = trusted / ".sagent" / "settings.local.json"
+    assert json.loads(local.read_text()) == {"model": "claude-haiku-4-5"}
+    assert f"saved in {local} (local)" in out and switched[-1] == (None, "claude-haiku-4-5")
 
     out = run(repl, "/config set effort high", capsys)
     assert agent.settings.effort == "high" and "in this REPL now" in out
@@ -204,7 +209,7 @@ def test_config_refuses_a_bad_value_and_leaves_the_file_as_it_was(
     local.write_text('{\n    "maxTokens": 100\n}\n')
     before = local.read_bytes()
     for bad in ("/config set maxTokens lots", "/config set maxTokens 0", "/config set effort extreme"):
-        out = run(repl, bad, capsys)
+        out = run(repl, f"{bad} --scope local", capsys)
         assert out.startswith("/config: not saved:") and str(local) in out
         assert local.read_bytes() == before
     out = run(repl, "/config set maxTokens 0 --scope user", capsys)
@@ -213,8 +218,8 @@ def test_config_refuses_a_bad_value_and_leaves_the_file_as_it_was(
 
 def test_config_unknown_key_suggests_the_nearest(repl: Repl, capsys: pytest.CaptureFixture[str]) -> None:
     out = run(repl, "/config set modle claude-opus-4-8", capsys)
-    assert out.strip() == "/config: unknown settings key 'modle'; did you mean model?"
-    assert run(repl, "/config get modle", capsys).strip().endswith("did you mean model?")
+    assert out.strip() == '/config: unknown settings key "modle"; did you mean "model"? (the keys: docs/settings.md)'
+    assert 'did you mean "model"?' in run(repl, "/config get modle", capsys)
     assert "usage: /config" in run(repl, "/config set model", capsys)
     assert "--scope takes one of user, project, local" in run(repl, "/config set model x --scope team", capsys)
 
@@ -222,7 +227,7 @@ def test_config_unknown_key_suggests_the_nearest(repl: Repl, capsys: pytest.Capt
 def test_config_in_a_folder_not_trusted_says_the_file_does_not_apply(
     repl: Repl, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = run(repl, "/config set model claude-opus-4-8", capsys)
+    out = run(repl, "/config set model claude-opus-4-8 --scope local", capsys)
     assert "not trusted" in out and f"sagent trust {project}" in out
 
 
@@ -426,7 +431,7 @@ def test_config_completes_its_verbs_and_the_settings_keys(repl: Repl) -> None:
 
 
 def test_config_sets_a_member_of_a_merged_object(trusted: Path, repl: Repl, capsys: pytest.CaptureFixture[str]) -> None:
-    local = trusted / ".sagent" / "settings.local.json"
+    local = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"  # the user's file, by default
     out = run(repl, "/config set permissions.defaultMode plan", capsys)
     assert "saved in" in out and "next start" in out
     run(repl, '/config set permissions.allow ["Bash(ls:*)"]', capsys)
@@ -440,15 +445,18 @@ def test_config_sets_a_member_of_a_merged_object(trusted: Path, repl: Repl, caps
     )
     out = run(repl, "/config set permissions.allow Bash", capsys)  # not a list: refused, file unchanged
     assert out.startswith("/config: not saved:") and "permissions.allow" in out
+    for refused in ("permissions.defaultMode planning", "sandbox.mode strict", 'permissions.deny ["Bash("]'):
+        assert run(repl, f"/config set {refused}", capsys).startswith("/config: not saved:")
+    assert json.loads(local.read_text())["permissions"]["defaultMode"] == "plan"
     run(repl, "/config unset permissions.defaultMode", capsys)
     assert json.loads(local.read_text())["permissions"] == {"allow": ["Bash(ls:*)"]}
-    assert "unknown settings key 'model.name'" in run(repl, "/config set model.name x", capsys)
+    assert 'unknown settings key "model.name"' in run(repl, "/config set model.name x", capsys)
 
 
 def test_config_never_prints_a_secret_it_keeps_in_env(
     trusted: Path, repl: Repl, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = run(repl, f"/config set env.OPENAI_API_KEY {SECRET}", capsys)
+    out = run(repl, f"/config set env.OPENAI_API_KEY {SECRET} --scope local", capsys)
     assert SECRET not in out and "hidden" in out
     assert json.loads((trusted / ".sagent" / "settings.local.json").read_text()) == {"env": {"OPENAI_API_KEY": SECRET}}
     for shown in ("/config get env.OPENAI_API_KEY", "/config"):
@@ -467,3 +475,29 @@ def test_config_keeps_a_private_file_private(repl: Repl, capsys: pytest.CaptureF
     assert json.loads(user.read_text()) == {"env": {"ANTHROPIC_API_KEY": "sk-ant-kept"}, "maxTokens": 2000}
     assert user.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in user.parent.iterdir()] == ["settings.json"]  # no partial file left behind
+
+
+def test_config_mends_a_file_with_two_bad_values_one_at_a_time(repl: Repl, capsys: pytest.CaptureFixture[str]) -> None:
+    """A change that does not make the settings worse is kept even while another key is still refused (it
+    says so), so a file with two bad keys is mended from /config as well as by hand."""
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"maxTokens": "lots", "effort": "ultra"}))
+    out = run(repl, "/config set maxTokens 100", capsys)
+    assert "saved in" in out and "a run still refuses the settings" in out and '"effort"' in out
+    out = run(repl, "/config set effort high", capsys)
+    assert "saved in" in out and "still refuses" not in out
+    assert json.loads(user.read_text()) == {"maxTokens": 100, "effort": "high"}
+    assert run(repl, "/config set maxTokens lots", capsys).startswith("/config: not saved:")
+
+
+def test_config_and_sagent_config_set_write_the_same_file(
+    repl: Repl, project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sagent.cli.config_cmd import config_command
+
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"
+    run(repl, "/config set model claude-opus-4-8", capsys)
+    monkeypatch.chdir(project)
+    assert config_command(["set", "permissions.defaultMode", "plan"]) == 0
+    assert json.loads(user.read_text()) == {"model": "claude-opus-4-8", "permissions": {"defaultMode": "plan"}}

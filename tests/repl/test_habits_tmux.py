@@ -67,15 +67,19 @@ def test_status_and_config_in_the_repl(project: Path, tmp_path: Path) -> None:
         term.type("/config set model claude-opus-4-8")
         term.press("Enter")
         term.wait_for("switched to anthropic/claude-opus-4-8")
-        local = project / ".sagent" / "settings.local.json"
-        assert json.loads(local.read_text()) == {"model": "claude-opus-4-8"}
+        user = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent" / "settings.json"  # the user's file by default
+        assert json.loads(user.read_text()) == {"model": "claude-opus-4-8"}
         term.type("/config set maxTokens lots")
         term.press("Enter")
         term.wait_for("/config: not saved:")
-        assert json.loads(local.read_text()) == {"model": "claude-opus-4-8"}
+        assert json.loads(user.read_text()) == {"model": "claude-opus-4-8"}
+        term.type("/config set effort high --scope local")
+        term.press("Enter")
+        term.wait_for('effort is "high" in this REPL now')
+        assert json.loads((project / ".sagent" / "settings.local.json").read_text()) == {"effort": "high"}
         term.type("/config get modle")
         term.press("Enter")
-        term.wait_for("did you mean model?")
+        term.wait_for('did you mean "model"?')
         assert fake.requests == []  # none of it reached the model
 
 
