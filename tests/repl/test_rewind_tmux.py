@@ -4,6 +4,7 @@ an Edit failed on is not touched at all."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,19 @@ def input_box(screen: str, mark: str) -> str:
     return screen.split(mark)[-1].rsplit("› ", 1)[-1].split("\n")[0].rstrip()
 
 
+def wait_for_input_box(term: Tmux, mark: str, wanted: str, timeout: float = 20.0) -> str:
+    """Wait until the input box below the last `mark` holds `wanted` (an earlier `mark` on the screen, followed
+    by the message sent again, must not pass for the new one); the screen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = term.screen()
+        if mark in screen and input_box(screen, mark) == wanted:
+            return screen
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the input box below {mark!r} never held {wanted!r}; the screen was:\n{screen}")
+        time.sleep(0.1)
+
+
 def test_rewind_and_fork_put_back_what_was_typed_once_however_often(project: Path, tmp_path: Path) -> None:
     steps = [text_response(f"Answer {n}.") for n in range(5)]
     with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project) as term:
@@ -119,13 +133,11 @@ def test_rewind_and_fork_put_back_what_was_typed_once_however_often(project: Pat
         wait_after(term, "Answer 0.", "─ this turn")
         for n in (1, 2):  # each time the message comes back as typed, and sent again it attaches app.py once
             send(term, "/rewind 1")
-            screen = wait_after(term, "─ rewound to before", "› explain @app.py")
-            assert input_box(screen, "─ rewound to before") == "explain @app.py"
+            wait_for_input_box(term, "─ rewound to before", "explain @app.py")
             term.press("Enter")
             wait_after(term, f"Answer {n}.", "─ this turn")
         send(term, "/fork 1")
-        screen = wait_after(term, "the original is unchanged", "› explain @app.py")
-        assert input_box(screen, "the original is unchanged") == "explain @app.py"
+        screen = wait_for_input_box(term, "the original is unchanged", "explain @app.py")
         assert "<file" not in screen
         term.press("Enter")
         wait_after(term, "Answer 3.", "─ this turn")
