@@ -25,6 +25,7 @@ from sagent.attachments import is_shell_context, typed_text
 from sagent.events import (
     Compacted,
     ContextPruned,
+    ErrorEvent,
     Event,
     MessageAdded,
     Result,
@@ -61,11 +62,14 @@ class Repl:
         history_file: Path | None = None,
         switch: Callable[[Agent, str | None, str | None], str] | None = None,
         first_prompt: str | None = None,
+        api_key_env: str | None = None,
     ) -> None:
         """`new_agent(session_path=None)` builds an agent on the current model (for /clear and /resume);
         `switch(agent, provider, model)` moves the agent to another model and returns a line to show;
-        `first_prompt` is sent as soon as the REPL is up (`sagent "fix the test"`)."""
+        `first_prompt` is sent as soon as the REPL is up (`sagent "fix the test"`); `api_key_env` is the
+        variable `--api-key-env` named for the first model's provider (a refused key's hint names it)."""
         self.first_prompt = first_prompt
+        self._key_env = (agent.model.provider, api_key_env)
         self.agent = agent
         self.new_agent = new_agent
         self.switch = switch
@@ -217,6 +221,8 @@ class Repl:
         if agent is not self.agent or not agent.running:
             return  # an agent /clear or /resume replaced; or a command's own change (/compact prints its own)
         self.commit(self.renderer.feed(event))
+        if isinstance(event, ErrorEvent) and event.kind == "authentication":
+            self.commit(self._key_hint())
         self.state.clock.feed(event)
         if isinstance(event, Result) and event.subtype == "error_max_budget_usd":
             self.commit([self.renderer.c("yellow", budget.raise_hint(self.agent))])
@@ -232,6 +238,15 @@ class Repl:
         elif isinstance(event, ToolStarted | ToolFinished | Result):
             pass
         self.refresh()
+
+    def _key_hint(self) -> list[str]:
+        """The line under a refused key's error: the variable to check, as headless mode says it."""
+        from sagent.providers.registry import key_hint
+
+        provider = self.agent.model.provider
+        first, api_key_env = self._key_env
+        hint = key_hint(provider, api_key_env if provider == first else None)
+        return [self.renderer.c("yellow", f"  {hint}")] if hint else []
 
     def interrupt(self) -> None:
         if self.busy:

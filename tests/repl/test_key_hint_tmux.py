@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.anthropic_server import Fault, FakeAnthropic, text_response
+from tests.fakes.anthropic_server import FakeAnthropic, Fault, text_response
 from tests.repl.test_repl_tmux import env_for
 from tests.repl.tmux import HAVE_TMUX, Tmux
 
@@ -23,18 +23,18 @@ def refused() -> Fault:
 def test_a_refused_key_in_the_repl_names_the_variable_to_check(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    with FakeAnthropic([refused(), text_response("Now it works.")]) as fake:
-        with Tmux([], env_for(fake, tmp_path), project, width=160) as term:
-            term.wait_for("Esc interrupts")
-            term.type("hello")
-            term.press("Enter")
-            screen = term.wait_for("HTTP 401")
-            screen = term.wait_for("refused the key in ANTHROPIC_API_KEY")
-            assert "--api-key-env" in screen
-            # The REPL stays usable: the next message is sent and answered.
-            term.type("again")
-            term.press("Enter")
-            term.wait_for("Now it works.")
+    steps = [refused(), text_response("Now it works.")]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project, width=160) as term:
+        term.wait_for("Esc interrupts")
+        term.type("hello")
+        term.press("Enter")
+        screen = term.wait_for("HTTP 401")
+        screen = term.wait_for("refused the key in ANTHROPIC_API_KEY")
+        assert "--api-key-env" in screen
+        # The REPL stays usable: the next message is sent and answered.
+        term.type("again")
+        term.press("Enter")
+        term.wait_for("Now it works.")
 
 
 @tmux_only
