@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sagent.cli.git_exclude import exclude_from_git
 from sagent.cli.settings_files import Loaded, SettingsError, Sources, load, project_root, read_file, user_settings_file
 from sagent.mcp.config import (
     PROJECT_FILE,
@@ -237,6 +238,8 @@ def _add(argv: list[str]) -> int:
     parse_server(args.name, entry, "the command line", [])  # checked as a run would read it
     path = scope_file(args.scope, Path(args.cwd))
     write_entry(path, args.name, entry)
+    if args.scope == "local":  # this machine's file: git is told not to offer it for a commit
+        exclude_from_git(path)
     print(f"added MCP server {args.name} ({args.scope}) to {path}")
     return 0
 

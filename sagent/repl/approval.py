@@ -321,6 +321,9 @@ def save_project_rules(cwd: Path, rules: list[str]) -> Path:
     partial = path.with_suffix(".json.partial")
     partial.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(partial, path)
+    from sagent.cli.git_exclude import exclude_from_git
+
+    exclude_from_git(path)  # this machine's file: git is told not to offer it for a commit
     return path
 
 

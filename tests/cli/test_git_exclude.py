@@ -135,7 +135,7 @@ def test_a_committed_file_is_left_to_the_user(tmp_path: Path) -> None:
     assert (root / ".git" / "info" / "exclude").read_text() == ""
 
 
-def test_outside_a_repository_or_without_git_nothing_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_outside_a_repository_or_without_git_nothing_happens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = tmp_path / "plain"
     (plain / ".sagent").mkdir(parents=True)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
