@@ -286,27 +286,27 @@ class Repl:
 
     # ------------------------------------------------------------------------------------ status
 
-    def status_text(self) -> str:
+    def status_text(self, width: int | None = None) -> str:
+        """The status line, fitted to `width` columns (the terminal's; padding included): the least useful
+        parts shortened or left out first, the permission mode kept (sagent/repl/status_line.py)."""
+        from sagent.permissions.policy import mode_of
+        from sagent.repl.status_line import StatusFacts, fit
+
         now = self.agent.snapshot(measure=False)  # repainted often: the context is not measured here
-        limit = now.context_window
-        used = self.state.last_input_tokens
-        context = f"ctx {used:,}"
-        if limit:
-            context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
-        cost = f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else "")
-        parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
-        if self.state.fleet is not None:  # with --fleet: `fleet NAME as LABEL`
-            parts.append(self.state.fleet.text())
-        running = [r.call.name for r in self.renderer.running.values()]
-        jobs = now.running_jobs()
-        if jobs:
-            parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
-        if running:
-            parts.append("running " + ", ".join(running))
-        mode = approval.mode_text(self.agent)  # last: it matters least of these when the line is cut
-        if mode:
-            parts.append(mode)
-        return " │ ".join(parts)
+        fleet = self.state.fleet
+        facts = StatusFacts(
+            provider=now.provider,
+            model=now.model,
+            cost=f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else ""),
+            used_tokens=self.state.last_input_tokens,
+            context_window=now.context_window,
+            fleet=fleet.text() if fleet is not None else "",  # with --fleet: `fleet NAME as LABEL`
+            fleet_label=fleet.label if fleet is not None else "",
+            jobs=len(now.running_jobs()),
+            running=tuple(r.call.name for r in self.renderer.running.values()),
+            mode=mode_of(self.agent) or "",
+        )
+        return fit(facts, (self.settings.width if width is None else width) - 2)
 
     def agents_text(self) -> str:
         """One line per sub-agent alive in the tree: label, model, status, spend."""
