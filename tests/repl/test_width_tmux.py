@@ -48,23 +48,27 @@ def rule_rows(screen: str) -> int:
     return sum(1 for line in screen.splitlines() if line.strip() and set(line.strip()) == {"─"})
 
 
-@pytest.mark.parametrize("width", [80, 60, 40])
-def test_the_status_line_keeps_the_mode_at_narrow_widths(project: Path, tmp_path: Path, width: int) -> None:
+NEXT_MODE = {"default": "acceptEdits", "acceptEdits": "plan", "plan": "default"}
+
+
+@pytest.mark.parametrize(("width", "mode"), [(80, "default"), (60, "acceptEdits"), (40, "plan")])
+def test_the_status_line_keeps_the_mode_at_narrow_widths(project: Path, tmp_path: Path, width: int, mode: str) -> None:
     steps = [text_response("Done.", input_tokens=12_345, output_tokens=678)]
-    args = ["--permission-mode", "acceptEdits"]
+    args = ["--permission-mode", mode]
     with FakeAnthropic(steps) as fake, Tmux(args, env_for(fake, tmp_path), project, width=width) as term:
         term.wait_for("Esc interrupts")
         term.type("hello")
         term.press("Enter")
         term.wait_for("Done.")
-        row = wait_for_status(term, "ctx" if width > 40 else "acceptEdits")
+        row = wait_for_status(term, "ctx" if width > 40 else mode)
         assert len(row) <= width
-        assert "acceptEdits" in row  # the mode is never what goes
-        assert row.rstrip().endswith(("acceptEdits mode", "acceptEdits mode (⇧Tab)", "acceptEdits"))
+        # The mode is never what goes, and never cut: the line ends with one of its whole forms.
+        assert row.rstrip().endswith((f"{mode} mode", f"{mode} mode (⇧Tab)", f" {mode}")), row
         if width >= 60:
             assert "claude-sonnet-4-6" in row and "ctx" in row
         term.press("BTab")  # Shift+Tab: the next mode shows at once, at this width too
-        assert "plan" in wait_for_status(term, "plan")
+        after = NEXT_MODE[mode]
+        assert wait_for_status(term, after).rstrip().endswith((f"{after} mode", f"{after} mode (⇧Tab)", f" {after}"))
 
 
 def test_a_long_model_name_is_cut_with_an_ellipsis_and_the_mode_stays(project: Path, tmp_path: Path) -> None:
