@@ -144,6 +144,8 @@ def test_the_thread_holds_the_users_words_and_the_files_touched() -> None:
     history = [
         UserMessage.of("fix it"),
         AssistantMessage((read, edit)),
+        ToolResult.of(read, "a"),
+        ToolResult.of(edit, "edited"),
         PeerMessage("user", "also the docs"),  # a person's message to a sub-agent
         PeerMessage("w2", "done"),  # another agent's is not the user's
         UserMessage.of(f"{COMPACT_PREFIX}\n\nolder summary"),
