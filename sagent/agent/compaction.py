@@ -27,6 +27,7 @@ from typing import Literal
 
 from sagent.agent.tokens import estimate_message
 from sagent.events import Compacted, ContextPruned, Rewound, ToolResultsCleared
+from sagent.lib.words import quantity
 from sagent.redaction import redact
 from sagent.types import (
     AssistantMessage,
@@ -256,7 +257,7 @@ def check_summary(text: str, thread: Thread) -> tuple[str, tuple[str, ...]]:
         added.append("goal")
     if missing_users:
         parts.append(USER_SECTION + "\n" + "\n".join("> " + _quote(m) for m in missing_users))
-        added.append(f"{len(missing_users)} user messages")
+        added.append(quantity(len(missing_users), "user message"))
     if missing_read or missing_modified:
         lines = [FILES_SECTION]
         if missing_read:
@@ -264,7 +265,7 @@ def check_summary(text: str, thread: Thread) -> tuple[str, tuple[str, ...]]:
         if missing_modified:
             lines.append("Modified: " + ", ".join(missing_modified))
         parts.append("\n".join(lines))
-        added.append(f"{len(missing_read) + len(missing_modified)} file paths")
+        added.append(quantity(len(missing_read) + len(missing_modified), "file path"))
     return "\n\n".join(parts), tuple(added)
 
 

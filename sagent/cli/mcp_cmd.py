@@ -17,6 +17,7 @@ from typing import Any
 
 from sagent.cli.git_exclude import exclude_from_git
 from sagent.cli.settings_files import Loaded, SettingsError, Sources, load, project_root, read_file, user_settings_file
+from sagent.lib.words import quantity
 from sagent.mcp.config import (
     PROJECT_FILE,
     TRANSPORTS,
@@ -151,7 +152,7 @@ def _list(argv: list[str]) -> int:
     checked = asyncio.run(_check(servers, Path(args.cwd).resolve())) if servers else {}
     for server in servers:
         state, tools, _ = checked[server.name]
-        mark = f"connected, {len(tools)} tools" if state == "connected" else state
+        mark = f"connected, {quantity(len(tools), 'tool')}" if state == "connected" else state
         print(f"{server.name}: {server.describe()} - {mark}")
     for server in held:
         print(f"{server.name}: {server.describe()} - {why}")

@@ -8,6 +8,6 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
     return noun if n == 1 else (many if many is not None else noun + "s")
 
 
-def count(n: int, noun: str, many: str | None = None) -> str:
+def quantity(n: int, noun: str, many: str | None = None) -> str:
     """`n` and its noun: `1 line`, `0 lines`, `1,234 lines`, `3 tool rounds`, `2 entries` (with `many`)."""
     return f"{n:,} {plural(n, noun, many)}"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
 from sagent.lib.realpaths import real_path
+from sagent.lib.words import quantity
 from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, parse_mode
 from sagent.permissions.paths import inside
 from sagent.permissions.policy import Permissions, allowed_by, decide, mode_of, set_mode
@@ -213,7 +214,9 @@ def _labels(question: Question) -> list[tuple[str, str]]:
 def _cut(lines: list[str]) -> list[str]:
     if len(lines) <= PREVIEW_LINES:
         return ["  " + line for line in lines]
-    return ["  " + line for line in lines[:PREVIEW_LINES]] + [f"  … {len(lines) - PREVIEW_LINES} more lines"]
+    return ["  " + line for line in lines[:PREVIEW_LINES]] + [
+        f"  … {quantity(len(lines) - PREVIEW_LINES, 'more line')}"
+    ]
 
 
 def describe(call: ToolCall, cwd: str, diff: object) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sagent.lib.words import count
+from sagent.lib.words import quantity
 from sagent.repl.tool_view import cells, clip
 
 SEPARATOR = " │ "
@@ -70,7 +70,7 @@ def forms(facts: StatusFacts) -> dict[str, list[str]]:
         "cost": [facts.cost, ""],
         "context": context,
         "fleet": [facts.fleet, facts.fleet_label, ""] if facts.fleet else [""],
-        "jobs": [f"{count(jobs, 'job')} in background", count(jobs, "job"), ""] if jobs else [""],
+        "jobs": [quantity(jobs, "job") + " in background", quantity(jobs, "job"), ""] if jobs else [""],
         "running": ["running " + ", ".join(facts.running), ""] if facts.running else [""],
         "mode": [f"{mode} mode (⇧Tab)", f"{mode} mode", mode] if mode else [""],
     }

@@ -157,7 +157,7 @@ def test_the_thread_holds_the_users_words_and_the_files_touched() -> None:
 def test_the_check_puts_back_what_the_summary_lost() -> None:
     thread = Thread(("fix the\nparser", "use tabs"), ("src/parse.py",), ("src/parse.py", "tests/t.py"))
     kept, repaired = check_summary("## Goal\nFix it.\n## User messages\n> fix the\n> parser\nRead src/parse.py", thread)
-    assert repaired == ("1 user messages", "1 file paths")
+    assert repaired == ("1 user message", "1 file path")
     assert kept.endswith("> use tabs\n\n## Files (kept by sagent)\nModified: tests/t.py")
     assert check_summary(kept, thread)[1] == ()  # what the check wrote passes the check
 
