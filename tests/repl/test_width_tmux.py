@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
 from tests.repl.test_repl_tmux import env_for
 from tests.repl.tmux import HAVE_TMUX, Tmux
 
@@ -109,3 +109,29 @@ def test_a_resize_while_working_leaves_no_stale_spinner(project: Path, tmp_path:
     assert rule_rows(screen) == 1  # only the input box's rule
     order = [screen.index(s) for s in ("› build it", "Building.", "✓ Bash(sleep 3; echo built)", "Built it.")]
     assert order == sorted(order)
+
+
+def test_a_resize_while_an_answer_streams_leaves_each_line_once(project: Path, tmp_path: Path) -> None:
+    words = " ".join(f"word{n}" for n in range(60))  # one long paragraph, streamed slowly
+    steps = [
+        text_response("Ready."),
+        Reply([{"type": "text", "text": f"First line of the answer.\n\n{words}"}], delay=0.05),
+    ]
+    with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project, width=120) as term:
+        term.wait_for("Esc interrupts")
+        term.type("hi")
+        term.press("Enter")
+        term.wait_for("Ready.")
+        term.type("answer")
+        term.press("Enter")
+        term.wait_for("word3 ")  # the paragraph is streaming in the live area
+        term._tmux("resize-window", "-t", "main", "-x", "70")
+        screen = term.wait_for("word59")
+        deadline = time.monotonic() + 5
+        while "esc to interrupt" in screen and time.monotonic() < deadline:
+            time.sleep(0.1)
+            screen = term.screen()
+    assert "esc to interrupt" not in screen
+    assert screen.count("First line of the answer.") == 1
+    assert screen.count("word0 ") == 1  # the streaming paragraph was not left behind half-written
+    assert rule_rows(screen) == 1
