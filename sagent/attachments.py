@@ -24,6 +24,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from sagent.lib.words import plural, quantity
 from sagent.types import ImagePart, TextPart, UserContent, UserMessage
 
 MAX_TEXT_BYTES = 256_000
@@ -224,9 +225,14 @@ def _directory(full: Path, shown: str) -> Attachment:
         raise AttachmentError(f"{shown}: {_reason(error)}") from None
     names.sort()
     listed = names[:MAX_DIRECTORY_ENTRIES]
-    more = f"\n[and {len(names) - len(listed):,} more entries]" if len(names) > len(listed) else ""
+    more = (
+        f"\n[and {quantity(len(names) - len(listed), 'more entry', 'more entries')}]"
+        if len(names) > len(listed)
+        else ""
+    )
     block = f'<directory path="{_attr(shown)}">\n' + "\n".join(listed) + f"{more}\n</directory>"
-    count = f"{len(names):,}{'+' if len(names) > 10 * MAX_DIRECTORY_ENTRIES else ''} entries"
+    over = "+" if len(names) > 10 * MAX_DIRECTORY_ENTRIES else ""
+    count = f"{len(names):,}{over} {plural(len(names), 'entry', 'entries')}"
     return Attachment(full, f"{shown}/ ({count})", (TextPart(block),))
 
 

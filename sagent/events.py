@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from sagent.lib.words import quantity
 from sagent.types import AssistantMessage, Cost, Message, ToolCall, ToolResult, Usage, UserMessage
 
 # --------------------------------------------------------------------------- model stream (and forwarded)
@@ -149,7 +150,7 @@ class Compacted:
         reason = f" ({why[self.trigger]})" if self.trigger in why else ""
         kept = f", the last {self.kept} kept verbatim" if self.kept else ""
         sizes = _sizes(self.tokens_before, self.tokens_after)
-        return f"─ {sizes}: {self.replaced} messages summarised{kept}{reason} · ${self.cost.total:.4f}"
+        return f"─ {sizes}: {quantity(self.replaced, 'message')} summarised{kept}{reason} · ${self.cost.total:.4f}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, consu
 from sagent.advisor.policy import AdvisorPolicy
 from sagent.agent.hooks import Hook
 from sagent.events import AdvisorConsulted, HookNotice
+from sagent.lib.words import quantity
 from sagent.providers.base import Model
 from sagent.providers.catalog import cost_of
 from sagent.types import (
@@ -97,7 +98,7 @@ class AdvisorHook(Hook):
             return f"the limit of {p.max_consultations} consultations is reached"
         cooling = state.last_turn is not None and state.turn - state.last_turn < p.cooldown
         if trigger != "tool" and cooling:
-            return f"cooling down ({p.cooldown} turns between consultations)"
+            return f"cooling down ({quantity(p.cooldown, 'turn')} between consultations)"
         if p.max_usd is not None and self.spent(agent) >= Decimal(str(p.max_usd)):
             return f"the advisor's budget of ${p.max_usd} is spent"
         if agent.cost.over_budget():

@@ -27,8 +27,18 @@ from typing import Literal
 
 from sagent.agent.tokens import estimate_message
 from sagent.events import Compacted, ContextPruned, Rewound, ToolResultsCleared
+from sagent.lib.words import quantity
 from sagent.redaction import redact
-from sagent.types import AssistantMessage, Message, ModelRequest, PeerMessage, TextPart, ToolResult, UserMessage
+from sagent.types import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    PeerMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
 
 COMPACT_PREFIX = "[This conversation was compacted. A summary of everything before this point:]"
 COMPACT_INSTRUCTION = """\
@@ -116,21 +126,27 @@ class Thread:
     files_modified: tuple[str, ...] = ()
 
     def extended(self, history: Sequence[Message]) -> Thread:
-        """This thread plus what `history` adds (summaries already carried are not counted again)."""
+        """This thread plus what `history` adds (summaries already carried are not counted again): the
+        user's words, and the paths of the Read, Edit and Write calls whose result came back without error."""
         users = list(self.user_messages)
         read, modified = list(self.files_read), list(self.files_modified)
+        calls: dict[str, ToolCall] = {}
         for message in history:
             if _from_the_user(message):
                 users.append(_carried(message.text))
             elif isinstance(message, AssistantMessage):
-                for call in message.tool_calls:
-                    path = call.arguments.get("path")
-                    if not isinstance(path, str):
-                        continue
-                    if call.name in READS and path not in read:
-                        read.append(path)
-                    elif call.name in WRITES and path not in modified:
-                        modified.append(path)
+                calls.update((c.id, c) for c in message.tool_calls)
+            elif isinstance(message, ToolResult) and not message.is_error:
+                # Only a call that succeeded touched its file: one a rule denied, a missing file, an edit that
+                # did not apply, or a call with no result yet, did not.
+                call = calls.pop(message.call_id, None)
+                path = call.arguments.get("path") if call is not None else None
+                if call is None or not isinstance(path, str):
+                    continue
+                if call.name in READS and path not in read:
+                    read.append(path)
+                elif call.name in WRITES and path not in modified:
+                    modified.append(path)
         return Thread(tuple(users), tuple(read), tuple(modified))
 
 
@@ -241,7 +257,7 @@ def check_summary(text: str, thread: Thread) -> tuple[str, tuple[str, ...]]:
         added.append("goal")
     if missing_users:
         parts.append(USER_SECTION + "\n" + "\n".join("> " + _quote(m) for m in missing_users))
-        added.append(f"{len(missing_users)} user messages")
+        added.append(quantity(len(missing_users), "user message"))
     if missing_read or missing_modified:
         lines = [FILES_SECTION]
         if missing_read:
@@ -249,7 +265,7 @@ def check_summary(text: str, thread: Thread) -> tuple[str, tuple[str, ...]]:
         if missing_modified:
             lines.append("Modified: " + ", ".join(missing_modified))
         parts.append("\n".join(lines))
-        added.append(f"{len(missing_read) + len(missing_modified)} file paths")
+        added.append(quantity(len(missing_read) + len(missing_modified), "file path"))
     return "\n\n".join(parts), tuple(added)
 
 

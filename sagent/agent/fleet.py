@@ -21,6 +21,7 @@ from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
 from sagent.evidence.capsules import receive, seal_result, seal_spawn
+from sagent.lib.words import plural, quantity
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.specs import canonical_name
 from sagent.tools.base import spawns_agents
@@ -212,7 +213,8 @@ class Fleet:
     def check_room(self) -> None:
         if len(self.agents) >= self.max_agents:
             raise FleetError(
-                f"cannot spawn: {len(self.agents)} agents are running, the limit (max_agents); "
+                f"cannot spawn: {quantity(len(self.agents), 'agent')} {plural(len(self.agents), 'is', 'are')} running, "
+                "the limit (max_agents); "
                 "wait for one to finish or stop one"
             )
 

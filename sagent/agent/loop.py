@@ -35,6 +35,7 @@ from sagent.events import (
     SessionStarted,
     ToolFinished,
 )
+from sagent.lib.words import quantity
 from sagent.providers.base import ProviderError, close_model
 from sagent.types import AssistantMessage, PeerMessage, ToolResult, Usage
 
@@ -146,7 +147,7 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
             if agent.max_tool_rounds is not None and run.rounds >= agent.max_tool_rounds:
                 run.stop(
                     "error_max_turns",
-                    f"stopped after {run.rounds} tool rounds, the limit (max_tool_rounds); "
+                    f"stopped after {quantity(run.rounds, 'tool round')}, the limit (max_tool_rounds); "
                     "continue the session to go on",
                 )
     assert run.outcome is not None

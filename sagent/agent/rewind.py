@@ -31,6 +31,7 @@ from sagent.agent.session_check import check, split_lines
 from sagent.attachments import typed_text, without_blocks
 from sagent.events import Rewound
 from sagent.lib.realpaths import real_path
+from sagent.lib.words import quantity
 from sagent.types import UserMessage
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def fork_log(path: Path, before: int | None, *, checkpoints: Checkpoints | None 
 def _check_turn(agent: Agent, turn: UserTurn) -> None:
     history = agent.history
     if not 0 <= turn.index < len(history):
-        raise ValueError(f"no message {turn.index} in the history ({len(history)} messages)")
+        raise ValueError(f"no message {turn.index} in the history ({quantity(len(history), 'message')})")
     message = history[turn.index]
     if not isinstance(message, UserMessage) or is_summary(message) or as_typed(message) != turn.text:
         raise ValueError("that message is no longer where it was: list the turns again")

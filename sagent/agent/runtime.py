@@ -19,6 +19,7 @@ from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
 from sagent.agent.pricing import require_price_in_tree
 from sagent.events import Event, SmallModelCall
+from sagent.lib.words import quantity
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
 from sagent.tools.base import Tool, ToolError
@@ -183,7 +184,7 @@ class AgentTools:
             f"model: {now.provider}/{now.model}",
             f"effort: {now.effort or 'default'}; thinking budget: {now.thinking_budget or 'off'}",
             *me.context_size().lines(),
-            f"  {now.messages} messages; {me.compaction_line()}",
+            f"  {quantity(now.messages, 'message')}; {me.compaction_line()}",
             f"cost: ${now.own_usd:.4f} yours, ${now.total_usd:.4f} with your sub-agents",
         ]
         if now.budget_usd is not None:
@@ -224,7 +225,7 @@ class AgentTools:
         if effort is not None:
             changes.append(f"effort {effort}")
         if thinking is not None:
-            changes.append(f"thinking {'off' if thinking == 0 else f'{thinking} tokens'}")
+            changes.append(f"thinking {'off' if thinking == 0 else quantity(thinking, 'token')}")
         return f"from your next response on: {', '.join(changes)}"
 
     def compact(self, focus: str | None) -> str:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sagent.lib.words import quantity
 from sagent.types import (
     ImagePart,
     Message,
@@ -96,7 +97,7 @@ class ContextSize:
         share = f" of {self.window:,} ({100 * (self.share or 0):.1f}%)" if self.window else ""
         how = "measured at the last response, plus an estimate since" if self.measured else "estimated"
         total = max(self.total, 1)
-        lines = [f"context: {self.total:,} tokens{share}, {how}"]
+        lines = [f"context: {quantity(self.total, 'token')}{share}, {how}"]
         for name, value in (
             ("system prompt", self.system),
             ("tools", self.tools),

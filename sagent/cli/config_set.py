@@ -269,7 +269,8 @@ def namespace(
 def write_settings(path: Path, data: dict[str, Any]) -> None:
     """The one writer of a settings file: `data` written whole or not at all (a temporary file renamed over
     the old one, so a crash leaves the old file), keeping the file's permissions (a file kept private
-    because its `env` holds a key stays private); through a symbolic link to the file it names."""
+    because its `env` holds a key stays private); through a symbolic link to the file it names. A
+    `settings.local.json` in a git repository goes into its exclude list (`sagent.cli.git_exclude`)."""
     if path.is_symlink():
         path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -282,6 +283,10 @@ def write_settings(path: Path, data: dict[str, Any]) -> None:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+    if path.name == "settings.local.json":  # this machine's file: git is told not to offer it for a commit
+        from sagent.cli.git_exclude import exclude_from_git
+
+        exclude_from_git(path)
 
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sagent.cli.subcommands import asks_help
+from sagent.lib.words import quantity
 
 COMPARE_USAGE = "usage: sagent compare A B [--json] [--html FILE]\n"
 TRACE_USAGE = "usage: sagent trace SESSION [--html FILE]\n"
@@ -171,10 +172,13 @@ def replay_command(argv: list[str]) -> int:
     except (OSError, SessionError, ReplayError) as error:
         return _problem("sagent replay", error)
     assert path is not None
-    print(f"replayed {plan.session} ({len(plan.prompts)} turns) on {model.provider}/{model.name}: session {path.stem}")
+    print(
+        f"replayed {plan.session} ({quantity(len(plan.prompts), 'turn')}) on {model.provider}/{model.name}: "
+        f"session {path.stem}"
+    )
     print(
         f"  in {scratch.cwd} ({scratch.how}); tools {args.tools}"
-        + (f", {served} recorded results served" if args.tools == "recorded" else "")
+        + (f", {quantity(served, 'recorded result')} served" if args.tools == "recorded" else "")
     )
     print(f"  compare: sagent compare {path} {plan.path}")
     for result in failed:

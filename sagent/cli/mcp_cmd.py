@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sagent.cli.git_exclude import exclude_from_git
 from sagent.cli.settings_files import Loaded, SettingsError, Sources, load, project_root, read_file, user_settings_file
+from sagent.lib.words import quantity
 from sagent.mcp.config import (
     PROJECT_FILE,
     TRANSPORTS,
@@ -150,7 +152,7 @@ def _list(argv: list[str]) -> int:
     checked = asyncio.run(_check(servers, Path(args.cwd).resolve())) if servers else {}
     for server in servers:
         state, tools, _ = checked[server.name]
-        mark = f"connected, {len(tools)} tools" if state == "connected" else state
+        mark = f"connected, {quantity(len(tools), 'tool')}" if state == "connected" else state
         print(f"{server.name}: {server.describe()} - {mark}")
     for server in held:
         print(f"{server.name}: {server.describe()} - {why}")
@@ -237,6 +239,8 @@ def _add(argv: list[str]) -> int:
     parse_server(args.name, entry, "the command line", [])  # checked as a run would read it
     path = scope_file(args.scope, Path(args.cwd))
     write_entry(path, args.name, entry)
+    if args.scope == "local":  # this machine's file: git is told not to offer it for a commit
+        exclude_from_git(path)
     print(f"added MCP server {args.name} ({args.scope}) to {path}")
     return 0
 

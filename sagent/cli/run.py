@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Coroutine
@@ -35,8 +34,7 @@ from sagent.evidence.gitref import start_point
 from sagent.lib import startup
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
-from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_variable
-from sagent.providers.specs import find_spec
+from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_hint
 from sagent.sandbox.bwrap import probe_soon
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
@@ -85,7 +83,7 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
         return agent
 
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
-    output.key_hint = _key_hint(model.provider, args.api_key_env)
+    output.key_hint = key_hint(model.provider, args.api_key_env)
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
     try:
         if args.fleet:  # the agent joins a fleet on a NATS server: it is built inside the run's event loop
@@ -168,6 +166,7 @@ def run_interactive(args: argparse.Namespace) -> int:
             history_file=None if args.ephemeral else _input_history(),
             switch=switch,
             first_prompt=" ".join(getattr(args, "task", None) or []).strip() or None,  # `sagent "fix the test"`
+            api_key_env=args.api_key_env,
         )
         from sagent.repl.launch import launch_of
 
@@ -337,18 +336,6 @@ async def _run(
         await agent.aclose()
         if output.refused_credentials:
             _discard_unanswered(agent.session.path)
-
-
-def _key_hint(provider: str, api_key_env: str | None) -> str | None:
-    """What to do when `provider` refuses the key: the variable to check; None when no key was given to a
-    provider that needs none (a model CLI on its own sign-in says itself how to sign in)."""
-    variable = key_variable(provider, api_key_env)
-    spec = find_spec(provider)
-    if spec is not None and not spec.key_required and not api_key_env and not os.environ.get(variable or ""):
-        return None
-    if variable is None:
-        return "the provider refused the key: name the variable that holds it with --api-key-env"
-    return f"the provider refused the key in {variable}: check it, or name another variable with --api-key-env"
 
 
 # Records a session holds when its model never answered: the start, the user's prompt, the failure.

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from sagent.lib.words import quantity
+
 VERIFY_USAGE = "usage: sagent sessions verify ID|PATH [--tree]\n"
 VERIFY_HELP = """
 Checks a session log's chain of records (each names the one before it and its own hash): exit 0 when it
@@ -64,7 +66,7 @@ def _verify_one(path: Path) -> int:
             else f"  {good}"
         )
         return 1
-    print(f"{path}: ok, {report.records} records, last seq {report.records - 1}, chain ok")
+    print(f"{path}: ok, {quantity(report.records, 'record')}, last seq {report.records - 1}, chain ok")
     if report.torn:
         print("  a torn last line (a write cut short by a crash) is not counted; reopening drops it")
     return 0
@@ -138,5 +140,5 @@ def search_command(argv: list[str]) -> int:
         for hit in hits:
             print(hit.line())
         if not hits:
-            print(f"no session of this project mentions {text!r} ({stats.logs} logs searched)")
+            print(f"no session of this project mentions {text!r} ({quantity(stats.logs, 'log')} searched)")
     return 0 if hits else 1

@@ -12,6 +12,7 @@ from typing import Any
 
 from sagent.evidence.runstats import read_records
 from sagent.evidence.verify import session_tree
+from sagent.lib.words import quantity
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +183,8 @@ def as_html(trace: Trace) -> str:
         "<!doctype html><html><head><meta charset=utf-8><title>sagent trace</title>"
         "<style>body{font:14px system-ui,sans-serif;margin:2em}pre{background:#f8f8f8;padding:8px}</style>"
         f"</head><body><h1>Trace of <code>{esc(trace.session)}</code></h1>"
-        f"<p>{len(trace.agents)} agents, {trace.duration:.2f} s, ${trace.cost_usd:.4f}. Blue: model responses; "
+        f"<p>{quantity(len(trace.agents), 'agent')}, {trace.duration:.2f} s, ${trace.cost_usd:.4f}. "
+        "Blue: model responses; "
         "green: tool calls (red: failed); red arrows: handoffs between agents. Hover for details.</p>"
         f"{as_svg(trace)}<pre>{esc(as_text(trace))}</pre></body></html>\n"
     )

@@ -16,6 +16,7 @@ from typing import Any
 from sagent.agent.session import read_state
 from sagent.agent.session_check import SessionCorrupt, check, split_lines
 from sagent.evidence.capsules import CAPSULE_KIND, capsule_id
+from sagent.lib.words import quantity
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +47,9 @@ class TreeReport:
         return self.first_break is None
 
     def summary(self) -> str:
-        sessions = f"{len(self.sessions)} session{'s' if len(self.sessions) != 1 else ''}"
         return (
-            f"ok: {sessions}, {self.records} records, hash chains ok; {self.capsules} capsule records, "
-            f"{self.paired} handoffs sealed in both logs"
+            f"ok: {quantity(len(self.sessions), 'session')}, {quantity(self.records, 'record')}, hash chains ok; "
+            f"{quantity(self.capsules, 'capsule record')}, {quantity(self.paired, 'handoff')} sealed in both logs"
         )
 
 

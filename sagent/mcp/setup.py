@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sagent.lib.words import quantity
 from sagent.mcp.client import McpServers
 from sagent.mcp.config import ServerConfig
 from sagent.mcp.search import McpCatalog, McpHook, McpToolSearch
@@ -54,7 +55,9 @@ def status_lines(servers: McpServers | None, agent: Agent | None = None) -> list
         return ["no MCP servers configured (.mcp.json, or `sagent mcp add`; see docs/mcp.md)"]
     lines = []
     for c in servers.connections.values():
-        counts = f"{len(c.tools)} tools, {len(c.prompts)} prompts" if c.state == "connected" else ""
+        counts = (
+            f"{quantity(len(c.tools), 'tool')}, {quantity(len(c.prompts), 'prompt')}" if c.state == "connected" else ""
+        )
         error = f" — {c.error}" if c.error else ""
         lines.append(f"  {c.name:<16} {c.state:<10} {counts}{error}  [{c.config.describe()[:60]}]")
     prompts = prompt_names(servers)

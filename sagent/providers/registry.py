@@ -80,6 +80,19 @@ def key_variable(provider: str, api_key_env: str | None = None) -> str | None:
     return _key_set(provider) or next(iter(_variables(provider)), None)
 
 
+def key_hint(provider: str, api_key_env: str | None = None) -> str | None:
+    """What to tell a user whose key `provider` refused (HTTP 401): the variable to check, or how to name
+    one; None when no key was given to a provider that needs none (a model CLI on its own sign-in says
+    itself how to sign in). Headless mode and the REPL both print it after the error."""
+    variable = key_variable(provider, api_key_env)
+    spec = specs.find_spec(provider)
+    if spec is not None and not spec.key_required and not api_key_env and not os.environ.get(variable or ""):
+        return None
+    if variable is None:
+        return "the provider refused the key: name the variable that holds it with --api-key-env"
+    return f"the provider refused the key in {variable}: check it, or name another variable with --api-key-env"
+
+
 def choose(provider: str | None, model: str | None) -> Choice:
     """Decide the provider and model from what the user named and what the environment holds."""
     names = ", ".join(specs.provider_names())

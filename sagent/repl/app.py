@@ -26,6 +26,7 @@ from sagent.attachments import is_shell_context, typed_text
 from sagent.events import (
     Compacted,
     ContextPruned,
+    ErrorEvent,
     Event,
     MessageAdded,
     Result,
@@ -66,11 +67,14 @@ class Repl:
         history_file: Path | None = None,
         switch: Callable[[Agent, str | None, str | None], str] | None = None,
         first_prompt: str | None = None,
+        api_key_env: str | None = None,
     ) -> None:
         """`new_agent(session_path=None)` builds an agent on the current model (for /clear and /resume);
         `switch(agent, provider, model)` moves the agent to another model and returns a line to show;
-        `first_prompt` is sent as soon as the REPL is up (`sagent "fix the test"`)."""
+        `first_prompt` is sent as soon as the REPL is up (`sagent "fix the test"`); `api_key_env` is the
+        variable `--api-key-env` named for the first model's provider (a refused key's hint names it)."""
         self.first_prompt = first_prompt
+        self._key_env = (agent.model.provider, api_key_env)
         self.agent = agent
         self.new_agent = new_agent
         self.switch = switch
@@ -231,6 +235,8 @@ class Repl:
         if agent is not self.agent or not agent.running:
             return  # an agent /clear or /resume replaced; or a command's own change (/compact prints its own)
         self.commit(self.renderer.feed(event))
+        if isinstance(event, ErrorEvent) and event.kind == "authentication":
+            self.commit(self._key_hint())
         self.state.clock.feed(event)
         if isinstance(event, Result) and event.subtype == "error_max_budget_usd":
             self.commit([self.renderer.c("yellow", budget.raise_hint(self.agent))])
@@ -246,6 +252,15 @@ class Repl:
         elif isinstance(event, ToolStarted | ToolFinished | Result):
             pass
         self.refresh()
+
+    def _key_hint(self) -> list[str]:
+        """The line under a refused key's error: the variable to check, as headless mode says it."""
+        from sagent.providers.registry import key_hint
+
+        provider = self.agent.model.provider
+        first, api_key_env = self._key_env
+        hint = key_hint(provider, api_key_env if provider == first else None)
+        return [self.renderer.c("yellow", f"  {hint}")] if hint else []
 
     def interrupt(self) -> None:
         if self.busy:
@@ -285,27 +300,27 @@ class Repl:
 
     # ------------------------------------------------------------------------------------ status
 
-    def status_text(self) -> str:
+    def status_text(self, width: int | None = None) -> str:
+        """The status line, fitted to `width` columns (the terminal's; padding included): the least useful
+        parts shortened or left out first, the permission mode kept (sagent/repl/status_line.py)."""
+        from sagent.permissions.policy import mode_of
+        from sagent.repl.status_line import StatusFacts, fit
+
         now = self.agent.snapshot(measure=False)  # repainted often: the context is not measured here
-        limit = now.context_window
-        used = self.state.last_input_tokens
-        context = f"ctx {used:,}"
-        if limit:
-            context += f"/{limit // 1000}k ({100 * used / limit:.0f}%)"
-        cost = f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else "")
-        parts = [f"{now.provider}/{now.model}", cost, context]  # cost before context: narrow terminals cut the end
-        if self.state.fleet is not None:  # with --fleet: `fleet NAME as LABEL`
-            parts.append(self.state.fleet.text())
-        running = [r.call.name for r in self.renderer.running.values() if r.call.id not in self.renderer.asking]
-        jobs = now.running_jobs()
-        if jobs:
-            parts.append(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} in background")
-        if running:
-            parts.append("running " + ", ".join(running))
-        mode = approval.mode_text(self.agent)  # last: it matters least of these when the line is cut
-        if mode:
-            parts.append(mode)
-        return " │ ".join(parts)
+        fleet = self.state.fleet
+        facts = StatusFacts(
+            provider=now.provider,
+            model=now.model,
+            cost=f"${now.total_usd:.4f}" + ("+?" if now.unpriced_models else ""),
+            used_tokens=self.state.last_input_tokens,
+            context_window=now.context_window,
+            fleet=fleet.text() if fleet is not None else "",  # with --fleet: `fleet NAME as LABEL`
+            fleet_label=fleet.label if fleet is not None else "",
+            jobs=len(now.running_jobs()),
+            running=tuple(r.call.name for r in self.renderer.running.values() if r.call.id not in self.renderer.asking),
+            mode=mode_of(self.agent) or "",
+        )
+        return fit(facts, (self.settings.width if width is None else width) - 2)
 
     def agents_text(self) -> str:
         """One line per sub-agent alive in the tree: label, model, status, spend."""

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
 from sagent.lib.realpaths import real_path
+from sagent.lib.words import quantity
 from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, parse_mode
 from sagent.permissions.paths import inside
-from sagent.permissions.policy import Permissions, allowed_by, decide, mode_of, set_mode
+from sagent.permissions.policy import Permissions, allowed_by, decide, set_mode
 from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
 from sagent.repl.commands import CommandError, command
 from sagent.repl.tool_view import clip
@@ -240,7 +241,9 @@ def _labels(question: Question) -> list[tuple[str, str]]:
 def _cut(lines: list[str]) -> list[str]:
     if len(lines) <= PREVIEW_LINES:
         return ["  " + line for line in lines]
-    return ["  " + line for line in lines[:PREVIEW_LINES]] + [f"  … {len(lines) - PREVIEW_LINES} more lines"]
+    return ["  " + line for line in lines[:PREVIEW_LINES]] + [
+        f"  … {quantity(len(lines) - PREVIEW_LINES, 'more line')}"
+    ]
 
 
 def describe(call: ToolCall, cwd: str, diff: object) -> str:
@@ -344,10 +347,9 @@ def save_project_rules(cwd: Path, rules: list[str]) -> Path:
         raise ValueError(f"{path}: permissions is not an object")
     allow = permissions.setdefault("allow", [])
     allow.extend(r for r in rules if r not in allow)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(partial, path)
+    from sagent.cli.config_set import write_settings
+
+    write_settings(path, data)  # whole or not at all; kept out of git in a repository
     return path
 
 
@@ -365,12 +367,6 @@ def approvals_of(repl: ReplHost) -> Approvals | None:
     """The REPL's approver, when it asks through this module."""
     approver = repl.agent.settings.approver
     return approver if isinstance(approver, Approvals) else None
-
-
-def mode_text(agent: Agent) -> str:
-    """The mode for the status line."""
-    mode = mode_of(agent)
-    return "" if mode is None else f"{mode} mode (⇧Tab)"
 
 
 def cycle_mode(repl: ReplHost) -> None:

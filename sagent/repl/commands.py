@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from sagent.agent.fleet import FleetError
 from sagent.agent.session import SessionError, SessionInfo, age_text, peek_state
 from sagent.agent.session_list import ListedSession, listed_sessions
+from sagent.lib.words import quantity
 from sagent.providers.catalog import CATALOG, runs_locally
 from sagent.providers.cli_backends.common import SUBSCRIPTION_MARK
 
@@ -282,7 +283,7 @@ def _advisor(repl: ReplHost, arg: str) -> list[str]:
     p = advisor.policy
     lines = [
         f"advisor {advisor.label()}: {len(advisor.hook.consultations)} of {p.max_consultations} consultations, "
-        f"cooldown {p.cooldown} turns",
+        f"cooldown {quantity(p.cooldown, 'turn')}",
         f"  triggers: tool {'on' if p.tool else 'off'}, marker {p.marker or 'off'}, failures {p.failures or 'off'}, "
         f"confidence {p.confidence or 'off'}, stagnation {p.stagnation or 'off'}, review {'on' if p.review else 'off'}",
     ]
@@ -296,7 +297,7 @@ def _context(repl: ReplHost, arg: str) -> list[str]:
     agent = repl.agent
     return [
         *agent.context_size().lines(),
-        f"  {len(agent.history)} messages in the history",
+        f"  {quantity(len(agent.history), 'message')} in the history",
         f"  {agent.compaction_line()}",
     ]
 
@@ -309,7 +310,7 @@ def _memory(repl: ReplHost, arg: str) -> list[str]:
     if not found:
         names = " or ".join(MEMORY_NAMES)
         return [f"no memory files: put {names} in the repository, or instructions in {user_memory_file()}"]
-    return [f"  {f.path}  ({len(f.text):,} characters{', cut' if f.cut else ''})" for f in found]
+    return [f"  {f.path}  ({quantity(len(f.text), 'character')}{', cut' if f.cut else ''})" for f in found]
 
 
 @command("clear", "start a new session on the same model")
@@ -343,7 +344,8 @@ async def compact(repl: ReplHost, focus: str | None) -> None:
         return
     repl.state.last_input_tokens = done.tokens_after
     sizes = f"context {done.tokens_before:,} → {done.tokens_after:,} tokens"
-    head = f"─ compacted {done.replaced} of {before} messages into a summary ({sizes}, ${done.cost.total:.4f}):"
+    replaced = f"{done.replaced} of {quantity(before, 'message')}"
+    head = f"─ compacted {replaced} into a summary ({sizes}, ${done.cost.total:.4f}):"
     lines = [repl.renderer.c("dim", head)]
     repl.commit([*lines, repl.renderer.markdown(done.summary.text)])
     repl.refresh()

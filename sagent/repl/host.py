@@ -107,8 +107,8 @@ class ReplHost(Protocol):
         """Leave the REPL."""
         ...
 
-    def status_text(self) -> str:
-        """The status line."""
+    def status_text(self, width: int | None = None) -> str:
+        """The status line, fitted to `width` columns (the settings' width when None)."""
         ...
 
     def agents_text(self) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta, TurnFinished
+from sagent.lib.words import plural
 
 if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
@@ -67,7 +68,8 @@ class WorkClock:
         now = time.monotonic() if now is None else now
         elapsed = max(now - self.started, 0.0)
         frame = FRAMES[int(elapsed / FRAME_S) % len(FRAMES)]
-        return f"{frame} {doing}… {duration_text(elapsed)} · {count_text(self.tokens)} tokens · esc to interrupt"
+        tokens = f"{count_text(self.tokens)} {plural(self.tokens, 'token')}"
+        return f"{frame} {doing}… {duration_text(elapsed)} · {tokens} · esc to interrupt"
 
 
 def duration_text(seconds: float) -> str:

@@ -37,6 +37,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
+from sagent.lib.words import plural, quantity
 from sagent.repl import tool_view
 from sagent.types import AssistantMessage, Message, PeerMessage, ThinkingPart, ToolCall, ToolResult, UserMessage
 
@@ -204,7 +205,10 @@ class Renderer:
     def _thinking_text(self, final: bool) -> str:
         if self.settings.thinking == "collapse":
             words = len(self.thinking.split())
-            return self.c("dim", f"✻ thought for {words} words" if final else f"✻ thinking… ({words} words)")
+            return self.c(
+                "dim",
+                f"✻ thought for {quantity(words, 'word')}" if final else f"✻ thinking… ({quantity(words, 'word')})",
+            )
         return self.c("dim", "✻ " + self.thinking.strip())
 
     def markdown(self, text: str) -> str:
@@ -304,7 +308,7 @@ class Renderer:
         shown = tool_view.whitespace_shown(rows[:limit])
         out = [self.c(colour.get(r.kind, "dim"), tool_view.diff_text(r, digits, width)) for r in shown]
         if len(rows) > limit:
-            out.append(self.c("dim", f"  … {len(rows) - limit} more diff lines"))
+            out.append(self.c("dim", f"  … {quantity(len(rows) - limit, 'more diff line')}"))
         return "\n".join(out)
 
     def result_line(self, result: Result) -> str:
@@ -314,7 +318,8 @@ class Renderer:
         seconds = result.duration_ms / 1000
         turn_usd = max(result.total_cost_usd - self.turn_start_usd, 0.0)
         facts = (
-            f"this turn: {_k(tokens)} tokens · ${turn_usd:.4f} · {seconds:.1f}s │ session: ${result.total_cost_usd:.4f}"
+            f"this turn: {_k(tokens)} {plural(tokens, 'token')} · ${turn_usd:.4f} · {seconds:.1f}s "
+            f"│ session: ${result.total_cost_usd:.4f}"
         )
         if result.subtype == "success":
             return self.c("dim", f"─ {facts}")

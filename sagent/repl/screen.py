@@ -24,6 +24,7 @@ from prompt_toolkit.styles import Style
 from sagent.repl import approval, escape, mentions, picker, shell_mode, stopping, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
+from sagent.repl.resize import ReplApplication
 
 if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
@@ -180,12 +181,12 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
             ConditionalContainer(
                 Window(FormattedTextControl(note), height=1), filter=Condition(lambda: bool(repl.state.note))
             ),
-            Window(FormattedTextControl(lambda: [("class:status", " " + repl.status_text() + " ")]), height=1),
+            Window(FormattedTextControl(lambda: [("class:status", status_line(repl))]), height=1),
         ]
     )
     menu = CompletionsMenu(max_height=MENU_ROWS)
     root = FloatContainer(body, floats=[Float(xcursor=True, ycursor=True, content=menu)])
-    app: Application[None] = Application(
+    app: Application[None] = ReplApplication(  # a resize leaves no stale copy of the live area behind
         layout=Layout(root, focused_element=buffer),
         key_bindings=keys,
         style=STYLE,
@@ -227,6 +228,11 @@ def _input_height(buffer: Buffer) -> Dimension:
 def _clear_note(repl: ReplHost) -> None:
     if repl.state.note:
         repl.state.note = ""
+
+
+def status_line(repl: ReplHost) -> str:
+    """The status line, padded, fitted to the terminal's width now (a resize refits it at once)."""
+    return " " + repl.status_text(_size(repl).columns) + " "
 
 
 def _size(repl: ReplHost) -> Size:

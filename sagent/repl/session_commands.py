@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from sagent.agent.rewind import UserTurn, fork, rewind, rewind_change, user_turns
 from sagent.agent.session import SessionError, SessionInfo, age_text
 from sagent.agent.session_list import ListedSession, listed_sessions
+from sagent.lib.words import quantity
 from sagent.repl.commands import CommandError, command
 from sagent.repl.picker import Picker, PickItem, open_picker
 
@@ -235,7 +236,7 @@ def _rewind_to(repl: ReplHost, turn: UserTurn, how: str, overwrite: tuple[Path, 
     event = rewind(repl.agent, turn, files=how != "conversation", conversation=how != "files", overwrite=overwrite)
     repl.state.last_input_tokens = repl.agent.context_tokens
     c = repl.renderer.c
-    dropped = f"{event.dropped} messages dropped" if how != "files" else "the conversation kept"
+    dropped = f"{quantity(event.dropped, 'message')} dropped" if how != "files" else "the conversation kept"
     lines = [c("dim", f"─ rewound to before “{_one_line(turn.text, 60)}”: {dropped}")]
     lines += [c("dim", f"  put back {path}") for path in event.restored]
     lines += [c("dim", f"  deleted {path} (created since)") for path in event.deleted]

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from sagent.attachments import shell_context
+from sagent.lib.words import quantity
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -75,7 +76,7 @@ def shown_output(host: ReplHost, output: str) -> list[str]:
     width = max(host.settings.width - 5, 20)
     shown = [r.c("dim", "  │ " + (line if len(line) <= width else line[: width - 1] + "…")) for line in lines]
     if len(shown) > SHOWN_LINES:
-        shown = [*shown[:SHOWN_LINES], r.c("dim", f"  … {len(shown) - SHOWN_LINES} more lines")]
+        shown = [*shown[:SHOWN_LINES], r.c("dim", f"  … {quantity(len(shown) - SHOWN_LINES, 'more line')}")]
     return [*shown, r.c("dim", "  ↳ the command and its output go with your next message")]
 
 

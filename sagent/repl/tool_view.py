@@ -15,6 +15,8 @@ import unicodedata
 from collections import deque
 from dataclasses import dataclass, field
 
+from sagent.lib.words import quantity
+
 ELLIPSIS = "…"
 SEPARATOR = " · "
 EXPANDED_LINES = 200
@@ -274,5 +276,5 @@ def output_lines(output: ToolOutput, limit: int = EXPANDED_LINES) -> list[str]:
     lines = output.text.rstrip("\n").splitlines() or ["(no output)"]
     shown = ["  " + line.replace("\t", "    ") for line in lines[:limit]]
     if len(lines) > limit:
-        shown.append(f"  … {len(lines) - limit} more lines (/output pages all of it)")
+        shown.append(f"  … {quantity(len(lines) - limit, 'more line')} (/output pages all of it)")
     return shown

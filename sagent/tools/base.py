@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from sagent.lib.words import quantity
 from sagent.sandbox.policy import DEFAULT as DEFAULT_SANDBOX
 from sagent.sandbox.policy import SandboxPolicy
 from sagent.tools import workers
@@ -203,7 +204,9 @@ def fit_output(text: str, ctx: ToolContext, tool_name: str) -> str:
     spill = ctx.save_output(f"{tool_name.lower()}-{uuid.uuid4().hex[:12]}.txt", text)
     half = MAX_OUTPUT // 2
     cut = len(text) - 2 * half
-    note = f"[… {cut:,} characters cut; the whole output is in {spill}: Read it by offset and limit, or Grep it]"
+    note = (
+        f"[… {quantity(cut, 'character')} cut; the whole output is in {spill}: Read it by offset and limit, or Grep it]"
+    )
     return f"{text[:half]}\n{note}\n{text[-half:]}"
 
 

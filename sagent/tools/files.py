@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 from sagent.attachments import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from sagent.attachments import image_media_type
 from sagent.lib.realpaths import PathChanged, open_real, real_path
+from sagent.lib.words import plural
 from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput, off_loop
 from sagent.types import ImagePart, TextPart
 
@@ -317,7 +318,7 @@ def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
             length = len(line) + (dropped if i == 0 else 0)
             if length > MAX_LINE:
                 line = redact(line, secrets)
-                line = line[:MAX_LINE] + f" [… {length - MAX_LINE} more characters]"
+                line = line[:MAX_LINE] + f" [… {length - MAX_LINE} {plural(length - MAX_LINE, 'more character')}]"
             used += len(line) + 8
             if used > MAX_OUTPUT - 200 and out:  # a page the context can take; the note says how to go on
                 full_at = f.tell()
@@ -328,12 +329,12 @@ def _page(f: BinaryIO, path: Path, offset: int, limit: int) -> str:
     if total == 0:
         return f"{path} is empty"
     if not out:
-        raise ToolError(f"offset {offset} is past the end: {path} has {total} lines")
+        raise ToolError(f"offset {offset} is past the end: {path} has {total} {plural(total, 'line')}")
     last = offset + len(out) - 1
     if not counted:
         out.append(f"[more lines follow line {last}: Read with offset={last + 1} to go on]")
     elif last < total:
-        out.append(f"[{total - last} more lines: Read with offset={last + 1} to go on]")
+        out.append(f"[{total - last} {plural(total - last, 'more line')}: Read with offset={last + 1} to go on]")
     return "\n".join(out)
 
 
@@ -362,7 +363,7 @@ class Write(_FileTool):
         ctx.read_files[real] = stamp
         verb = "overwrote" if existed else "created"
         lines = len(content.splitlines())
-        return f"{verb} {path} ({lines} lines, {len(content.encode()):,} bytes)"
+        return f"{verb} {path} ({lines} {plural(lines, 'line')}, {len(content.encode()):,} bytes)"
 
 
 def _write(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sagent.lib.words import quantity
 from sagent.lib.xdg import cache_home
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
 from sagent.tools.net import ALLOW_HOSTS_ENV, Fetcher, TTLCache, host_of
@@ -474,7 +475,7 @@ class PaperSearch(_PaperTool):
         if not query:
             raise ToolError("the query is empty")
         papers, failures = await self.scholar.search(query, _limit(arguments, 10, 50))
-        lines = [f"{len(papers)} papers for {query!r}:" if papers else f"no papers for {query!r}"]
+        lines = [f"{quantity(len(papers), 'paper')} for {query!r}:" if papers else f"no papers for {query!r}"]
         for n, paper in enumerate(papers, 1):
             block = paper.block(ABSTRACT_IN_LIST).replace("\n", "\n   ")
             lines.append(f"{n}. {block}\n   found by: {', '.join(paper.sources)}")

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sagent.lib.words import quantity
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
 from sagent.tools.net import Fetcher, Page, TTLCache, host_of
 
@@ -423,7 +424,7 @@ class WebSearch(AnyOrder):
         if not kept:
             why = f" ({dropped} dropped by the domain lists)" if dropped else ""
             return f"no results for {query!r} from {self.backend.name}{why}"
-        lines = [f"{len(kept)} results for {query!r} from {self.backend.name}:"]
+        lines = [f"{quantity(len(kept), 'result')} for {query!r} from {self.backend.name}:"]
         for n, r in enumerate(kept, 1):
             lines.append(f"{n}. {r.title or r.url}\n   {r.url}" + (f"\n   {r.snippet}" if r.snippet else ""))
         return "\n".join(lines)

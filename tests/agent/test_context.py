@@ -144,6 +144,8 @@ def test_the_thread_holds_the_users_words_and_the_files_touched() -> None:
     history = [
         UserMessage.of("fix it"),
         AssistantMessage((read, edit)),
+        ToolResult.of(read, "a"),
+        ToolResult.of(edit, "edited"),
         PeerMessage("user", "also the docs"),  # a person's message to a sub-agent
         PeerMessage("w2", "done"),  # another agent's is not the user's
         UserMessage.of(f"{COMPACT_PREFIX}\n\nolder summary"),
@@ -155,7 +157,7 @@ def test_the_thread_holds_the_users_words_and_the_files_touched() -> None:
 def test_the_check_puts_back_what_the_summary_lost() -> None:
     thread = Thread(("fix the\nparser", "use tabs"), ("src/parse.py",), ("src/parse.py", "tests/t.py"))
     kept, repaired = check_summary("## Goal\nFix it.\n## User messages\n> fix the\n> parser\nRead src/parse.py", thread)
-    assert repaired == ("1 user messages", "1 file paths")
+    assert repaired == ("1 user message", "1 file path")
     assert kept.endswith("> use tabs\n\n## Files (kept by sagent)\nModified: tests/t.py")
     assert check_summary(kept, thread)[1] == ()  # what the check wrote passes the check
 

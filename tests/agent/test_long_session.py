@@ -113,7 +113,7 @@ async def test_a_200_turn_session_compacts_twice_and_still_knows_the_first_messa
     for summary in summaries:
         assert isinstance(compactions[compactions.index(summary) - 1], ContextPruned)
     # The model's summaries forgot the user's words; the check put them back, verbatim.
-    assert all(any("user messages" in r for r in e.repaired) for e in summaries)
+    assert all(any("user message" in r for r in e.repaired) for e in summaries)
     assert f"the codeword is {CODEWORD}" in summaries[-1].summary.text
 
     bodies = [r["body"] for r in fake.requests if SUMMARY_ASK not in last_user_text(r["body"])]

@@ -105,7 +105,7 @@ def test_replay_on_another_provider_in_a_worktree_at_the_start(mode: str, origin
     assert tree_of(project) == before  # the original working tree is untouched
 
     first = out.stdout.splitlines()[0]
-    assert first.startswith(f"replayed {log.stem} (1 turns) on openai/gpt-5.4: session ")
+    assert first.startswith(f"replayed {log.stem} (1 turn) on openai/gpt-5.4: session ")
     new = log.parent / f"{first.rsplit(' ', 1)[1]}.jsonl"
     header = json.loads(new.read_bytes().splitlines()[0])
     assert header["replay_of"] == log.stem and header["replay_tools"] == mode

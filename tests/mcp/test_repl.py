@@ -42,7 +42,7 @@ def test_mcp_shows_each_server_and_a_prompt_becomes_the_users_message(
 
     asyncio.run(session())
     out = capsys.readouterr().out
-    assert "  basic            connected  6 tools, 1 prompts" in out
+    assert "  basic            connected  6 tools, 1 prompt" in out
     assert "  broken           failed" in out and "KeyError" in out
     assert "prompts: /mcp__basic__review" in out
     assert sent == ["Please review the-parser in a terse tone.", "Please review x in a y tone."]

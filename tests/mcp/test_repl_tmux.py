@@ -44,13 +44,13 @@ def test_mcp_status_a_prompt_command_and_a_tool_call_in_the_repl(tmp_path: Path)
             term.press("Enter")
             term.wait_for("basic ")
             for _ in range(60):  # /mcp starts the server; ask again until it is up
-                if "connected  6 tools, 1 prompts" in term.screen():
+                if "connected  6 tools, 1 prompt " in term.screen():
                     break
                 term.type("/mcp")
                 term.press("Enter")
                 term.wait_for("tools offered to the model")
                 time.sleep(1)
-            assert "connected  6 tools, 1 prompts" in term.screen()
+            assert "connected  6 tools, 1 prompt " in term.screen()
             term.type("/mcp__basic__review the-parser tone=terse")
             term.press("Enter")
             # An MCP tool asks first in the REPL's default mode: the user says yes.

@@ -27,7 +27,7 @@ def project(tmp_path: Path, trust_tmp_path: None) -> Path:
     return root
 
 
-SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (working|running [^…]+)… (\S+) · (\S+) tokens · esc to interrupt")
+SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (working|running [^…]+)… (\S+) · (\S+) tokens? · esc to interrupt")
 
 
 def visible(term: Tmux) -> str:
@@ -160,7 +160,7 @@ def test_the_footer_labels_the_turns_figures_beside_the_session_total(project: P
         term.type("second")
         term.press("Enter")
         screen = wait_until(term, lambda s: s.count("─ this turn: ") == 2, "two footers")
-        first, second = re.findall(r"─ this turn: (\S+) tokens · \$(\S+) · \S+ │ session: \$(\S+)", screen)
+        first, second = re.findall(r"─ this turn: (\S+) tokens? · \$(\S+) · \S+ │ session: \$(\S+)", screen)
         assert first[0] == "1.2k" and second[0] == "120"
         # Each turn's own cost; the session's total is their sum.
         assert float(first[1]) == float(first[2]) > 0
