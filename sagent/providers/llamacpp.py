@@ -253,6 +253,8 @@ class LlamaCppModel(Model):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         request = answer_when_stuck(without_images(request))
+        if request.temperature is None:
+            request = dataclasses.replace(request, temperature=LOCAL_TEMPERATURE)
         inner = await self._ensure_server()
         try:
             async for event in inner.stream(request):
@@ -272,6 +274,12 @@ class LlamaCppModel(Model):
         if self._server is not None:
             await asyncio.to_thread(self._server.stop)
             self._server = None
+
+
+def tell_progress_to(model: object, say: Callable[[str], None]) -> None:
+    """Send `model`'s start-up line to `say` (a surface that owns the terminal) when it is a local model."""
+    if isinstance(model, LlamaCppModel):
+        model.progress = say
 
 
 def say_on_stderr(text: str) -> None:
@@ -303,6 +311,10 @@ def without_images(request: ModelRequest) -> ModelRequest:
         return request
     return dataclasses.replace(request, messages=messages)
 
+
+LOCAL_TEMPERATURE = 0.2
+"""The temperature of a request that names none. llama-cpp-python's server samples at 0.8 by default, at
+which a 135M model's answer about real tool results drifts into invention; at 0.2 it stays on them."""
 
 LOCAL_ROUNDS = 4
 """Tool rounds a local model may take for one prompt before it is asked to answer with what it has."""

