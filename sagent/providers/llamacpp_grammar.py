@@ -59,6 +59,9 @@ EXAMPLES: dict[str, dict[str, object]] = {
 }
 """The arguments each built-in tool is shown with: a small model copies what it is shown."""
 
+RESULT_TAGS = ("<tool_result", "</tool_result>")
+"""Where an answer stops: a model that writes one is copying a result, not answering."""
+
 ANSWER_NOTE = "Answer my request from this result, in a few plain sentences: {request}"
 
 
@@ -152,7 +155,9 @@ class GrammarToolModel(TextToolModel):
         translated, grammar = self.plan(request)
         held: list[str] = []  # text that may be a call: shown only once it is known to be words
         words = False
-        async for event in self.inner.stream_with_grammar(translated, grammar):
+        # A small model answering after a result tends to copy it, closing tag and all: words end there.
+        stop = RESULT_TAGS if grammar is not None and "answer" in grammar.split("\n", 1)[0] else ()
+        async for event in self.inner.stream_with_grammar(translated, grammar, stop):
             if isinstance(event, TextDelta):
                 if words:
                     yield event

@@ -76,11 +76,15 @@ class NativeToolsModel(OpenAICompatModel):
         async for event in self.stream_with_grammar(request, None):
             yield event
 
-    async def stream_with_grammar(self, request: ModelRequest, grammar: str | None) -> AsyncIterator[ModelEvent]:
-        """The reply to `request`, held to the GBNF `grammar` when one is given."""
+    async def stream_with_grammar(
+        self, request: ModelRequest, grammar: str | None, stop: tuple[str, ...] = ()
+    ) -> AsyncIterator[ModelEvent]:
+        """The reply to `request`, held to the GBNF `grammar` when one is given, ending before any of `stop`."""
         params = self.build_params(request)
         if grammar is not None:
             params["grammar"] = grammar  # a field of llama.cpp's request body, sent as it is (`as_sent`)
+        if stop:
+            params["stop"] = list(stop)
         if params["stream"] and not self.whole:
             async for event in super().stream_params(params):
                 yield with_usage(event, params)

@@ -159,6 +159,7 @@ async def test_the_embedded_model_looks_first_then_answers_in_words_from_the_res
         and "- List: List a folder's entries." in ask["messages"][0]["content"]
     )
     assert rules(reply["grammar"])["root"] == "answer"  # after one round: words
+    assert "stop" not in ask and reply["stop"] == ["<tool_result", "</tool_result>"]  # words, not a copied result
     last = reply["messages"][-1]
     assert last["role"] == "user" and '"quoted" <b>' in last["content"] and PROMPT in last["content"]
     assert '{"name": "List", "arguments": {}}' in reply["messages"][2]["content"]
