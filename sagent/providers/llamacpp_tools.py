@@ -6,13 +6,22 @@ user message that names the call. `llama-server` (started with `--jinja`) takes 
 the OpenAI API has them, streamed or not. `NativeToolsModel` sends a request with tools in one piece and
 turns the answer into the same events a stream gives.
 
-`tool_mode` (`auto`, `native`, `text`; the `SAGENT_LOCAL_TOOLS` variable) picks how tools reach a local
-model: `auto` is native, falling back to the text protocol (`sagent.providers.text_tools`) for good when
-the server refuses tools.
+`tool_mode` (`auto`, `grammar`, `native`, `text`; the `SAGENT_LOCAL_TOOLS` variable) picks how tools reach
+a local model: `auto` is `grammar` (the text protocol held to one valid call or plain words by a GBNF
+grammar, `sagent.providers.llamacpp_grammar`), falling back to the plain text protocol
+(`sagent.providers.text_tools`) for good when the server refuses grammars; `native` is the server's own
+function calling (llama-cpp-python's `chatml-function-calling` template HTML-escapes the whole prompt, which
+teaches a small model to write `&#34;`: that is why it is not the default).
+
+Usage: a server that reports no token counts (llama-cpp-python streams none) gets an estimate (about four
+characters a token) rather than zeros, so the context gauge and the session log never read 0.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import html
+import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any, Literal
@@ -20,11 +29,12 @@ from typing import Any, Literal
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ToolCallDelta
 from sagent.providers.base import ProviderError
 from sagent.providers.faults import endpoint_of
-from sagent.providers.openai_compat import OpenAICompatModel, map_openai_error, parse_tool_call
+from sagent.providers.openai_compat import OpenAICompatModel, as_sent, map_openai_error, parse_tool_call
+from sagent.providers.text_tools import parse_pseudo_calls
 from sagent.types import AssistantContent, AssistantMessage, ModelRequest, StopReason, TextPart, Usage
 
-ToolMode = Literal["auto", "native", "text"]
-TOOL_MODES: tuple[ToolMode, ...] = ("auto", "native", "text")
+ToolMode = Literal["auto", "grammar", "native", "text"]
+TOOL_MODES: tuple[ToolMode, ...] = ("auto", "grammar", "native", "text")
 MODE_VARIABLE = "SAGENT_LOCAL_TOOLS"
 
 
@@ -37,17 +47,19 @@ def tool_mode_from_env(given: str | None = None) -> ToolMode:
 
 
 def refuses_tools(error: ProviderError) -> bool:
-    """True when a server's 4xx says it cannot take tools (so the text protocol should be used instead)."""
+    """True when a server's 4xx says it cannot take tools or a grammar (so the text protocol should be used)."""
     text = str(error).lower()
-    return error.kind == "bad_request" and ("tool" in text or "function" in text)
+    return error.kind == "bad_request" and any(word in text for word in ("tool", "function", "grammar"))
 
 
 class NativeToolsModel(OpenAICompatModel):
     """Chat Completions with tools sent whole (not streamed); requests without tools still stream."""
 
-    def __init__(self, model: str, *, results_as_user: bool = False, **options: Any) -> None:
+    def __init__(self, model: str, *, results_as_user: bool = False, whole: bool = False, **options: Any) -> None:
+        """`whole`: send every request whole, never streamed (for a server whose streams carry no usage)."""
         super().__init__(model, **options)
         self.results_as_user = results_as_user
+        self.whole = whole
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         params = super().build_params(request)
@@ -61,19 +73,33 @@ class NativeToolsModel(OpenAICompatModel):
         return params
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        if not request.tools:
-            async for event in super().stream(request):
-                yield event
+        async for event in self.stream_with_grammar(request, None):
+            yield event
+
+    async def stream_with_grammar(
+        self, request: ModelRequest, grammar: str | None, stop: tuple[str, ...] = ()
+    ) -> AsyncIterator[ModelEvent]:
+        """The reply to `request`, held to the GBNF `grammar` when one is given, ending before any of `stop`."""
+        params = self.build_params(request)
+        if grammar is not None:
+            params["grammar"] = grammar  # a field of llama.cpp's request body, sent as it is (`as_sent`)
+        if stop:
+            params["stop"] = list(stop)
+        if params["stream"] and not self.whole:
+            async for event in super().stream_params(params):
+                yield with_usage(event, params)
             return
+        params["stream"] = False
+        params.pop("stream_options", None)
         client = self._sdk()
         try:
-            response = await client.chat.completions.create(**self.build_params(request))
+            response = await client.chat.completions.create(**as_sent(params))
         except ProviderError:
             raise
         except Exception as error:
             raise map_openai_error(error, self.provider, endpoint_of(client), self._idle_timeout) from error
         for event in self.events_of(response):
-            yield event
+            yield with_usage(event, params)
 
     def events_of(self, response: Any) -> list[ModelEvent]:
         """The events of one whole Chat Completions answer, as its stream would have given them."""
@@ -81,10 +107,10 @@ class NativeToolsModel(OpenAICompatModel):
         message = choice.message
         events: list[ModelEvent] = []
         parts: list[AssistantContent] = []
-        if message.content:
+        if message.content and not (not message.tool_calls and pseudo_calls(message.content)):
             events.append(TextDelta(message.content))
             parts.append(TextPart(message.content))
-        for index, tc in enumerate(message.tool_calls or []):
+        for index, tc in enumerate(message.tool_calls or pseudo_calls(message.content or "")):
             events.append(ToolCallDelta(index, tc.id, tc.function.name, tc.function.arguments or ""))
             parts.append(parse_tool_call(tc.id or f"call_{index}", tc.function.name, tc.function.arguments or ""))
         u = response.usage
@@ -94,6 +120,32 @@ class NativeToolsModel(OpenAICompatModel):
         done = AssistantMessage(tuple(parts), self.provider, self.name, usage, stop, response.id)
         events.append(ResponseComplete(done))
         return events
+
+
+def pseudo_calls(text: str) -> list[Any]:
+    """The calls a reply wrote as text in the `functions.NAME:` form (HTML escapes undone), shaped like
+    the SDK's tool calls; empty when the text holds none."""
+    from types import SimpleNamespace
+
+    return [
+        SimpleNamespace(id=call.id, function=SimpleNamespace(name=call.name, arguments=json.dumps(call.arguments)))
+        for call in parse_pseudo_calls(html.unescape(text))
+    ]
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens `text` is (four characters a token): for a server that does not say."""
+    return (len(text) + 3) // 4
+
+
+def with_usage(event: ModelEvent, params: dict[str, Any]) -> ModelEvent:
+    """`event`, with an estimated usage when it completes a reply whose server reported none."""
+    if not isinstance(event, ResponseComplete) or event.message.usage.input_tokens or event.message.usage.output_tokens:
+        return event
+    messages = params.get("messages") or []
+    prompt = sum(estimate_tokens(json.dumps(m.get("content", ""))) + 4 for m in messages)
+    usage = Usage(input_tokens=prompt, output_tokens=estimate_tokens(event.message.text) or 1)
+    return ResponseComplete(dataclasses.replace(event.message, usage=usage))
 
 
 def _as_user(message: dict[str, Any]) -> dict[str, Any]:

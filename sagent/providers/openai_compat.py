@@ -145,8 +145,12 @@ class OpenAICompatModel(Model):
         return params
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        async for event in self.stream_params(self.build_params(request)):
+            yield event
+
+    async def stream_params(self, params: dict[str, Any]) -> AsyncIterator[ModelEvent]:
+        """The streamed reply to a request body built by `build_params` (and perhaps changed since)."""
         client = self._sdk()
-        params = self.build_params(request)
         try:
             try:
                 chunks = await client.chat.completions.create(**as_sent(params))

@@ -12,10 +12,15 @@ a string `name` and an object `arguments`. A malformed block becomes a `ToolCall
 says what is wrong, so the loop returns it to the model as an error and never runs it. Earlier calls and
 their results are written back into the history as text in the same format, so the model sees its own
 calls the way it was told to write them.
+
+Small models also write calls in forms they learnt elsewhere; these are calls too (`parse_pseudo_calls`):
+`functions.NAME:` followed by a JSON object (llama-cpp-python's function-calling format, its JSON perhaps
+HTML-escaped), and a reply that is nothing but `{"name": ..., "arguments": {...}}`.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import AsyncIterator
@@ -132,8 +137,54 @@ def parse_one(index: int, raw: str, closed: bool) -> ToolCall:
     return ToolCall(f"text_call_{index}", name.strip(), arguments)
 
 
+_PSEUDO = re.compile(r"(?:^|(?<=\n))[ \t]*functions\.([A-Za-z0-9_-]+)[ \t]*:?\s*(?=\{)")
+_BARE = re.compile(r'\A\s*\{\s*"name"\s*:')
+
+
+def split_pseudo_calls(text: str) -> ParsedText:
+    """The calls `text` writes as `functions.NAME:` + a JSON object, or as one bare `{"name", "arguments"}`
+    object, and the text around them. A call whose JSON does not parse comes back malformed (never run)."""
+    if "&" in text and _PSEUDO.search(text):
+        text = html.unescape(text)  # written after a prompt whose template HTML-escaped it: `{&#34;path&#34;: ...}`
+    if _BARE.match(text):
+        found = parse_one(0, text.strip(), True)
+        if found.invalid_arguments is None:
+            return ParsedText("", (found,))
+    decoder = json.JSONDecoder()
+    calls: list[ToolCall] = []
+    kept: list[str] = []
+    position = 0
+    for match in _PSEUDO.finditer(text):
+        if match.start() < position:
+            continue
+        kept.append(text[position : match.start()])
+        name, start = match.group(1), match.end()
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as error:
+            end = text.find("\n\n", start)
+            end = len(text) if end < 0 else end
+            calls.append(_bad(len(calls), name, text[start:end], f"not JSON: {error.msg}"))
+        else:
+            if isinstance(value, dict):
+                calls.append(ToolCall(f"text_call_{len(calls)}", name, value))
+            else:
+                calls.append(_bad(len(calls), name, text[start:end], "arguments must be a JSON object"))
+        position = end
+    kept.append(text[position:])
+    return ParsedText("".join(kept).strip(), tuple(calls))
+
+
+def parse_pseudo_calls(text: str) -> tuple[ToolCall, ...]:
+    """Only the calls of `split_pseudo_calls`."""
+    return split_pseudo_calls(text).calls
+
+
 def parse_text_calls(text: str) -> ParsedText:
-    """Split a response's text into what it says and the tool calls its blocks hold, strictly."""
+    """Split a response's text into what it says and the tool calls its blocks hold, strictly; without any
+    block, the calls it writes in another form (`split_pseudo_calls`)."""
+    if OPEN not in text:
+        return split_pseudo_calls(text)
     calls: list[ToolCall] = []
     kept: list[str] = []
     position = 0

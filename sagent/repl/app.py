@@ -356,6 +356,7 @@ class Repl:
         self.app, self.input = build_application(self)
         threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
         self.commit(self.banner())
+        _tell_local_progress(self)
         self.measure_context()
         self.watch()
         if self.first_prompt:
@@ -420,6 +421,15 @@ def terminal_settings(width: int) -> Settings:
     dumb = os.environ.get("TERM", "") in ("dumb", "")
     color = not dumb and "NO_COLOR" not in os.environ
     return Settings(width=width, color=color, markdown=not dumb)
+
+
+def _tell_local_progress(repl: Repl) -> None:
+    """The local model says above the prompt, not on stderr under the screen, that it is starting."""
+    if repl.agent.model.provider != "local":
+        return
+    from sagent.providers.llamacpp import tell_progress_to
+
+    tell_progress_to(repl.agent.model, lambda text: repl.commit([repl.renderer.c("dim", text)]))
 
 
 def _warm_up(provider: str) -> None:

@@ -93,7 +93,7 @@ def test_tool_mode_setting(monkeypatch) -> None:
     assert tool_mode_from_env() == "text" and LlamaCppModel("/x.gguf").tool_mode == "text"
     assert tool_mode_from_env("native") == "native"
     with pytest.raises(ValueError, match="SAGENT_LOCAL_TOOLS must be one of"):
-        tool_mode_from_env("grammar")
+        tool_mode_from_env("json")
 
 
 def test_llama_cpp_variables_name_the_server_and_the_model(monkeypatch, tmp_path) -> None:
@@ -107,14 +107,14 @@ def test_llama_cpp_variables_name_the_server_and_the_model(monkeypatch, tmp_path
     assert server.command[0] == "/opt/llama-server" and "--jinja" in server.command and server.binary
     monkeypatch.delenv("LLAMA_CPP_SERVER")
     monkeypatch.delenv("SAGENT_LLAMA_SERVER", raising=False)
-    server = llamacpp.LocalServer(gguf, "m", 1, 512)
+    server = llamacpp.LocalServer(gguf, "m", 1, 512, native_tools=True)
     assert server.command[server.command.index("--chat_format") + 1] == "chatml-function-calling"
     monkeypatch.setenv("LLAMA_CPP_MODEL", str(tmp_path / "none.gguf"))
     assert "no model file" in (llamacpp.local_model_missing() or "")
 
 
 def test_cli_reports_a_bad_tool_mode_in_one_line(tmp_path) -> None:
-    env = {**os.environ, "SAGENT_LOCAL_TOOLS": "grammar", "XDG_DATA_HOME": str(tmp_path)}
+    env = {**os.environ, "SAGENT_LOCAL_TOOLS": "json", "XDG_DATA_HOME": str(tmp_path)}
     out = run_sagent(["-p", "hi", "--provider", "LlamaCpp", "--model", str(tmp_path / "m.gguf")], env, cwd=tmp_path)
     assert out.returncode != 0 and "Traceback" not in out.stderr
 

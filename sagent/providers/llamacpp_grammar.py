@@ -1,0 +1,190 @@
+"""Tool calls for a local model held to a grammar: the default way tools reach llama.cpp.
+
+`GrammarToolModel` describes the offered tools in the system prompt in the text protocol's format
+(`sagent.providers.text_tools`), writes earlier calls and results back as text, and sends each request with
+a GBNF grammar (`sagent.providers.tool_grammar`) so the reply is exactly one valid call of an offered tool or
+plain words. Nothing is HTML-escaped on the way: the prompt is rendered by the model's own chat template.
+
+A `TurnPolicy` says which of the two a turn may be, counted in tool rounds since the user's last message:
+the embedded 135M model looks first (its first reply to a prompt is a call) and answers after one round,
+because it does not choose well between looking and answering; a model the user picks chooses freely and
+is asked for words after `rounds` rounds. An answer turn after results repeats the user's request below
+the last result, which is what lets a small model answer about the results instead of drifting.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
+
+from sagent.events import ModelEvent, ResponseComplete, TextDelta, ToolCallDelta
+from sagent.providers.llamacpp_tools import NativeToolsModel
+from sagent.providers.text_tools import CLOSE, OPEN, ParsedText, TextToolModel, parse_text_calls, render_history
+from sagent.providers.tool_grammar import turn_grammar
+from sagent.types import (
+    AssistantContent,
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    UserMessage,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPolicy:
+    """What a local model's reply may be, by the tool rounds taken since the user's last message."""
+
+    look_first: bool = False
+    """The first reply to a prompt must be a tool call (when tools are offered)."""
+    rounds: int = 4
+    """After this many rounds the reply must be words about the results."""
+
+
+EMBEDDED_POLICY = TurnPolicy(look_first=True, rounds=1)
+"""For the embedded 135M model: one look with a tool, then an answer from what it returned."""
+
+EXAMPLES: dict[str, dict[str, object]] = {
+    "List": {},
+    "Read": {"path": "README.md"},
+    "Glob": {"pattern": "**/*.py"},
+    "Grep": {"pattern": "def main"},
+    "Bash": {"command": "ls"},
+    "WebFetch": {"url": "https://example.com"},
+}
+"""The arguments each built-in tool is shown with: a small model copies what it is shown."""
+
+RESULT_TAGS = ("<tool_result", "</tool_result>")
+"""Where an answer stops: a model that writes one is copying a result, not answering."""
+
+ANSWER_NOTE = "Answer my request from this result, in a few plain sentences: {request}"
+
+
+def example_arguments(tool: ToolSpec) -> dict[str, object]:
+    """Arguments to show for `tool`: a known example, else its required properties with a placeholder."""
+    if tool.name in EXAMPLES:
+        return EXAMPLES[tool.name]
+    schema = dict(tool.input_schema)
+    properties = schema.get("properties") or {}
+    placeholders = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+    return {
+        name: placeholders.get(str((properties.get(name) or {}).get("type")), "...")
+        for name in schema.get("required") or []
+    }
+
+
+def first_sentence(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line.split(". ")[0].rstrip(".")
+
+
+def local_protocol_prompt(tools: Sequence[ToolSpec]) -> str:
+    """The system prompt's tool section for a small local model: one example, one line per tool."""
+    shown = next((t for t in tools if t.name == "List"), tools[0])
+    example = json.dumps({"name": shown.name, "arguments": example_arguments(shown)})
+    lines = [
+        "## Tools",
+        "To look at files, write one tool call and nothing else, like this:",
+        OPEN,
+        example,
+        CLOSE,
+        "Its result comes back in a <tool_result> block. Then answer the user in plain words from it.",
+        "The tools:",
+    ]
+    for tool in tools:
+        described = first_sentence(tool.description or "")
+        lines.append(f"- {tool.name}: {described}. Arguments: {json.dumps(example_arguments(tool))}")
+    return "\n".join(lines)
+
+
+def rounds_since_prompt(messages: Sequence[Message]) -> tuple[int, str]:
+    """Tool rounds since the user's last message, and that message's text."""
+    rounds = 0
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            return rounds, message.text
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            rounds += 1
+    return rounds, ""
+
+
+def _remind(messages: tuple[Message, ...], request_text: str) -> tuple[Message, ...]:
+    """`messages` with the user's request repeated below the last tool result."""
+    if not request_text or not messages or not isinstance(messages[-1], UserMessage):
+        return messages
+    last = messages[-1]
+    note = ANSWER_NOTE.format(request=request_text.strip())
+    return (*messages[:-1], UserMessage.of(f"{last.text}\n{note}"))
+
+
+class GrammarToolModel(TextToolModel):
+    """`inner` (a llama.cpp server's chat completions) with tools through the text protocol, each reply held
+    by a grammar to one valid call or plain words."""
+
+    inner: NativeToolsModel
+
+    def __init__(self, inner: NativeToolsModel, policy: TurnPolicy | None = None) -> None:
+        super().__init__(inner)
+        self.policy = policy or TurnPolicy()
+
+    def plan(self, request: ModelRequest) -> tuple[ModelRequest, str | None]:
+        """The request the server gets, and the grammar its reply is held to (None: free text)."""
+        rounds, asked = rounds_since_prompt(request.messages)
+        history = render_history(request.messages)
+        called_before = any(isinstance(m, AssistantMessage) and m.tool_calls for m in request.messages)
+        if not request.tools:
+            # No tools (or taken away): words only where calls were made, so none is written as text.
+            grammar = turn_grammar((), calls=False) if called_before else None
+            if called_before and isinstance(request.messages[-1], ToolResult):
+                history = _remind(history, asked)
+            return replace(request, messages=history), grammar
+        system = f"{request.system}\n\n{local_protocol_prompt(request.tools)}".strip()
+        answer_now = rounds >= self.policy.rounds
+        if answer_now:
+            history = _remind(history, asked)
+        must_call = rounds == 0 and self.policy.look_first
+        grammar = turn_grammar(request.tools, calls=not answer_now, text=not must_call)
+        return replace(request, system=system, tools=(), messages=history), grammar
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        translated, grammar = self.plan(request)
+        held: list[str] = []  # text that may be a call: shown only once it is known to be words
+        words = False
+        # A small model answering after a result tends to copy it, closing tag and all: words end there.
+        stop = RESULT_TAGS if grammar is not None and "answer" in grammar.split("\n", 1)[0] else ()
+        async for event in self.inner.stream_with_grammar(translated, grammar, stop):
+            if isinstance(event, TextDelta):
+                if words:
+                    yield event
+                    continue
+                held.append(event.text)
+                so_far = "".join(held)
+                if so_far and not OPEN.startswith(so_far[: len(OPEN)]):
+                    words = True
+                    yield TextDelta(so_far)
+                continue
+            if not isinstance(event, ResponseComplete):
+                yield event
+                continue
+            done, calls = self._parsed(event.message, bool(request.tools))
+            for index, call in enumerate(calls):
+                yield ToolCallDelta(index, call.id, call.name, json.dumps(call.arguments))
+            yield ResponseComplete(done)
+
+    @staticmethod
+    def _parsed(message: AssistantMessage, tools: bool) -> tuple[AssistantMessage, tuple[ToolCall, ...]]:
+        parsed = parse_text_calls(message.text) if tools else ParsedText(message.text, ())
+        parts: list[AssistantContent] = [p for p in message.content if isinstance(p, ThinkingPart)]
+        if parsed.text:
+            parts.append(TextPart(parsed.text))
+        parts += parsed.calls
+        stop = "tool_use" if parsed.calls else message.stop_reason
+        return replace(message, content=tuple(parts), stop_reason=stop), parsed.calls
+
+
+__all__ = ["CLOSE", "EMBEDDED_POLICY", "GrammarToolModel", "TurnPolicy", "local_protocol_prompt"]
