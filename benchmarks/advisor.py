@@ -113,7 +113,8 @@ def print_comparison(rows: list[Figures]) -> None:
 
 
 async def local_round_seconds() -> float | None:
-    """Seconds per tool round of the embedded model (native tool calls, temperature 0); None without it."""
+    """Seconds per tool round of the embedded model (its default: a call held by the grammar, then its answer
+    in words; temperature 0), the run's time over its tool rounds; None without the local extra."""
     import contextlib
     import dataclasses
     import importlib.util
