@@ -50,7 +50,7 @@ def unavailable() -> str | None:
     if not sys.platform.startswith("linux"):
         return f"no sandbox for {sys.platform} yet (Linux uses bubblewrap; macOS Seatbelt is not built)"
     path = bwrap_path()
-    key = path or ""
+    key = _cache_key(path)
     with _probe_lock:  # one probe at a time: a second caller waits for the first one's answer
         with _lock:
             if key in _probed:
@@ -73,7 +73,16 @@ def probe_soon() -> None:
 
 def mark_unavailable(reason: str) -> None:
     with _lock:
-        _probed[bwrap_path() or ""] = reason
+        _probed[_cache_key(bwrap_path())] = reason
+
+
+def _cache_key(path: str | None) -> str:
+    """What a probe's answer is kept under: the binary found, else what was asked for (a `SAGENT_BWRAP` that
+    names no program, or none on PATH), so each answer names what it was about."""
+    if path is not None:
+        return path
+    chosen = os.environ.get("SAGENT_BWRAP")
+    return f"missing:{chosen}" if chosen is not None else "missing"
 
 
 def _probe(path: str) -> str | None:

@@ -80,3 +80,20 @@ def test_the_repls_bang_command_runs_in_the_same_sandbox(tmp_path: Path, capsys:
     finally:
         target.unlink(missing_ok=True)
         asyncio.run(agent.aclose())
+
+
+def test_each_missing_bwrap_is_named_even_after_another_was_looked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Why the sandbox cannot start is kept per process; a second binary asked for, also missing, is named
+    as itself, not as the first one (nor as bwrap missing from PATH)."""
+    from sagent.sandbox.bwrap import unavailable
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+    monkeypatch.delenv("SAGENT_BWRAP", raising=False)
+    assert "not installed" in (unavailable() or "")
+    monkeypatch.setenv("SAGENT_BWRAP", str(tmp_path / "first-bwrap"))
+    assert "first-bwrap" in (unavailable() or "")
+    monkeypatch.setenv("SAGENT_BWRAP", str(tmp_path / "no-such-bwrap"))
+    out = permissions_output(tmp_path, capsys, SandboxPolicy())
+    assert "NOT ACTIVE" in out and "no-such-bwrap" in out
