@@ -97,8 +97,13 @@ def test_esc_stops_and_puts_the_queued_message_back_into_the_input(project: Path
         term.wait_for("after this task: and run the tests")
         term.press("Escape")
         screen = term.wait_for("your queued message is back in the input")
-        screen = wait_until(term, lambda s: "esc to interrupt" not in s, "the work stopping")
-        assert "› and run the tests" in bottom(screen)  # in the input box, as the user's own text again
+        # The input box, as the user's own text again, once the work has stopped (a screen caught while the
+        # live area is drawn again after the lines printed above it holds neither).
+        screen = wait_until(
+            term,
+            lambda s: "esc to interrupt" not in s and "› and run the tests" in bottom(s),
+            "the work stopping, the message back in the input",
+        )
         assert "after this task: and run the tests" not in screen
         # Nothing is sent by itself: the model was asked once, for the stopped task.
         time.sleep(1.0)  # give a wrongly sent message the time to reach the fake (not a speed assertion)
@@ -119,8 +124,9 @@ def test_ctrl_c_interrupts_work_and_its_quit_hint_expires(project: Path, tmp_pat
         term.press("Enter")
         term.wait_for("running Bash…")
         term.press("C-c")
-        screen = term.wait_for("─ interrupted")
-        assert "press Ctrl+C again to quit" in screen and "[sagent exited" not in screen
+        term.wait_for("─ interrupted")
+        screen = wait_until(term, lambda s: "press Ctrl+C again to quit" in s, "the quit hint")
+        assert "[sagent exited" not in screen
         # The hint goes away after a few seconds; a Ctrl+C after that arms it again instead of quitting.
         wait_until(term, lambda s: "press Ctrl+C again to quit" not in s, "the hint expiring", timeout=15)
         term.press("C-c")
