@@ -236,8 +236,9 @@ def make_agent(
 
 
 def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
-    """Set `args.mcp` to the configured MCP servers' part of the run (see sagent.mcp.setup), or None. They
-    connect in the background once the agent starts; a headless run reports one that fails on stderr."""
+    """Set `args.mcp` to the configured MCP servers' part of the run (see sagent.mcp.setup), or None. In the
+    REPL they connect in the background once the agent starts; a headless run waits for them before its
+    first request (each at most its MCP_TIMEOUT) and reports a slow one, and one that fails, on stderr."""
     args.mcp = None
     if args.tools is not None and args.tools.strip().lower() == "none":
         return
@@ -249,7 +250,7 @@ def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
         sys.stderr.write(f"sagent: warning: {line}\n")
 
     try:
-        args.mcp = mcp_run(run_servers(args, cwd), cwd, report if headless else None)
+        args.mcp = mcp_run(run_servers(args, cwd), cwd, report if headless else None, wait_first=headless)
     except McpConfigError as error:
         raise UsageError(str(error)) from None
 

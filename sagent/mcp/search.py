@@ -7,24 +7,28 @@ the rest of the session. A tool once offered stays offered, so the tool list onl
 per change (a server connecting, a tool loaded, a server's tools/list_changed): the cached prefix breaks at
 most once for each.
 
-`McpHook` applies the list to the agent before each request. It never waits for a server: a server still
-starting adds its tools to a later request, and the first request goes out at once.
+`McpHook` applies the list to the agent before each request. In the REPL it never waits for a server: a
+server still starting adds its tools to a later request, and the first request goes out at once. A headless
+run (`wait_first`) starts its servers before its first request and waits for them (each at most its
+`MCP_TIMEOUT`), so their tools are in it; a slow one is reported. Either way, a call of a tool whose server
+is still starting waits for that server rather than finding an unknown tool.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sagent.agent.calls import tool_specs
-from sagent.agent.hooks import Hook
+from sagent.agent.hooks import ALLOW, Hook, ToolDecision
 from sagent.events import Event, MessageAdded, SessionStarted
 from sagent.mcp.client import McpServers
 from sagent.mcp.tools import McpTool, tool_name
 from sagent.tools.base import AnyOrder, ToolContext, ToolError, ToolOutput
-from sagent.types import ModelRequest
+from sagent.types import ModelRequest, ToolCall
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 DIRECT_TOOLS = 10  # MCP tools offered as they are; more go through McpToolSearch
 DIRECT_BYTES = 10_000  # bytes of their schemas offered as they are
 SEARCH_WAIT = 10.0  # seconds McpToolSearch waits for servers still starting
+SLOW_SERVER = 2.0  # seconds a headless run waits for its servers before it says which it still waits for
 MAX_RESULTS = 5
 
 
@@ -146,12 +151,15 @@ def _arguments(tool: McpTool) -> str:
 
 
 class McpHook(Hook):
-    """Starts the servers once the first request has gone out, and gives each request the MCP tools
+    """Starts the servers once the first request has gone out (before it, and waits for them, with
+    `wait_first`), and gives each request the MCP tools
     offered now (added at the end of the agent's tools; a tool a server dropped is removed)."""
 
-    def __init__(self, catalog: McpCatalog) -> None:
+    def __init__(self, catalog: McpCatalog, wait_first: bool = False) -> None:
+        """`wait_first`: start the servers before the first request and wait for them (a headless run)."""
         self.catalog = catalog
         self.servers = catalog.servers
+        self.wait_first = wait_first
         self._requests = 0
 
     def on_event(self, agent: Agent, event: Event) -> None:
@@ -162,8 +170,10 @@ class McpHook(Hook):
             self.servers.start()
 
     async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
-        if self._requests:
+        if self._requests or self.wait_first:
             self.servers.start()
+        if not self._requests and self.wait_first:
+            await self._wait_for_servers()
         self._requests += 1
         if not any(isinstance(t, McpToolSearch) and t.catalog is self.catalog for t in agent.settings.tools):
             return request  # a sub-agent given a list of tools without the MCP search: only those tools
@@ -185,3 +195,31 @@ class McpHook(Hook):
         if not changed:
             return request
         return replace(request, tools=tuple(tool_specs(agent.tools, agent.context)))
+
+    async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+        """A call of an MCP tool the agent does not have yet, while a server is still starting: wait for the
+        servers, then give the agent the tool when one of them has it (else the call is an unknown tool)."""
+        if call.name in agent.tools or not call.name.startswith("mcp__"):
+            return ALLOW
+        self.servers.start()
+        if any(c.state == "connecting" for c in self.servers.connections.values()):
+            await self.servers.settle(self._longest_wait())
+        tool = next((t for t in self.catalog.all_tools() if t.name == call.name), None)
+        if tool is not None:
+            self.catalog.offered_names.add(tool.name)
+            agent.tools.setdefault(tool.name, tool)
+        return ALLOW
+
+    async def _wait_for_servers(self) -> None:
+        """Wait until every server is connected or failed (each at most its MCP_TIMEOUT); say which are slow."""
+        waiting = [c for c in self.servers.connections.values() if c.state == "connecting"]
+        if not waiting:
+            return
+        await asyncio.gather(*(c.wait(SLOW_SERVER) for c in waiting))
+        slow = [c.name for c in waiting if c.state == "connecting"]
+        if slow and self.servers.report is not None:
+            self.servers.report(f"waiting for MCP server {', '.join(slow)} to start (up to MCP_TIMEOUT)")
+        await self.servers.settle(self._longest_wait())
+
+    def _longest_wait(self) -> float:
+        return max((c.connect_timeout for c in self.servers.connections.values()), default=0.0)

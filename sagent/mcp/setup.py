@@ -31,14 +31,20 @@ class McpRun:
     hook: McpHook
 
 
-def mcp_run(configs: Sequence[ServerConfig], cwd: Path, report: Callable[[str], None] | None = None) -> McpRun | None:
-    """The MCP part of a run for these servers; None when there are none (nothing is imported then)."""
+def mcp_run(
+    configs: Sequence[ServerConfig],
+    cwd: Path,
+    report: Callable[[str], None] | None = None,
+    wait_first: bool = False,
+) -> McpRun | None:
+    """The MCP part of a run for these servers; None when there are none (nothing is imported then).
+    `wait_first`: the first request waits for the servers, so their tools are in it (a headless run)."""
     if not configs:
         return None
     servers = McpServers(configs, cwd, report)
     catalog = McpCatalog(servers)
     tools: tuple[Tool, ...] = (McpToolSearch(catalog), ListMcpResources(servers), ReadMcpResource(servers))
-    return McpRun(servers, tools, McpHook(catalog))
+    return McpRun(servers, tools, McpHook(catalog, wait_first=wait_first))
 
 
 def servers_of(agent: Agent) -> McpServers | None:

@@ -74,9 +74,21 @@ def test_a_headless_run_uses_a_project_server_and_reports_one_that_fails(
     results = [r["message"]["content"][0] for r in map(json.loads, out.stdout.splitlines()) if r["type"] == "user"]
     assert results[-1]["content"] == "echo: through MCP" and not results[-1]["is_error"]
     first = [t["name"] for t in bodies[0]["tools"]]
-    assert first[-3:] == ["McpToolSearch", "ListMcpResources", "ReadMcpResource"]
-    assert not any(n.startswith("mcp__") for n in first)
-    assert "mcp__basic__echo" in [t["name"] for t in bodies[2]["tools"]]
+    assert {"McpToolSearch", "ListMcpResources", "ReadMcpResource"} <= set(first)
+    assert "mcp__basic__echo" in first  # the run waited for its servers: their tools are in the first request
+
+
+def test_a_headless_run_offers_its_servers_tools_from_the_first_request(project: Path, env: dict[str, str]) -> None:
+    write_mcp_json(project, {"echo": {"command": sys.executable, "args": [SERVER, "basic"]}})
+    steps = [tool_use_response([("mcp__echo__echo", {"text": "shout"})]), text_response("done")]
+    with FakeAnthropic(steps) as fake:
+        env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001", "ANTHROPIC_BASE_URL": fake.url}
+        out = sagent(["-p", "use the echo server", "--output-format", "stream-json"], env, project)
+        bodies = [r["body"] for r in fake.requests]
+    assert out.returncode == 0, out.stderr
+    assert "mcp__echo__echo" in [t["name"] for t in bodies[0]["tools"]]
+    results = [r["message"]["content"][0] for r in map(json.loads, out.stdout.splitlines()) if r["type"] == "user"]
+    assert results[0]["content"] == "echo: shout" and not results[0]["is_error"]
 
 
 def test_a_bad_mcp_json_is_one_line_naming_the_file_and_key(project: Path, env: dict[str, str]) -> None:

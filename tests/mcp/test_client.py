@@ -112,6 +112,39 @@ async def test_a_hanging_server_never_holds_back_the_first_request(tmp_path: Pat
         await run.servers.aclose()
 
 
+async def test_a_call_of_a_tool_whose_server_is_still_starting_waits_for_it(tmp_path: Path) -> None:
+    """The first answer calls an MCP tool at once (a model that knows the tool by name): its server starts
+    only once that request is out, and the call waits for it instead of finding an unknown tool."""
+    run = run_with([stdio("basic", "basic")], tmp_path)
+    model = ScriptedModel([tool_turn(("mcp__basic__add", {"a": 2, "b": 40})), text_turn("done")])
+    try:
+        _, finished = await agent_run(run, model, tmp_path)
+    finally:
+        await run.servers.aclose()
+    assert "mcp__basic__add" not in offered(model, 0)  # not connected when the first request went out
+    [add] = [f.result for f in finished]
+    assert add.text == "42" and not add.is_error
+    assert "mcp__basic__add" in offered(model, 1)
+
+
+async def test_a_headless_run_waits_for_its_servers_before_the_first_request_and_says_which_is_slow(
+    tmp_path: Path,
+) -> None:
+    report: list[str] = []
+    run = mcp_run([stdio("basic", "basic"), stdio("hang", "hang")], tmp_path, report.append, wait_first=True)
+    assert run is not None
+    run.servers.connections["basic"].connect_timeout = CONNECT
+    run.servers.connections["hang"].connect_timeout = 3.0  # MCP_TIMEOUT bounds the wait for a server that hangs
+    model = ScriptedModel([text_turn("answered")])
+    try:
+        await agent_run(run, model, tmp_path)
+    finally:
+        await run.servers.aclose()
+    assert "mcp__basic__add" in offered(model, 0)  # the first request already carries the server's tools
+    assert any("waiting for MCP server hang to start" in line for line in report), report
+    assert any(line.startswith("MCP server hang failed: no answer within 3 s") for line in report), report
+
+
 async def test_a_server_that_does_not_answer_in_time_is_reported_as_failed(tmp_path: Path) -> None:
     report: list[str] = []
     run = run_with([stdio("hang", "hang")], tmp_path, report)
