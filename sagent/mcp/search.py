@@ -152,8 +152,8 @@ def _arguments(tool: McpTool) -> str:
 
 class McpHook(Hook):
     """Starts the servers once the first request has gone out (before it, and waits for them, with
-    `wait_first`), and gives each request the MCP tools
-    offered now (added at the end of the agent's tools; a tool a server dropped is removed)."""
+    `wait_first`), and gives each request the MCP tools offered now (added at the end of the agent's
+    tools; a tool a server dropped is removed)."""
 
     def __init__(self, catalog: McpCatalog, wait_first: bool = False) -> None:
         """`wait_first`: start the servers before the first request and wait for them (a headless run)."""
