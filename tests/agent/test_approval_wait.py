@@ -9,6 +9,7 @@ import json
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,8 +149,8 @@ async def test_an_interrupt_while_a_call_waits_for_approval_says_it_never_ran() 
     await agent.aclose()
 
 
-async def test_an_interrupt_stops_the_jobs_its_run_started_and_their_results_never_arrive() -> None:
-    release = asyncio.Event()
+def serving_until(release: asyncio.Event) -> Any:
+    """A `serve` tool whose calls run until `release` is set (a server the model starts as a job)."""
 
     @tool
     async def serve(port: int) -> str:
@@ -160,6 +161,13 @@ async def test_an_interrupt_stops_the_jobs_its_run_started_and_their_results_nev
         """
         await release.wait()
         return f"served {port}"
+
+    return serve
+
+
+async def test_an_interrupt_stops_the_jobs_its_run_started_and_their_results_never_arrive() -> None:
+    release = asyncio.Event()
+    serve = serving_until(release)
 
     model = ScriptedModel(
         [
@@ -225,16 +233,7 @@ async def test_a_calls_duration_counts_from_when_it_started_not_from_its_questio
 
 async def test_after_an_interrupt_an_earlier_jobs_result_waits_for_the_next_input() -> None:
     release = asyncio.Event()
-
-    @tool
-    async def serve(port: int) -> str:
-        """Serve on a port until the test ends it.
-
-        Args:
-            port: the port
-        """
-        await release.wait()
-        return f"served {port}"
+    serve = serving_until(release)
 
     model = ScriptedModel(
         [
