@@ -32,13 +32,19 @@ def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
         return None
 
 
+def unignored(path: Path) -> bool:
+    """Whether git would offer `path` for a commit: it is in a repository and nothing ignores it. No git, or
+    no repository, is False."""
+    done = _git(path.parent, "check-ignore", "-q", "--", path.name)
+    return done is not None and done.returncode == 1  # 0: ignored; 128: not a repository (or git failed)
+
+
 def exclude_from_git(path: Path) -> Path | None:
     """Add `path` (a file sagent just wrote) to its repository's exclude list when git would otherwise
     commit it; the list's path when a line was added, else None (no git, not in a repository, ignored
     already, or the list cannot be written: a file that stays visible to git is warned about at start)."""
     folder = path.parent
-    ignored = _git(folder, "check-ignore", "-q", "--", path.name)
-    if ignored is None or ignored.returncode != 1:  # 0: ignored already; 128: not a repository
+    if not unignored(path):
         return None
     tracked = _git(folder, "ls-files", "--", path.name)
     if tracked is None or tracked.stdout.strip():  # committed already: an exclude line would change nothing

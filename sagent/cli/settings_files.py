@@ -418,19 +418,9 @@ def nearest_key(name: str, known: Iterable[str]) -> str | None:
 def _warn_unignored(path: Path, warnings: list[str]) -> None:
     """A local settings file in a git repository that git would commit: say so (it may hold secrets in
     `env`). Asked of git only when the file exists; no git, or no repository, is no warning."""
-    import subprocess
+    from sagent.cli.git_exclude import unignored
 
-    try:
-        done = subprocess.run(
-            ["git", "check-ignore", "-q", "--", path.name],
-            cwd=path.parent,
-            capture_output=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return
-    if done.returncode == 1:  # 0: ignored; 128: not a repository (or git failed)
+    if unignored(path):
         warnings.append(f"{path} is not git-ignored: add .sagent/settings.local.json to .gitignore")
 
 
