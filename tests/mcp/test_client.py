@@ -205,7 +205,9 @@ async def test_tool_names_that_collide_with_builtins_stay_apart(tmp_path: Path) 
         _, finished = await agent_run(run, model, tmp_path, tools=builtin_tools(fleet=False))
     finally:
         await run.servers.aclose()
-    builtin, remote = finished[1].result, finished[2].result
+    # Both calls run at once: which finishes first depends on the machine's load, so each is found by its call.
+    by_name = {event.result.name: event.result for event in finished}
+    builtin, remote = by_name["Read"], by_name["mcp__collide__Read"]
     assert "sagent's own file" in builtin.text
     assert remote.text == "server's own Read of a.txt"
     names = offered(model, 2)
