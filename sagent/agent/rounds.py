@@ -91,6 +91,8 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                     tasks.pop(job.task, None)  # started as a job: it runs on after the round
                 yield record_result(agent, ToolFinished(item.result, item.duration_ms))
             elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
+                if item is preempt:  # a message must be read: a `Jobs wait` of this round stops waiting too
+                    agent.jobs.stop_waits()
                 # The calls keep running as jobs; their tool calls are answered now, their results come later.
                 # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
                 # Nor is a call that has not started (its question waits): it moves, if still asked to,

@@ -22,6 +22,7 @@ from sagent.events import (
     ErrorEvent,
     Event,
     HookNotice,
+    MessageAdded,
     Result,
     Retrying,
     ToolFinished,
@@ -172,23 +173,45 @@ def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[]
 
 class _OutputSink:
     """The output as one of the agent's sinks (beside its session log): each event is written as the agent
-    emits it; the exit code follows the last result."""
+    emits it; the exit code follows the last result.
 
-    def __init__(self, output: Output, hangup: asyncio.Event) -> None:
+    With streamed input (`inputs` holds the messages given to the agent), a turn that took several of them
+    ends with one result record for each (stream-json output), and calls moved to the background while it
+    ran (so that a message could be read) hold the turn open until they end."""
+
+    def __init__(self, output: Output, hangup: asyncio.Event, inputs: list[UserMessage] | None = None) -> None:
         self.output = output
         self.hangup = hangup
         self.code = EXIT_OK
+        self.inputs = inputs
+        self.taken = 0  # messages of `inputs` the running turn took
 
     def on_event(self, agent: Agent, event: Event) -> None:
+        if self.inputs is not None:
+            self._follow(agent, event)
         try:
             self.output.event(event, agent)
+            if isinstance(event, Result) and self.output.fmt == "stream-json":
+                for _ in range(self.taken - 1):  # every message the turn answered gets its result record
+                    self.output.result(event, agent)
         except OSError:
             if not self.hangup.is_set():
                 raise  # after a hangup the terminal is gone; the session log has every event
         if isinstance(event, Result):
+            self.taken = 0
             self.code = EXIT_CODES[event.subtype]
             if self.output.refused_credentials and event.subtype == "error_during_execution":
                 self.code = EXIT_USAGE  # a key to fix, like a missing one
+
+    def _follow(self, agent: Agent, event: Event) -> None:
+        assert self.inputs is not None
+        if isinstance(event, MessageAdded) and any(event.message is m for m in self.inputs):
+            self.taken += 1
+            self.inputs[:] = [m for m in self.inputs if m is not event.message]
+        elif isinstance(event, ToolFinished) and not event.result.is_error:
+            job = agent.jobs.of_call(event.result.call_id)
+            if job is not None and job.state == "running" and job.call.arguments.get("background") is not True:
+                job.foreground = True  # moved, not sent by the model: the turn ends once it does
 
 
 async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
@@ -224,9 +247,15 @@ async def run_headless(
         except (CustomCommandError, FleetError, ProviderError) as error:
             output.stderr.write(f"sagent: {getattr(error, 'message', None) or error}\n")
             return EXIT_USAGE
+    # Streamed input is read as it arrives and never waits for long calls: as typed input in the REPL.
+    inputs: list[UserMessage] | None = None
+    if incoming is not None:
+        agent.configure(input_preempts=True)
+        inputs = []
     if prompt is not None:
         agent.send(prompt)
-    arrived = asyncio.Event()
+        if inputs is not None:
+            inputs.append(prompt)
     bad_input: list[str] = []
 
     async def feed() -> None:
@@ -234,15 +263,15 @@ async def run_headless(
             return
         try:
             async for message in incoming:
-                agent.send(message)
-                arrived.set()
+                if inputs is not None:
+                    inputs.append(message)
+                agent.send(message)  # a turn under way takes it at its next safe point
         except InputError as error:
             bad_input.append(str(error))
-            arrived.set()
 
     feeder = asyncio.create_task(feed())
     hangup = _install_signals(agent)
-    sink = _OutputSink(output, hangup)
+    sink = _OutputSink(output, hangup, inputs)
     agent.add_sink(sink)
     code = EXIT_OK
     try:
@@ -250,10 +279,12 @@ async def run_headless(
             if not agent.has_pending_input:
                 if feeder.done():
                     break
-                arrived.clear()
-                waiter = asyncio.create_task(arrived.wait())
+                # Idle: a line from stdin, or a background job's result, starts the next turn.
+                waiter = asyncio.create_task(agent.wait_for_input())
                 await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
+                if waiter.done() and not waiter.cancelled() and not waiter.result():
+                    break  # the agent has quit: it takes no more input
                 continue
             async for _ in agent.run():
                 pass  # each event reached the output through the sink, as the agent emitted it
