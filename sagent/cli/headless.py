@@ -270,7 +270,8 @@ async def run_headless(
             bad_input.append(str(error))
 
     feeder = asyncio.create_task(feed())
-    hangup = _install_signals(agent)
+    signalled = asyncio.Event()
+    hangup = _install_signals(agent, signalled)
     sink = _OutputSink(output, hangup, inputs)
     agent.add_sink(sink)
     code = EXIT_OK
@@ -289,8 +290,8 @@ async def run_headless(
             async for _ in agent.run():
                 pass  # each event reached the output through the sink, as the agent emitted it
             code = sink.code
-            if code == EXIT_INTERRUPTED:
-                break
+            if code == EXIT_INTERRUPTED and (incoming is None or signalled.is_set()):
+                break  # a signal ends the session; another interrupt (the SDK's) ends only the turn
     finally:
         agent.remove_sink(sink)  # the output ends with the result: a command's model going back is not in it
         if undo is not None:
@@ -310,10 +311,10 @@ async def run_headless(
     return code
 
 
-def _install_signals(agent: Agent) -> asyncio.Event:
+def _install_signals(agent: Agent, signalled: asyncio.Event | None = None) -> asyncio.Event:
     """Ctrl+C, SIGTERM or SIGHUP (the terminal closed) interrupt the agent: its work so far is kept, its
     tools' processes end, the result is written. A second signal exits at once. The event returned is set
-    once a SIGHUP came, for its exit code."""
+    once a SIGHUP came, for its exit code; `signalled` once any signal came."""
     loop = asyncio.get_running_loop()
     presses = [0]
     hangup = asyncio.Event()
@@ -323,6 +324,8 @@ def _install_signals(agent: Agent) -> asyncio.Event:
             if hangup.is_set():
                 return  # a closed terminal may signal twice (its shell, then the kernel): one hangup
             hangup.set()
+        if signalled is not None:
+            signalled.set()
         presses[0] += 1
         if presses[0] > 1 or not agent.running:
             with contextlib.suppress(OSError):

@@ -1,0 +1,103 @@
+"""`run_headless` with streamed input, in process: an interrupt that is not a signal (a Claude Agent SDK
+program's `interrupt`) ends the turn and the session reads on; a background job's result wakes an idle
+session; a turn that took several messages ends with one result record for each."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import AsyncIterator
+
+from sagent import Agent
+from sagent.cli.headless import EXIT_OK, Output, run_headless
+from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
+from sagent.tools import Jobs
+from sagent.tools.base import tool
+from sagent.types import UserMessage
+
+gates: dict[str, asyncio.Event] = {}
+
+
+@tool
+async def slow(what: str) -> str:
+    """Wait until the test lets it finish.
+
+    Args:
+        what: a name
+    """
+    await gates.setdefault("release", asyncio.Event()).wait()
+    return f"{what} finished"
+
+
+class Lines:
+    """Stream-json input as a test writes it: messages put on a queue, None for the end of input."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[UserMessage | None] = asyncio.Queue()
+
+    def write(self, text: str | None) -> None:
+        self.queue.put_nowait(None if text is None else UserMessage.of(text))
+
+    async def __aiter__(self) -> AsyncIterator[UserMessage]:
+        while (message := await self.queue.get()) is not None:
+            yield message
+
+
+def results(out: io.StringIO) -> list[dict]:
+    return [r for r in map(json.loads, out.getvalue().splitlines()) if r["type"] == "result"]
+
+
+async def until(check, limit: float = 30) -> None:  # type: ignore[no-untyped-def]
+    async def loop() -> None:
+        while not check():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(loop(), limit)
+
+
+def test_an_interrupt_that_is_not_a_signal_ends_the_turn_and_the_next_message_is_answered() -> None:
+    async def main() -> None:
+        gates.clear()
+        model = ScriptedModel([tool_turn(("slow", {"what": "the build"})), text_turn("here again")])
+        agent = Agent(model, tools=[slow])
+        lines, out = Lines(), io.StringIO()
+        run = asyncio.create_task(
+            run_headless(agent, None, lines.__aiter__(), Output("stream-json", False, out, io.StringIO()))
+        )
+        lines.write("build it")
+        await until(lambda: agent.running and model.requests)
+        await asyncio.sleep(0.05)
+        agent.interrupt()  # as the SDK's `interrupt` control request does
+        await until(lambda: len(results(out)) == 1)
+        lines.write("why did you stop?")
+        lines.write(None)
+        assert await asyncio.wait_for(run, 30) == EXIT_OK
+        assert [r["subtype"] for r in results(out)] == ["interrupted", "success"]
+        assert model.requests[-1].messages[-1] == UserMessage.of("why did you stop?")
+        await agent.aclose()
+
+    asyncio.run(main())
+
+
+def test_an_idle_session_wakes_for_a_background_jobs_result() -> None:
+    async def main() -> None:
+        gates.clear()
+        model = ScriptedModel(
+            [tool_turn(("slow", {"what": "the build", "background": True})), text_turn("started"), text_turn("built")]
+        )
+        agent = Agent(model, tools=[slow, Jobs()])
+        lines, out = Lines(), io.StringIO()
+        run = asyncio.create_task(
+            run_headless(agent, None, lines.__aiter__(), Output("stream-json", False, out, io.StringIO()))
+        )
+        lines.write("build it in the background")
+        await until(lambda: len(results(out)) == 1)  # the turn ended; the job runs on, stdin stays open
+        gates["release"].set()
+        await until(lambda: len(results(out)) == 2)  # its result started a turn of its own
+        assert "the build finished" in model.requests[-1].messages[-1].text
+        lines.write(None)
+        assert await asyncio.wait_for(run, 30) == EXIT_OK
+        await agent.aclose()
+
+    asyncio.run(main())
