@@ -208,6 +208,8 @@ class _OutputSink:
         if isinstance(event, MessageAdded) and any(event.message is m for m in self.inputs):
             self.taken += 1
             self.inputs[:] = [m for m in self.inputs if m is not event.message]
+        elif isinstance(event, HookNotice) and event.hook == "UserPromptSubmit" and event.agent == agent.label:
+            self.taken += event.message.startswith("prompt blocked")  # answered too: by the hook's refusal
         elif isinstance(event, ToolFinished) and not event.result.is_error:
             job = agent.jobs.of_call(event.result.call_id)
             if job is not None and job.state == "running" and job.call.arguments.get("background") is not True:

@@ -8,6 +8,7 @@ import asyncio
 import io
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from sagent import Agent
 from sagent.cli.headless import EXIT_OK, Output, run_headless
@@ -15,6 +16,7 @@ from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools import Jobs
 from sagent.tools.base import tool
 from sagent.types import UserMessage
+from tests.userhooks.scripts import entry, hooks, script
 
 gates: dict[str, asyncio.Event] = {}
 
@@ -98,6 +100,24 @@ def test_an_idle_session_wakes_for_a_background_jobs_result() -> None:
         assert "the build finished" in model.requests[-1].messages[-1].text
         lines.write(None)
         assert await asyncio.wait_for(run, 30) == EXIT_OK
+        await agent.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_turn_answers_each_message_it_took_with_a_result_a_blocked_one_too(tmp_path: Path) -> None:
+    async def main() -> None:
+        model = ScriptedModel([text_turn("hello to you")])
+        body = """if grep -q secret; then echo '{"decision": "block", "reason": "no secrets"}'; fi\n"""
+        agent = Agent(model, hooks=[hooks(tmp_path, UserPromptSubmit=[entry(script(tmp_path, "guard", body))])])
+        lines, out = Lines(), io.StringIO()
+        for text in ("hi", "the secret is 42", "and how are you?", None):
+            lines.write(text)  # all written before the turn starts: it takes them together
+        output = Output("stream-json", False, out, io.StringIO())
+        assert await asyncio.wait_for(run_headless(agent, None, lines.__aiter__(), output), 30) == EXIT_OK
+        assert [r["result"] for r in results(out)] == ["hello to you"] * 3
+        texts = [m.text for m in model.requests[0].messages]
+        assert texts == ["hi", "and how are you?"]
         await agent.aclose()
 
     asyncio.run(main())
