@@ -210,10 +210,12 @@ class _OutputSink:
             self.inputs[:] = [m for m in self.inputs if m is not event.message]
         elif isinstance(event, HookNotice) and event.hook == "UserPromptSubmit" and event.agent == agent.label:
             self.taken += event.message.startswith("prompt blocked")  # answered too: by the hook's refusal
-        elif isinstance(event, ToolFinished) and not event.result.is_error:
+        elif isinstance(event, ToolFinished) and not event.result.is_error and agent.has_pending_input:
+            # A call moved to the background so that a waiting message is read (not one the model sent there,
+            # nor one past its time limit): the turn ends only once it does, as it would have without the message.
             job = agent.jobs.of_call(event.result.call_id)
             if job is not None and job.state == "running" and job.call.arguments.get("background") is not True:
-                job.foreground = True  # moved, not sent by the model: the turn ends once it does
+                job.foreground = True
 
 
 async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:

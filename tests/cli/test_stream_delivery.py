@@ -121,3 +121,31 @@ def test_a_turn_answers_each_message_it_took_with_a_result_a_blocked_one_too(tmp
         await agent.aclose()
 
     asyncio.run(main())
+
+
+def test_a_call_past_its_time_limit_does_not_hold_the_turn_one_moved_for_a_message_does() -> None:
+    async def scenario(message: bool) -> list[dict]:
+        gates.clear()
+        model = ScriptedModel([tool_turn(("slow", {"what": "the build"})), text_turn("going on"), text_turn("built")])
+        agent = Agent(model, tools=[slow, Jobs()], background_after=0.2)
+        lines, out = Lines(), io.StringIO()
+        output = Output("stream-json", False, out, io.StringIO())
+        run = asyncio.create_task(run_headless(agent, None, lines.__aiter__(), output))
+        lines.write("build it")
+        if message:
+            await until(lambda: len(model.requests) == 1)
+            lines.write("and meanwhile, hello")
+        await until(lambda: len(model.requests) == 2)
+        await asyncio.sleep(0.1)
+        ended_before_the_job = len(results(out))
+        gates["release"].set()
+        await until(lambda: len(model.requests) == 3)
+        lines.write(None)
+        assert await asyncio.wait_for(run, 30) == EXIT_OK
+        await agent.aclose()
+        return [{"before": ended_before_the_job}, *results(out)]
+
+    alone = asyncio.run(scenario(False))
+    assert alone[0]["before"] == 1 and [r["result"] for r in alone[1:]] == ["going on", "built"]
+    held = asyncio.run(scenario(True))
+    assert held[0]["before"] == 0 and [r["result"] for r in held[1:]] == ["built", "built"]
