@@ -25,6 +25,7 @@ from sagent.agent.calls import (
     moved_note,
     resource_of,
     started_note,
+    unstarted_note,
     wants_background,
 )
 from sagent.agent.inbox import Inbox, ToBackground, ToolDone, UserInput
@@ -102,7 +103,8 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 ]
                 for call in [c for c in chosen if backgroundable(agent.tools, c.name)]:
                     began = state.began.get(call.id)
-                    if began is None:
+                    unstarted = began is None and item is preempt and agent.settings.preempt_questions
+                    if began is None and not unstarted:
                         state.move_once_started(call, item, preempt, agent.background_after)
                         continue
                     task = task_of[call.id]
@@ -110,7 +112,7 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                     del pending[call.id]
                     if not any(task_of[c] is task for c in pending):  # the task runs no call of the round
                         tasks.pop(task, None)
-                    note = moved_note(job, time.monotonic() - began)
+                    note = unstarted_note(job) if began is None else moved_note(job, time.monotonic() - began)
                     yield record_result(agent, ToolFinished(ToolResult.of(call, note), 0))
             elif inbox.on_busy(item, run):
                 for task in tasks:

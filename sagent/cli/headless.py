@@ -254,7 +254,7 @@ async def run_headless(
     # Streamed input is read as it arrives and never waits for long calls: as typed input in the REPL.
     inputs: list[UserMessage] | None = None
     if incoming is not None:
-        agent.configure(input_preempts=True)
+        agent.configure(input_preempts=True, preempt_questions=True)  # nor for a permission question
         inputs = []
     if prompt is not None:
         agent.send(prompt)

@@ -11,11 +11,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from sagent import Agent
+from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook
 from sagent.cli.headless import EXIT_OK, Output, run_headless
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools import Jobs
 from sagent.tools.base import tool
-from sagent.types import UserMessage
+from sagent.types import ToolCall, UserMessage
 from tests.userhooks.scripts import entry, hooks, script
 
 gates: dict[str, asyncio.Event] = {}
@@ -95,7 +96,7 @@ def test_an_idle_session_wakes_for_a_background_jobs_result() -> None:
         )
         lines.write("build it in the background")
         await until(lambda: len(results(out)) == 1)  # the turn ended; the job runs on, stdin stays open
-        gates["release"].set()
+        gates.setdefault("release", asyncio.Event()).set()
         await until(lambda: len(results(out)) == 2)  # its result started a turn of its own
         assert "the build finished" in model.requests[-1].messages[-1].text
         lines.write(None)
@@ -138,7 +139,7 @@ def test_a_call_past_its_time_limit_does_not_hold_the_turn_one_moved_for_a_messa
         await until(lambda: len(model.requests) == 2)
         await asyncio.sleep(0.1)
         ended_before_the_job = len(results(out))
-        gates["release"].set()
+        gates.setdefault("release", asyncio.Event()).set()
         await until(lambda: len(model.requests) == 3)
         lines.write(None)
         assert await asyncio.wait_for(run, 30) == EXIT_OK
@@ -149,3 +150,42 @@ def test_a_call_past_its_time_limit_does_not_hold_the_turn_one_moved_for_a_messa
     assert alone[0]["before"] == 1 and [r["result"] for r in alone[1:]] == ["going on", "built"]
     held = asyncio.run(scenario(True))
     assert held[0]["before"] == 0 and [r["result"] for r in held[1:]] == ["built", "built"]
+
+
+class AskEveryCall(Hook):
+    async def before_tool(self, agent: Agent, call: ToolCall) -> Ask:
+        return Ask("the test asks")
+
+
+def test_a_message_is_read_while_a_calls_permission_question_waits_and_the_call_runs_once_allowed() -> None:
+    async def main() -> None:
+        gates.clear()
+        asked: list[asyncio.Future[Allow | Deny]] = []
+
+        async def program(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:  # answers when told
+            asked.append(asyncio.get_running_loop().create_future())
+            return await asked[-1]
+
+        model = ScriptedModel(
+            [tool_turn(("slow", {"what": "the build"})), text_turn("read it while you decide"), text_turn("built")]
+        )
+        agent = Agent(model, tools=[slow, Jobs()], hooks=[AskEveryCall()], approver=program)
+        lines, out = Lines(), io.StringIO()
+        output = Output("stream-json", False, out, io.StringIO())
+        run = asyncio.create_task(run_headless(agent, None, lines.__aiter__(), output))
+        lines.write("build it")
+        await until(lambda: bool(asked))
+        lines.write("and meanwhile, hello")
+        await until(lambda: len(model.requests) == 2)  # read while the question is still open
+        second = model.requests[1].messages
+        assert "not started yet" in second[-2].text and second[-1] == UserMessage.of("and meanwhile, hello")
+        assert not asked[0].done() and results(out) == []  # the turn waits for the call it moved
+        asked[0].set_result(ALLOW)
+        gates.setdefault("release", asyncio.Event()).set()
+        await until(lambda: len(results(out)) == 2)
+        assert "the build finished" in model.requests[2].messages[-1].text
+        lines.write(None)
+        assert await asyncio.wait_for(run, 30) == EXIT_OK
+        await agent.aclose()
+
+    asyncio.run(main())
