@@ -239,7 +239,10 @@ async def run_headless(
 ) -> int:
     """Run until the prompt and every incoming message are answered; the exit code of the last result.
 
-    Messages that arrive while the agent works are delivered at its next safe point. A prompt `/name args`
+    Messages that arrive while the agent works join its turn at the next safe point, never waiting for a
+    long call, a sub-agent, a `Jobs wait` or a permission question (those go on in the background and hold
+    the turn open); in stream-json output each message the turn took gets its result record. An interrupt
+    that is not a signal ends the turn, not the session. A prompt `/name args`
     naming a custom command (`sagent.custom_commands`) is that command's prompt, run with its tools and
     model."""
     undo = None
