@@ -283,10 +283,10 @@ async def run_headless(
     agent.add_sink(sink)
     code = EXIT_OK
     try:
-        while not bad_input:
+        while True:
             if not agent.has_pending_input:
                 if feeder.done():
-                    break
+                    break  # the end of input (or a bad line): every message before it has its answer
                 # Idle: a line from stdin, or a background job's result, starts the next turn.
                 waiter = asyncio.create_task(agent.wait_for_input())
                 await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)

@@ -184,3 +184,19 @@ def test_a_line_written_while_the_model_streams_is_answered(name: str, tmp_path:
     assert len(requests) == 2 and carries(requests[1], "MSG-TWO")
     assert [r["result"] for r in session.results()][-1] == "second answer"
     assert len(session.results()) == 2
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai-chat"])
+def test_the_messages_before_a_bad_line_are_answered_before_the_run_ends_with_exit_2(name: str, tmp_path: Path) -> None:
+    provider = PROVIDERS[name]
+    routes = Routes(main=[provider.tools([("Bash", {"command": WAIT_FOR_GO})]), provider.text("answered both")])
+    with provider.server(routes.steps()) as fake, StreamSession(provider, fake, tmp_path) as session:
+        session.write("run the command: MSG-ONE")
+        assert wait_until(lambda: any(r.get("type") == "assistant" for r in session.records)), session.records
+        session.write_raw(line("and this: MSG-TWO") + "\nthis is not JSON\n")
+        (session.cwd / "go").write_text("")
+        code, err = session.finish()
+        requests = main_requests(fake)
+    assert code == 2 and "bad input" in err
+    assert carries(requests[-1], "MSG-TWO")
+    assert [r["result"] for r in session.results()] == ["answered both"] * 2
