@@ -15,6 +15,7 @@ from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
+from sagent.cli.stdin_lines import StdinLines
 from sagent.events import (
     AdvisorConsulted,
     Compacted,
@@ -222,8 +223,9 @@ async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> A
     """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
     valid UTF-8 is replaced and the user told once on `stderr`."""
     notice = InputNotice(stderr, "a stream-json line on standard input", ongoing=True)
+    lines = StdinLines(stdin)  # a daemon thread's reads: one blocked never holds the exit
     while True:
-        line = await asyncio.to_thread(stdin.readline)
+        line = await lines.readline()
         if not line:
             return
         message = parse_input_line(line, notice)

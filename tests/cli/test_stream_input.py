@@ -7,6 +7,7 @@ message, so a message that waited for it would hold the test until `HOLD_LIMIT` 
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,16 @@ def test_the_messages_before_a_bad_line_are_answered_before_the_run_ends_with_ex
     assert code == 2 and "bad input" in err
     assert carries(requests[-1], "MSG-TWO")
     assert [r["result"] for r in session.results()] == ["answered both"] * 2
+
+
+def test_a_signal_still_ends_a_stream_json_session_with_stdin_open(tmp_path: Path) -> None:
+    provider = PROVIDERS["anthropic"]
+    routes = Routes(main=[provider.tools([("Bash", {"command": WAIT_FOR_GO})]), provider.text("never")])
+    with provider.server(routes.steps()) as fake, StreamSession(provider, fake, tmp_path) as session:
+        session.write("run the command")
+        assert wait_until(lambda: any(r.get("type") == "assistant" for r in session.records)), session.records
+        session.proc.send_signal(signal.SIGINT)
+        code = session.proc.wait(timeout=60)  # stdin is still open: the signal alone ends the session
+        assert len(fake.requests) == 1
+    assert code == 130
+    assert [r["subtype"] for r in session.results()] == ["interrupted"]
