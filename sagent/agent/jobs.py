@@ -90,7 +90,7 @@ class JobTable:
         return "stopped" if stop.is_set() else "timeout"
 
     def stop_waits(self) -> None:
-        """End every `wait` under way now (each returns False): the agent has a message to read."""
+        """End every `wait` under way now (each returns "stopped"): the agent has a message to read."""
         for stop in self._waits:
             stop.set()
 

@@ -5,7 +5,8 @@ before each call whether it runs, is denied, or runs with rewritten arguments, o
 starts running only once they let it, and its duration counts from then. A call the model asks to run in
 the background starts as a job when it starts, and is answered with the job's id; after `background_after`
 seconds (or on `Agent.background()`, or a message the agent must read), the calls running move to the
-background the same way. A call whose question still waits has not started: it never moves. An interrupt
+background the same way. A call whose question still waits has not started: it does not move (unless a
+message must be read and `AgentSettings.preempt_questions` is on; its question then stays open). An interrupt
 cancels the round and answers each unfinished call as interrupted (or as not run, when it never started),
 so the history stays consistent.
 """
@@ -97,7 +98,8 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                 # The calls keep running as jobs; their tool calls are answered now, their results come later.
                 # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
                 # Nor is a call that has not started (its question waits): it moves, if still asked to,
-                # once it has run as long as it would have before moving.
+                # once it has run as long as it would have before moving; unless a message must be read
+                # and the agent's `preempt_questions` says so (stream-json input): then it moves unstarted.
                 chosen = [
                     c for c in pending.values() if (item.name is None or is_named(c, item.name)) and c.id not in as_jobs
                 ]
