@@ -279,8 +279,7 @@ async def run_headless(
             bad_input.append(str(error))
 
     feeder = asyncio.create_task(feed())
-    signalled = asyncio.Event()
-    hangup = _install_signals(agent, signalled)
+    hangup, signalled = _install_signals(agent)
     sink = _OutputSink(output, hangup, inputs)
     agent.add_sink(sink)
     code = EXIT_OK
@@ -299,8 +298,10 @@ async def run_headless(
             async for _ in agent.run():
                 pass  # each event reached the output through the sink, as the agent emitted it
             code = sink.code
-            if code == EXIT_INTERRUPTED and (incoming is None or signalled.is_set()):
-                break  # a signal ends the session; another interrupt (the SDK's) ends only the turn
+            if code == EXIT_INTERRUPTED:
+                if incoming is None or signalled.is_set():
+                    break
+                code = EXIT_OK  # the program on stdin interrupted a turn (a control request): the run goes on
     finally:
         agent.remove_sink(sink)  # the output ends with the result: a command's model going back is not in it
         if undo is not None:
@@ -320,22 +321,22 @@ async def run_headless(
     return code
 
 
-def _install_signals(agent: Agent, signalled: asyncio.Event | None = None) -> asyncio.Event:
+def _install_signals(agent: Agent) -> tuple[asyncio.Event, asyncio.Event]:
     """Ctrl+C, SIGTERM or SIGHUP (the terminal closed) interrupt the agent: its work so far is kept, its
-    tools' processes end, the result is written. A second signal exits at once. The event returned is set
-    once a SIGHUP came, for its exit code; `signalled` once any signal came."""
+    tools' processes end, the result is written. A second signal exits at once. The events returned are set
+    once a SIGHUP came, for its exit code, and once any of these signals came."""
     loop = asyncio.get_running_loop()
     presses = [0]
     hangup = asyncio.Event()
+    signalled = asyncio.Event()
 
     def on_signal(sig: signal.Signals) -> None:
         if sig.name == "SIGHUP":
             if hangup.is_set():
                 return  # a closed terminal may signal twice (its shell, then the kernel): one hangup
             hangup.set()
-        if signalled is not None:
-            signalled.set()
         presses[0] += 1
+        signalled.set()
         if presses[0] > 1 or not agent.running:
             with contextlib.suppress(OSError):
                 sys.stderr.write("sagent: interrupted; exiting\n")
@@ -346,7 +347,7 @@ def _install_signals(agent: Agent, signalled: asyncio.Event | None = None) -> as
         # Not possible outside the main thread or without signal support: then the default applies.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, on_signal, sig)
-    return hangup
+    return hangup, signalled
 
 
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
