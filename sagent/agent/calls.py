@@ -130,6 +130,14 @@ def moved_note(job: Job, seconds: float) -> str:
     )
 
 
+def unstarted_note(job: Job) -> str:
+    return (
+        f"not started yet (its permission question, or a call before it on the same file, still waits), so it "
+        f"was moved to the background as {job.id}: it runs once it may, and its result will arrive as a message. "
+        "Jobs (wait, cancel, list) manages it."
+    )
+
+
 # Specs with `background` added, by the spec they were made from: every request (three a round, with the
 # budget gate and the context estimate) asks for them, and the tools rarely change.
 _BACKGROUND_SPECS: dict[tuple[str, str, int], tuple[ToolSpec, ToolSpec]] = {}

@@ -18,6 +18,7 @@ from sagent.types import PeerMessage, ToolCall, ToolResult
 JobState = Literal["running", "done", "cancelled"]
 # What a user is shown: a job that is done with an error result reads as failed.
 JobStatus = Literal["running", "done", "failed", "cancelled"]
+WaitOutcome = Literal["done", "timeout", "stopped"]
 
 
 @dataclass(eq=False)
@@ -70,6 +71,28 @@ class JobTable:
         self._jobs: dict[str, Job] = {}
         self._by_call: dict[str, Job] = {}
         self._count = 0
+        self._waits: set[asyncio.Event] = set()  # one for each `Jobs wait` under way
+
+    async def wait(self, job: Job, timeout: float) -> WaitOutcome:
+        """Wait up to `timeout` seconds for `job` to end: "done", "timeout", or "stopped" when `stop_waits`
+        was called first (a message came that must be read now)."""
+        stop = asyncio.Event()
+        self._waits.add(stop)
+        waiters = [asyncio.ensure_future(job.done.wait()), asyncio.ensure_future(stop.wait())]
+        try:
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._waits.discard(stop)
+            for waiter in waiters:
+                waiter.cancel()
+        if job.done.is_set():
+            return "done"
+        return "stopped" if stop.is_set() else "timeout"
+
+    def stop_waits(self) -> None:
+        """End every `wait` under way now (each returns "stopped"): the agent has a message to read."""
+        for stop in self._waits:
+            stop.set()
 
     def add(self, call: ToolCall, task: asyncio.Task[None] | None, started: float | None = None) -> Job:
         self._count += 1

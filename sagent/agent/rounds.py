@@ -5,7 +5,8 @@ before each call whether it runs, is denied, or runs with rewritten arguments, o
 starts running only once they let it, and its duration counts from then. A call the model asks to run in
 the background starts as a job when it starts, and is answered with the job's id; after `background_after`
 seconds (or on `Agent.background()`, or a message the agent must read), the calls running move to the
-background the same way. A call whose question still waits has not started: it never moves. An interrupt
+background the same way. A call whose question still waits has not started: it does not move (unless a
+message must be read and `AgentSettings.preempt_questions` is on; its question then stays open). An interrupt
 cancels the round and answers each unfinished call as interrupted (or as not run, when it never started),
 so the history stays consistent.
 """
@@ -25,6 +26,7 @@ from sagent.agent.calls import (
     moved_note,
     resource_of,
     started_note,
+    unstarted_note,
     wants_background,
 )
 from sagent.agent.inbox import Inbox, ToBackground, ToolDone, UserInput
@@ -91,16 +93,20 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                     tasks.pop(job.task, None)  # started as a job: it runs on after the round
                 yield record_result(agent, ToolFinished(item.result, item.duration_ms))
             elif isinstance(item, ToBackground) and item.epoch in (None, epoch):
+                if item is preempt:  # a message must be read: a `Jobs wait` of this round stops waiting too
+                    agent.jobs.stop_waits()
                 # The calls keep running as jobs; their tool calls are answered now, their results come later.
                 # Waiting on jobs or messaging is not work to move: those calls stay (each runs on its own).
                 # Nor is a call that has not started (its question waits): it moves, if still asked to,
-                # once it has run as long as it would have before moving.
+                # once it has run as long as it would have before moving; unless a message must be read
+                # and the agent's `preempt_questions` says so (stream-json input): then it moves unstarted.
                 chosen = [
                     c for c in pending.values() if (item.name is None or is_named(c, item.name)) and c.id not in as_jobs
                 ]
                 for call in [c for c in chosen if backgroundable(agent.tools, c.name)]:
                     began = state.began.get(call.id)
-                    if began is None:
+                    unstarted = began is None and item is preempt and agent.settings.preempt_questions
+                    if began is None and not unstarted:
                         state.move_once_started(call, item, preempt, agent.background_after)
                         continue
                     task = task_of[call.id]
@@ -108,7 +114,7 @@ async def run_tools(agent: Agent, inbox: Inbox, calls: Sequence[ToolCall], run: 
                     del pending[call.id]
                     if not any(task_of[c] is task for c in pending):  # the task runs no call of the round
                         tasks.pop(task, None)
-                    note = moved_note(job, time.monotonic() - began)
+                    note = unstarted_note(job) if began is None else moved_note(job, time.monotonic() - began)
                     yield record_result(agent, ToolFinished(ToolResult.of(call, note), 0))
             elif inbox.on_busy(item, run):
                 for task in tasks:

@@ -309,10 +309,15 @@ class AgentTools:
             raise ToolError(str(error.args[0])) from None
         if job.state == "running":
             job.waited = True
-            try:
-                await asyncio.wait_for(job.done.wait(), timeout)
-            except TimeoutError:
+            outcome = await me.jobs.wait(job, timeout)
+            if outcome != "done":
                 job.waited = False
+                if outcome == "stopped":  # a message came: it is read now, and the run does not end before the job
+                    job.foreground = True
+                    return (
+                        f"{job.id} is still running; stopped waiting because a message came for you: read it now. "
+                        "Its result comes as a message when it ends (or wait again)."
+                    )
                 return f"{job.id} is still running after {timeout:.0f} s; wait again, or go on and its result will come"
         if job.state == "cancelled":
             return f"{job.id} was cancelled"

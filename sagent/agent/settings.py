@@ -98,6 +98,12 @@ class AgentSettings:
     another agent's message always is. The REPL and `sagent serve` turn it on; off, it waits for the round
     to end."""
 
+    preempt_questions: bool = False
+    """With `input_preempts`: a call whose permission question (or a call before it on the same file) still
+    waits moves to the background too when a message must be read; the question stays open, the call runs
+    as a job once it may. Headless stream-json input turns it on; the REPL leaves it off (its question is on
+    the screen, answered before anything else)."""
+
     compaction: CompactionPolicy = field(default_factory=_compaction_policy)
     """When the context is compacted (by default at 80% of the model's window)."""
 

@@ -15,6 +15,7 @@ from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
 from sagent.cli.records import InputError, event_record, parse_input_line, result_record
+from sagent.cli.stdin_lines import StdinLines
 from sagent.events import (
     AdvisorConsulted,
     Compacted,
@@ -22,6 +23,7 @@ from sagent.events import (
     ErrorEvent,
     Event,
     HookNotice,
+    MessageAdded,
     Result,
     Retrying,
     ToolFinished,
@@ -172,31 +174,58 @@ def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[]
 
 class _OutputSink:
     """The output as one of the agent's sinks (beside its session log): each event is written as the agent
-    emits it; the exit code follows the last result."""
+    emits it; the exit code follows the last result.
 
-    def __init__(self, output: Output, hangup: asyncio.Event) -> None:
+    With streamed input (`inputs` holds the messages given to the agent), a turn that took several of them
+    ends with one result record for each (stream-json output), and calls moved to the background while it
+    ran (so that a message could be read) hold the turn open until they end."""
+
+    def __init__(self, output: Output, hangup: asyncio.Event, inputs: list[UserMessage] | None = None) -> None:
         self.output = output
         self.hangup = hangup
         self.code = EXIT_OK
+        self.inputs = inputs
+        self.taken = 0  # messages of `inputs` the running turn took
 
     def on_event(self, agent: Agent, event: Event) -> None:
+        if self.inputs is not None:
+            self._follow(agent, event)
         try:
             self.output.event(event, agent)
+            if isinstance(event, Result) and self.output.fmt == "stream-json":
+                for _ in range(self.taken - 1):  # every message the turn answered gets its result record
+                    self.output.result(event, agent)
         except OSError:
             if not self.hangup.is_set():
                 raise  # after a hangup the terminal is gone; the session log has every event
         if isinstance(event, Result):
+            self.taken = 0
             self.code = EXIT_CODES[event.subtype]
             if self.output.refused_credentials and event.subtype == "error_during_execution":
                 self.code = EXIT_USAGE  # a key to fix, like a missing one
+
+    def _follow(self, agent: Agent, event: Event) -> None:
+        assert self.inputs is not None
+        if isinstance(event, MessageAdded) and any(event.message is m for m in self.inputs):
+            self.taken += 1
+            self.inputs[:] = [m for m in self.inputs if m is not event.message]
+        elif isinstance(event, HookNotice) and event.hook == "UserPromptSubmit" and event.agent == agent.label:
+            self.taken += event.message.startswith("prompt blocked")  # answered too: by the hook's refusal
+        elif isinstance(event, ToolFinished) and not event.result.is_error and agent.has_pending_input:
+            # A call moved to the background so that a waiting message is read (not one the model sent there,
+            # nor one past its time limit): the turn ends only once it does, as it would have without the message.
+            job = agent.jobs.of_call(event.result.call_id)
+            if job is not None and job.state == "running" and job.call.arguments.get("background") is not True:
+                job.foreground = True
 
 
 async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
     """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
     valid UTF-8 is replaced and the user told once on `stderr`."""
     notice = InputNotice(stderr, "a stream-json line on standard input", ongoing=True)
+    lines = StdinLines(stdin)  # a daemon thread's reads: one blocked never holds the exit
     while True:
-        line = await asyncio.to_thread(stdin.readline)
+        line = await lines.readline()
         if not line:
             return
         message = parse_input_line(line, notice)
@@ -212,7 +241,10 @@ async def run_headless(
 ) -> int:
     """Run until the prompt and every incoming message are answered; the exit code of the last result.
 
-    Messages that arrive while the agent works are delivered at its next safe point. A prompt `/name args`
+    Messages that arrive while the agent works join its turn at the next safe point, never waiting for a
+    long call, a sub-agent, a `Jobs wait` or a permission question (those go on in the background and hold
+    the turn open); in stream-json output each message the turn took gets its result record. An interrupt
+    that is not a signal ends the turn, not the session. A prompt `/name args`
     naming a custom command (`sagent.custom_commands`) is that command's prompt, run with its tools and
     model."""
     undo = None
@@ -224,9 +256,15 @@ async def run_headless(
         except (CustomCommandError, FleetError, ProviderError) as error:
             output.stderr.write(f"sagent: {getattr(error, 'message', None) or error}\n")
             return EXIT_USAGE
+    # Streamed input is read as it arrives and never waits for long calls: as typed input in the REPL.
+    inputs: list[UserMessage] | None = None
+    if incoming is not None:
+        agent.configure(input_preempts=True, preempt_questions=True)  # nor for a permission question
+        inputs = []
     if prompt is not None:
         agent.send(prompt)
-    arrived = asyncio.Event()
+        if inputs is not None:
+            inputs.append(prompt)
     bad_input: list[str] = []
 
     async def feed() -> None:
@@ -234,32 +272,36 @@ async def run_headless(
             return
         try:
             async for message in incoming:
-                agent.send(message)
-                arrived.set()
+                if inputs is not None:
+                    inputs.append(message)
+                agent.send(message)  # a turn under way takes it at its next safe point
         except InputError as error:
             bad_input.append(str(error))
-            arrived.set()
 
     feeder = asyncio.create_task(feed())
-    hangup = _install_signals(agent)
-    sink = _OutputSink(output, hangup)
+    hangup, signalled = _install_signals(agent)
+    sink = _OutputSink(output, hangup, inputs)
     agent.add_sink(sink)
     code = EXIT_OK
     try:
-        while not bad_input:
+        while True:
             if not agent.has_pending_input:
                 if feeder.done():
-                    break
-                arrived.clear()
-                waiter = asyncio.create_task(arrived.wait())
+                    break  # the end of input (or a bad line): every message before it has its answer
+                # Idle: a line from stdin, or a background job's result, starts the next turn.
+                waiter = asyncio.create_task(agent.wait_for_input())
                 await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
+                if waiter.done() and not waiter.cancelled() and not waiter.result():
+                    break  # the agent has quit: it takes no more input
                 continue
             async for _ in agent.run():
                 pass  # each event reached the output through the sink, as the agent emitted it
             code = sink.code
             if code == EXIT_INTERRUPTED:
-                break
+                if incoming is None or signalled.is_set():
+                    break
+                code = EXIT_OK  # the program on stdin interrupted a turn (a control request): the run goes on
     finally:
         agent.remove_sink(sink)  # the output ends with the result: a command's model going back is not in it
         if undo is not None:
@@ -279,13 +321,14 @@ async def run_headless(
     return code
 
 
-def _install_signals(agent: Agent) -> asyncio.Event:
+def _install_signals(agent: Agent) -> tuple[asyncio.Event, asyncio.Event]:
     """Ctrl+C, SIGTERM or SIGHUP (the terminal closed) interrupt the agent: its work so far is kept, its
-    tools' processes end, the result is written. A second signal exits at once. The event returned is set
-    once a SIGHUP came, for its exit code."""
+    tools' processes end, the result is written. A second signal exits at once. The events returned are set
+    once a SIGHUP came, for its exit code, and once any of these signals came."""
     loop = asyncio.get_running_loop()
     presses = [0]
     hangup = asyncio.Event()
+    signalled = asyncio.Event()
 
     def on_signal(sig: signal.Signals) -> None:
         if sig.name == "SIGHUP":
@@ -293,6 +336,7 @@ def _install_signals(agent: Agent) -> asyncio.Event:
                 return  # a closed terminal may signal twice (its shell, then the kernel): one hangup
             hangup.set()
         presses[0] += 1
+        signalled.set()
         if presses[0] > 1 or not agent.running:
             with contextlib.suppress(OSError):
                 sys.stderr.write("sagent: interrupted; exiting\n")
@@ -303,7 +347,7 @@ def _install_signals(agent: Agent) -> asyncio.Event:
         # Not possible outside the main thread or without signal support: then the default applies.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, on_signal, sig)
-    return hangup
+    return hangup, signalled
 
 
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))

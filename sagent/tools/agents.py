@@ -157,7 +157,8 @@ class Jobs(_AgentTool):
         "Tool calls running in the background. Any other tool call can run in the background: give it "
         "`background: true` and it returns at once with a job id, and its result arrives later as a "
         "message. Long calls also move to the background by themselves after a time limit. list: the jobs "
-        "and their state. wait: block until a job finishes (up to `timeout` seconds) and get its result now. "
+        "and their state. wait: block until a job finishes (up to `timeout` seconds, or until a message comes "
+        "for you) and get its result now. "
         "cancel: stop a job."
     )
     input_schema = {

@@ -169,3 +169,42 @@ def test_a_persons_message_preempts_a_long_call_when_input_preempts_is_on_and_wa
     assert running == ["slow"]  # moved to the background, not killed
     added, running = asyncio.run(scenario(False))
     assert running == [] and UserMessage.of("also say bye") in added  # read after the call ended in its round
+
+
+def test_a_persons_message_stops_a_jobs_wait_and_the_run_goes_on_until_the_job_ends() -> None:
+    async def main() -> None:
+        gates.clear()
+        model = ScriptedModel(
+            [
+                tool_turn(("slow", {"what": "the build", "background": True})),
+                tool_turn(("Jobs", {"action": "wait", "id": "job-1", "timeout": 600})),
+                text_turn("read it"),
+                text_turn("saw the result"),
+            ]
+        )
+        agent = Agent(model, tools=[slow, Jobs()], input_preempts=True)
+        added: list[object] = []
+
+        async def drive() -> None:
+            async for event in agent.run("build it, and wait for it"):
+                if isinstance(event, MessageAdded):
+                    added.append(event.message)
+
+        run = asyncio.create_task(drive())
+        await asyncio.wait_for(_until(lambda: len(model.requests) == 2), 30)  # the model asked to wait
+        await asyncio.sleep(0.05)  # the wait is under way
+        agent.send("also say bye")
+        await asyncio.wait_for(_until(lambda: UserMessage.of("also say bye") in added), 30)
+        [job] = agent.jobs.running()  # still running: only the wait stopped
+        third = model.requests[2].messages
+        assert "stopped waiting because a message came" in third[-2].text and third[-1] == UserMessage.of(
+            "also say bye"
+        )
+        assert not run.done()  # the run does not end before the job it was waiting for
+        release().set()
+        await asyncio.wait_for(run, 30)
+        assert len(model.requests) == 4 and "the build finished" in model.requests[3].messages[-1].text
+        assert job.state == "done"
+        await agent.aclose()
+
+    asyncio.run(main())

@@ -44,6 +44,7 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "retry": RetryPolicy(max_retries=1),
         "background_after": 30.0,
         "input_preempts": True,
+        "preempt_questions": True,
         "compaction": CompactionPolicy(threshold=0.5),
         "max_depth": 5,
         "max_agents": 7,
