@@ -23,6 +23,7 @@ from sagent.tools import workers
 from sagent.types import ImagePart, TextPart, ToolCall, ToolSpec, UserContent
 
 if TYPE_CHECKING:
+    from sagent.tools.editor import Editor
     from sagent.tools.runtime import AgentRuntime
 
 
@@ -96,6 +97,10 @@ class ToolContext:
     def __post_init__(self) -> None:
         if not self.roots:
             self.roots = (self.cwd.resolve(),)
+
+    def editor(self) -> Editor | None:
+        """The editor lending its files and terminals to the agent (an ACP client), or None."""
+        return self.runtime.editor() if self.runtime is not None else None
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:
