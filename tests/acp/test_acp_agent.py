@@ -1,0 +1,315 @@
+"""`sagent acp` driven by the ACP Python SDK's client side, as an editor drives it: a subprocess on stdio
+against the fake provider servers (Anthropic Messages, and Chat Completions for another provider)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.acp.acp_client import Editor, anthropic_env, connected, env_for, prompt_blocks, sagent_acp_command
+from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
+from tests.fakes.openai_chat_server import FakeChat, text_chunks
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "notes.txt").write_text("old line\n")
+    return root
+
+
+EDIT = ("Edit", {"path": "notes.txt", "old_string": "old line", "new_string": "new line"})
+READ = ("Read", {"path": "notes.txt"})
+
+
+def tool_results(fake: FakeAnthropic) -> list[dict[str, Any]]:
+    """Every tool_result block the last request sent."""
+    out = []
+    for message in fake.requests[-1]["body"]["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else ():
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+                out.append({"text": text, "is_error": bool(block.get("is_error"))})
+    return out
+
+
+def edit_call_id(editor: Editor) -> str:
+    [start] = [u for u in editor.of_kind("tool_call") if u["kind"] == "edit"]
+    return str(start["toolCallId"])
+
+
+async def test_initialize_declares_what_sagent_does(project: Path, tmp_path: Path) -> None:
+    editor = Editor()
+    with FakeAnthropic([]) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+    init = editor.init
+    assert init.protocol_version == 1
+    caps = init.agent_capabilities
+    assert caps.load_session is True
+    assert caps.prompt_capabilities.image is True and caps.prompt_capabilities.embedded_context is True
+    assert caps.prompt_capabilities.audio is False
+    assert caps.mcp_capabilities.http is True and caps.mcp_capabilities.sse is True
+    assert init.agent_info.name == "sagent"
+    assert session.modes.current_mode_id == "default"
+    assert [m.id for m in session.modes.available_modes] == ["default", "acceptEdits", "plan"]
+    options = {o.root.id if hasattr(o, "root") else o.id: o for o in session.config_options}
+    assert set(options) == {"mode", "model"}
+    assert fake.requests == []  # opening a session asks the model nothing
+
+
+async def test_a_permission_question_allowed_once_edits_the_file_and_shows_its_diff(
+    project: Path, tmp_path: Path
+) -> None:
+    editor = Editor(answers=["allow_once"])
+    steps = [tool_use_response([READ]), tool_use_response([EDIT]), text_response("Changed it.")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("fix notes"))
+    assert response.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "new line\n"
+    [question] = editor.questions  # Read runs unasked in the project; Edit asks
+    assert question["tool_call"]["kind"] == "edit"
+    kinds = [o["kind"] for o in question["options"]]
+    assert kinds == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert "Edit(./**)" in question["options"][1]["name"]
+    call = edit_call_id(editor)
+    assert question["tool_call"]["toolCallId"] == call
+    assert editor.statuses(call) == ["pending", "in_progress", "completed"]
+    [start] = [u for u in editor.call_updates(call) if u["sessionUpdate"] == "tool_call"]
+    assert start["title"] == "Edit notes.txt"
+    assert start["locations"] == [{"path": str(project / "notes.txt")}]
+    assert start["rawInput"] == EDIT[1]
+    [diff] = start["content"]
+    assert diff == {
+        "type": "diff",
+        "path": str(project / "notes.txt"),
+        "oldText": "old line\n",
+        "newText": "new line\n",
+    }
+    [read_start] = [u for u in editor.of_kind("tool_call") if u["kind"] == "read"]
+    assert editor.statuses(read_start["toolCallId"]) == ["pending", "in_progress", "completed"]
+    assert editor.text() == "Changed it."
+
+
+async def test_a_rejected_edit_does_not_run_and_the_model_is_told(project: Path, tmp_path: Path) -> None:
+    editor = Editor(answers=["reject_once"])
+    steps = [tool_use_response([READ]), tool_use_response([EDIT]), text_response("Left it.")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("fix notes"))
+        results = tool_results(fake)
+    assert response.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "old line\n"
+    assert editor.statuses(edit_call_id(editor)) == ["pending", "failed"]
+    assert results[-1] == {"text": "denied: the user said no", "is_error": True}
+
+
+async def test_always_allow_asks_once_for_the_rest_of_the_session(project: Path, tmp_path: Path) -> None:
+    (project / "more.txt").write_text("old line\n")
+    edit_more = ("Edit", {"path": "more.txt", "old_string": "old line", "new_string": "more line"})
+    editor = Editor(answers=["allow_always"])
+    steps = [
+        tool_use_response([READ, ("Read", {"path": "more.txt"})]),
+        tool_use_response([EDIT]),
+        text_response("one"),
+        tool_use_response([edit_more]),
+        text_response("two"),
+    ]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("first"))
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("second"))
+    assert len(editor.questions) == 1  # the second edit in the project ran unasked
+    assert (project / "notes.txt").read_text() == "new line\n"
+    assert (project / "more.txt").read_text() == "more line\n"
+
+
+async def test_always_reject_refuses_the_same_kind_of_call_unasked(project: Path, tmp_path: Path) -> None:
+    editor = Editor(answers=["reject_always"])
+    steps = [
+        tool_use_response([READ]),
+        tool_use_response([EDIT]),
+        tool_use_response([("Write", {"path": "new.txt", "content": "x"})]),
+        text_response("gave up"),
+    ]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("go"))
+        results = tool_results(fake)
+    assert len(editor.questions) == 1
+    assert not (project / "new.txt").exists() and (project / "notes.txt").read_text() == "old line\n"
+    assert results[-1]["is_error"] and "refused calls like this one" in results[-1]["text"]
+
+
+async def test_cancel_ends_the_turn_and_the_command_it_ran(project: Path, tmp_path: Path) -> None:
+    pid_file = project / "child.pid"
+    command = f"sh -c 'echo $$ > {pid_file}; exec sleep 300'"
+    editor = Editor()
+    steps = [tool_use_response([("Bash", {"command": command})]), text_response("never")]
+    with FakeAnthropic(steps) as fake:
+        env = anthropic_env(fake, tmp_path)
+        async with connected(
+            editor, env, "--permission-mode", "bypassPermissions", "--sandbox", "danger-full-access"
+        ) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=prompt_blocks("run it")))
+            for _ in range(600):  # the command has started (bounded: a broken run fails, it does not hang)
+                if pid_file.exists() and pid_file.read_text().strip():
+                    break
+                await asyncio.sleep(0.05)
+            pid = int(pid_file.read_text())
+            await conn.cancel(session_id=session.session_id)
+            response = await turn
+    assert response.stop_reason == "cancelled"
+    [bash] = editor.of_kind("tool_call")
+    assert bash["kind"] == "execute"
+    assert editor.statuses(bash["toolCallId"])[-1] == "failed"
+    for _ in range(200):
+        if not _alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    assert not _alive(pid)
+    assert len(fake.requests) == 1  # the model was not asked again after the cancel
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_load_replays_a_session_and_continues_it_on_another_provider(project: Path, tmp_path: Path) -> None:
+    env = env_for(tmp_path, MOONSHOT_API_KEY="sk-moonshot-fake-0001")
+    with FakeChat([text_chunks("The answer is 42."), text_chunks("Still 42.")]) as fake:
+        flags = ("--provider", "moonshot", "--base-url", fake.url)
+        first = Editor()
+        async with connected(first, env, *flags) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("what is the answer?"))
+        second = Editor()
+        async with connected(second, env, *flags) as conn:
+            loaded = await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+            replayed = list(second.updates)
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("and now?"))
+        bodies = fake.bodies()
+    assert loaded.modes.current_mode_id == "default"
+    assert [u["sessionUpdate"] for u in replayed] == ["user_message_chunk", "agent_message_chunk"]
+    assert replayed[0]["content"]["text"] == "what is the answer?"
+    assert replayed[1]["content"]["text"] == "The answer is 42."
+    assert response.stop_reason == "end_turn" and second.text() == "The answer is 42.Still 42."
+    contents = [m.get("content") for m in bodies[-1]["messages"]]
+    assert "what is the answer?" in json.dumps(contents) and "The answer is 42." in json.dumps(contents)
+
+
+async def test_load_of_an_unknown_session_is_an_error(project: Path, tmp_path: Path) -> None:
+    from acp import RequestError
+
+    editor = Editor()
+    with FakeAnthropic([]) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            with pytest.raises(RequestError) as raised:
+                await conn.load_session(cwd=str(project), session_id="no-such-session", mcp_servers=[])
+    assert "no-such-session" in json.dumps(raised.value.data)
+
+
+async def test_read_and_edit_see_the_editors_unsaved_buffer(project: Path, tmp_path: Path) -> None:
+    notes = str(project / "notes.txt")
+    editor = Editor(answers=["allow_once"], buffers={notes: "unsaved line\n"})
+    edit = ("Edit", {"path": "notes.txt", "old_string": "unsaved line", "new_string": "edited line"})
+    steps = [tool_use_response([READ]), tool_use_response([edit]), text_response("ok")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("edit it"))
+        results = tool_results(fake)
+    assert results[0] == {"text": "     1\tunsaved line", "is_error": False}  # the buffer, not the disk
+    assert editor.writes == [(notes, "edited line\n")]
+    assert (project / "notes.txt").read_text() == "old line\n"  # the editor saves when its user does
+    [start] = [u for u in editor.of_kind("tool_call") if u["kind"] == "edit"]
+    assert start["content"][0]["oldText"] == "unsaved line\n" and start["content"][0]["newText"] == "edited line\n"
+
+
+async def test_bash_runs_in_the_editors_terminal(project: Path, tmp_path: Path) -> None:
+    editor = Editor(terminal=True)
+    steps = [tool_use_response([("Bash", {"command": "echo from-the-terminal"})]), text_response("ran")]
+    flags = ("--permission-mode", "bypassPermissions", "--sandbox", "danger-full-access")
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path), *flags) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("run"))
+        results = tool_results(fake)
+    [terminal] = editor.terminals.values()
+    assert terminal["command"] == "bash" and "echo from-the-terminal" in terminal["args"][-1]
+    assert terminal["cwd"] == str(project) and terminal["released"]
+    assert results[0] == {"text": "from-the-terminal\n", "is_error": False}  # as Bash gives it at home
+    [bash] = editor.of_kind("tool_call")
+    shown = [c for u in editor.call_updates(bash["toolCallId"]) for c in u.get("content", [])]
+    assert {"type": "terminal", "terminalId": "term-1"} in shown
+
+
+async def test_modes_and_the_model_are_the_sessions_to_choose(project: Path, tmp_path: Path) -> None:
+    editor = Editor()
+    steps = [tool_use_response([EDIT]), text_response("refused")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("edit"))
+            changed = await conn.set_config_option(
+                session_id=session.session_id, config_id="model", value="claude-haiku-4-5"
+            )
+            from acp import RequestError
+
+            with pytest.raises(RequestError):
+                await conn.set_session_mode(session_id=session.session_id, mode_id="bypassPermissions")
+        results = tool_results(fake)
+    assert editor.questions == []  # plan mode refuses the edit without asking
+    assert results[0]["is_error"] and "plan mode" in results[0]["text"]
+    model = next(o for o in changed.config_options if (getattr(o, "root", o)).id == "model")
+    assert getattr(model, "root", model).current_value == "claude-haiku-4-5"
+
+
+def test_help_and_bad_flags(tmp_path: Path) -> None:
+    helped = subprocess.run([*sagent_acp_command("--help")], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "Agent Client Protocol" in helped.stdout and "docs/acp.md" in helped.stdout
+    bad = subprocess.run([*sagent_acp_command("-p", "hi")], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--prompt is for one task in a terminal" in bad.stderr
+    assert bad.stdout == ""
+
+
+def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None:
+    """A line that is not JSON-RPC would break the editor's reader: even sagent's own notices go to stderr."""
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+    new = json.dumps(
+        {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(project), "mcpServers": []}}
+    )
+    env = env_for(tmp_path, ANTHROPIC_API_KEY="sk-ant-fake-key-for-tests-0001")
+    out = subprocess.run(
+        [sys.executable, "-m", "sagent.cli.main", "acp"],
+        input=f"{init}\n{new}\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [line.get("id") for line in lines] == [1, 2]
+    assert lines[1]["result"]["sessionId"]
+    assert "sagent acp: ready" in out.stderr
+    assert out.returncode == 0
