@@ -133,6 +133,7 @@ class SagentAgent:
             except FileNotFoundError as error:
                 raise RequestError.invalid_params({"message": str(error)}) from None
             session = await self._open(cwd, mcp_servers, path)
+            self.sessions[session_id] = session  # the editor goes on with the id it gave (a prefix, a path)
         await session.updates.replay(session.agent, list(session.agent.history))
         return LoadSessionResponse(modes=session.mode_state(), config_options=session.config_options())
 

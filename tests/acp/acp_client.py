@@ -157,7 +157,10 @@ async def connected(editor: Editor, env: dict[str, str], *flags: str) -> AsyncIt
     """A connection to a fresh `sagent acp` process, initialized with the editor's capabilities."""
     command = sagent_acp_command(*flags)
     async with spawn_agent_process(lambda agent: editor, command[0], *command[1:], env=env) as (conn, process):
-        init = await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor.capabilities())
+        # Bounded: a command that never speaks the protocol fails the test instead of hanging it.
+        init = await asyncio.wait_for(
+            conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor.capabilities()), 60
+        )
         editor.init = init
         yield conn
     await process.wait()
