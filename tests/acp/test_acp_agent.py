@@ -313,3 +313,72 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
     assert lines[1]["result"]["sessionId"]
     assert "sagent acp: ready" in out.stderr
     assert out.returncode == 0
+
+
+MCP_SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
+
+
+async def test_the_editors_mcp_server_is_there_from_the_first_request(project: Path, tmp_path: Path) -> None:
+    from acp.schema import McpServerStdio
+
+    editor = Editor(answers=["allow_once"])
+    call = ("mcp__fake__echo", {"text": "hi"})
+    steps = [tool_use_response([call]), text_response("said it")]
+    server = McpServerStdio(name="fake", command=sys.executable, args=[MCP_SERVER, "basic"], env=[])
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("echo hi"))
+        first_tools = [t["name"] for t in fake.requests[0]["body"]["tools"]]
+        results = tool_results(fake)
+    assert "mcp__fake__echo" in first_tools
+    assert results[0] == {"text": "echo: hi", "is_error": False}
+    [start] = editor.of_kind("tool_call")
+    assert start["title"] == "echo (fake)" and start["kind"] == "other"
+
+
+async def test_an_approved_plan_is_sent_as_the_plan_and_changes_the_mode(project: Path, tmp_path: Path) -> None:
+    editor = Editor(answers=["accept_edits"])
+    plan = "Steps:\n1. Read notes.txt\n2. Change old to new"
+    steps = [
+        tool_use_response([READ]),
+        tool_use_response([("ExitPlanMode", {"plan": plan})]),
+        tool_use_response([EDIT]),
+        text_response("done"),
+    ]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path), "--permission-mode", "plan") as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("plan it"))
+    assert response.stop_reason == "end_turn"
+    assert session.modes.current_mode_id == "plan"
+    [question] = editor.questions  # the plan; the edit after it runs unasked in acceptEdits
+    assert [o["optionId"] for o in question["options"]] == ["accept_edits", "default", "keep_planning"]
+    [plan_update] = editor.of_kind("plan")
+    assert [e["content"] for e in plan_update["entries"]] == ["Read notes.txt", "Change old to new"]
+    assert [u["currentModeId"] for u in editor.of_kind("current_mode_update")] == ["acceptEdits"]
+    assert (project / "notes.txt").read_text() == "new line\n"
+
+
+async def test_embedded_files_and_images_reach_the_model(project: Path, tmp_path: Path) -> None:
+    from acp import image_block, resource_block, text_block
+    from acp.schema import TextResourceContents
+
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg=="
+    uri = (project / "notes.txt").as_uri()
+    blocks = [
+        text_block("what does this say?"),
+        resource_block(TextResourceContents(uri=uri, text="unsaved words\n", mime_type="text/plain")),
+        image_block(pixel, "image/png"),
+    ]
+    editor = Editor()
+    with FakeAnthropic([text_response("it says unsaved words")]) as fake:
+        env = anthropic_env(fake, tmp_path)
+        async with connected(editor, env, "--model", "claude-sonnet-4-6") as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=blocks)
+        [message] = fake.requests[0]["body"]["messages"]
+    kinds = [block["type"] for block in message["content"]]
+    assert kinds == ["text", "text", "image"]
+    assert message["content"][1]["text"].startswith('<file path="notes.txt"') and "unsaved words" in str(message)
+    assert message["content"][2]["source"]["data"] == pixel
