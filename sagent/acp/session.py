@@ -136,8 +136,11 @@ class AcpSession:
         provider); the conversation goes with it. ValueError when it cannot be had."""
         from sagent.agent.fleet import FleetError
         from sagent.providers.base import ProviderError
+        from sagent.providers.specs import provider_names
 
-        provider, _, name = value.rpartition(":") if ":" in value else ("", "", value)
+        provider, _, name = value.partition(":")
+        if provider.lower() not in {p.lower() for p in provider_names()}:
+            provider, name = "", value  # a model id with a colon of its own (llama3:8b)
         try:
             new = self.agent.fleet.models(provider or self.agent.model.provider, name)
             self.agent.switch_model(new)

@@ -53,6 +53,7 @@ class Editor:
     terminals: dict[str, dict[str, Any]] = field(default_factory=dict)
     on_update: Callable[[dict[str, Any]], None] | None = None
     init: Any = None  # what `initialize` answered
+    conn: Any = None  # the connection to the agent, once made
 
     def capabilities(self) -> ClientCapabilities:
         fs = FileSystemCapabilities(read_text_file=self.buffers is not None, write_text_file=self.buffers is not None)
@@ -76,6 +77,9 @@ class Editor:
             }
         )
         answer = self.answers.pop(0) if self.answers else "reject_once"
+        if answer == "cancel the turn":  # the user stops the turn while the question is open
+            await self.conn.cancel(session_id=session_id)
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         if answer == "cancel":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
@@ -161,7 +165,7 @@ async def connected(editor: Editor, env: dict[str, str], *flags: str) -> AsyncIt
         init = await asyncio.wait_for(
             conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor.capabilities()), 60
         )
-        editor.init = init
+        editor.init, editor.conn = init, conn
         yield conn
     await process.wait()
 

@@ -265,15 +265,16 @@ async def test_bash_runs_in_the_editors_terminal(project: Path, tmp_path: Path) 
 
 async def test_modes_and_the_model_are_the_sessions_to_choose(project: Path, tmp_path: Path) -> None:
     editor = Editor()
-    steps = [tool_use_response([EDIT]), text_response("refused")]
+    steps = [tool_use_response([EDIT]), text_response("refused"), text_response("on haiku")]
     with FakeAnthropic(steps) as fake:
         async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
             session = await conn.new_session(cwd=str(project), mcp_servers=[])
             await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
             await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("edit"))
             changed = await conn.set_config_option(
-                session_id=session.session_id, config_id="model", value="claude-haiku-4-5"
+                session_id=session.session_id, config_id="model", value="anthropic:claude-haiku-4-5"
             )
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("again"))
             from acp import RequestError
 
             with pytest.raises(RequestError):
@@ -283,6 +284,7 @@ async def test_modes_and_the_model_are_the_sessions_to_choose(project: Path, tmp
     assert results[0]["is_error"] and "plan mode" in results[0]["text"]
     model = next(o for o in changed.config_options if (getattr(o, "root", o)).id == "model")
     assert getattr(model, "root", model).current_value == "claude-haiku-4-5"
+    assert fake.requests[-1]["body"]["model"] == "claude-haiku-4-5"  # the next turn went to the new model
 
 
 def test_help_and_bad_flags(tmp_path: Path) -> None:
@@ -382,3 +384,20 @@ async def test_embedded_files_and_images_reach_the_model(project: Path, tmp_path
     assert kinds == ["text", "text", "image"]
     assert message["content"][1]["text"].startswith('<file path="notes.txt"') and "unsaved words" in str(message)
     assert message["content"][2]["source"]["data"] == pixel
+
+
+async def test_cancelling_while_a_question_is_open_runs_nothing_and_ends_the_turn(
+    project: Path, tmp_path: Path
+) -> None:
+    editor = Editor(answers=["cancel the turn"])
+    steps = [tool_use_response([READ]), tool_use_response([EDIT]), text_response("never")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("edit"))
+            after = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("still there?"))
+        bodies = [r["body"] for r in fake.requests]
+    assert response.stop_reason == "cancelled"
+    assert (project / "notes.txt").read_text() == "old line\n"
+    assert editor.statuses(edit_call_id(editor))[-1] == "failed"
+    assert after.stop_reason == "end_turn" and len(bodies) == 3  # the session goes on after a cancel
