@@ -100,7 +100,8 @@ class ToolContext:
 
     def editor(self) -> Editor | None:
         """The editor lending its files and terminals to the agent (an ACP client), or None."""
-        return self.runtime.editor() if self.runtime is not None else None
+        lend = getattr(self.runtime, "editor", None)  # a runtime of an older shape lends none
+        return lend() if callable(lend) else None
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:
