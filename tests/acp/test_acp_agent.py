@@ -59,6 +59,7 @@ async def test_initialize_declares_what_sagent_does(project: Path, tmp_path: Pat
     assert caps.prompt_capabilities.image is True and caps.prompt_capabilities.embedded_context is True
     assert caps.prompt_capabilities.audio is False
     assert caps.mcp_capabilities.http is True and caps.mcp_capabilities.sse is True
+    assert caps.session_capabilities.list is not None  # session/list: the folder's sagent sessions
     assert init.agent_info.name == "sagent"
     assert session.modes.current_mode_id == "default"
     assert [m.id for m in session.modes.available_modes] == ["default", "acceptEdits", "plan"]
@@ -204,10 +205,14 @@ async def test_load_replays_a_session_and_continues_it_on_another_provider(proje
             await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("what is the answer?"))
         second = Editor()
         async with connected(second, env, *flags) as conn:
+            listed = await conn.list_sessions(cwd=str(project))
             loaded = await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
             replayed = list(second.updates)
             response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("and now?"))
         bodies = fake.bodies()
+    [info] = listed.sessions
+    assert (info.session_id, info.cwd, info.title) == (session.session_id, str(project), "what is the answer?")
+    assert info.updated_at and listed.next_cursor is None
     assert loaded.modes.current_mode_id == "default"
     assert [u["sessionUpdate"] for u in replayed] == ["user_message_chunk", "agent_message_chunk"]
     assert replayed[0]["content"]["text"] == "what is the answer?"
