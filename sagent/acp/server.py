@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         ClientCapabilities,
         Implementation,
         InitializeResponse,
+        ListSessionsResponse,
         LoadSessionResponse,
         NewSessionResponse,
         PromptResponse,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from sagent.mcp.config import ServerConfig
     from sagent.types import ToolCall
 
+LIST_PAGE = 50  # sessions in one answer to session/list
 STDIO_LIMIT = 64 * 2**20  # bytes of one JSON-RPC line from the editor (a prompt with images attached)
 
 
@@ -71,6 +73,8 @@ class SagentAgent:
             InitializeResponse,
             McpCapabilities,
             PromptCapabilities,
+            SessionCapabilities,
+            SessionListCapabilities,
         )
 
         from sagent import __version__
@@ -84,6 +88,7 @@ class SagentAgent:
                 load_session=not self.ephemeral,
                 prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(list=None if self.ephemeral else SessionListCapabilities()),
             ),
             agent_info=Implementation(name="sagent", title="sagent", version=__version__),
             auth_methods=[],
@@ -136,6 +141,37 @@ class SagentAgent:
             self.sessions[session_id] = session  # the editor goes on with the id it gave (a prefix, a path)
         await session.updates.replay(session.agent, list(session.agent.history))
         return LoadSessionResponse(modes=session.mode_state(), config_options=session.config_options())
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The sagent sessions of the folder `cwd` (the agent's own without one), newest first, a page at a
+        time (`cursor` is where the page starts)."""
+        from datetime import UTC, datetime
+
+        from acp import RequestError
+        from acp.schema import ListSessionsResponse, SessionInfo
+
+        from sagent.agent.session import list_sessions
+
+        folder = _folder(cwd) if cwd else Path.cwd()
+        try:
+            start = int(cursor or 0)
+        except ValueError:
+            raise RequestError.invalid_params({"message": f"cursor {cursor!r} is not one this agent gave"}) from None
+        found = list_sessions(folder)
+        page = found[start : start + LIST_PAGE]
+        sessions = [
+            SessionInfo(
+                session_id=s.id,
+                cwd=str(folder),
+                title=s.label[:120] or None,
+                updated_at=datetime.fromtimestamp(s.modified, UTC).isoformat(),
+            )
+            for s in page
+        ]
+        more = start + LIST_PAGE < len(found)
+        return ListSessionsResponse(sessions=sessions, next_cursor=str(start + LIST_PAGE) if more else None)
 
     async def _open(self, cwd: str, mcp_servers: list[Any] | None, path: Path | None) -> AcpSession:
         from acp import RequestError
