@@ -406,3 +406,23 @@ async def test_cancelling_while_a_question_is_open_runs_nothing_and_ends_the_tur
     assert (project / "notes.txt").read_text() == "old line\n"
     assert editor.statuses(edit_call_id(editor))[-1] == "failed"
     assert after.stop_reason == "end_turn" and len(bodies) == 3  # the session goes on after a cancel
+
+
+async def test_custom_commands_are_offered_and_run_as_in_sagent_p(project: Path, tmp_path: Path) -> None:
+    commands = tmp_path / "config" / "sagent" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: review a file\nargument-hint: FILE\n---\nReview $ARGUMENTS for bugs.\n"
+    )
+    editor = Editor()
+    with FakeAnthropic([text_response("looks fine")]) as fake:
+        env = {**anthropic_env(fake, tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        async with connected(editor, env) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("/review notes.txt"))
+        [message] = fake.requests[0]["body"]["messages"]
+    [offered] = editor.of_kind("available_commands_update")
+    assert offered["availableCommands"] == [
+        {"name": "review", "description": "review a file (user)", "input": {"hint": "FILE"}}
+    ]
+    assert "Review notes.txt for bugs." in json.dumps(message["content"])
