@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
+from sagent.acp.commands import available_commands, expanded
 from sagent.acp.prompt import stop_reason, user_message
 from sagent.acp.session import AcpSession, SessionSetupError, open_session
 from sagent.events import Result
@@ -53,6 +54,7 @@ class SagentAgent:
         self.capabilities: ClientCapabilities | None = None
         self.sessions: dict[str, AcpSession] = {}
         self.ephemeral = False
+        self._tasks: set[asyncio.Future[None]] = set()  # notifications sent after an answer
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -184,6 +186,9 @@ class SagentAgent:
         except SessionSetupError as error:
             raise RequestError.invalid_params({"message": str(error)}) from None
         self.sessions[session.id] = session
+        task = asyncio.ensure_future(_offer_commands(session))  # once the editor has the session's id
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         _log(f"session {session.id} in {folder} on {session.agent.model.provider}/{session.agent.model.name}")
         return session
 
@@ -204,7 +209,10 @@ class SagentAgent:
         session = self._session(session_id)
         if session.busy:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
-        message = user_message(prompt, session.agent.context.cwd)
+        try:
+            message, undo = expanded(session.agent, user_message(prompt, session.agent.context.cwd))
+        except ValueError as error:
+            raise RequestError.invalid_params({"message": str(error)}) from None
         session.busy, session.cancelled = True, False
         calls: dict[str, ToolCall] = {}
         result: Result | None = None
@@ -216,6 +224,8 @@ class SagentAgent:
                     result = event
         finally:
             session.busy = False
+            if undo is not None:
+                undo()  # the command's tools and model were for its turn only
         reason, said = stop_reason(result, session)
         if reason is None:
             raise RequestError.internal_error({"message": said})
@@ -268,6 +278,18 @@ class SagentAgent:
             except Exception as error:  # one session failing to close must not keep the others open
                 _log(f"closing session {session.id}: {error}")
         self.sessions.clear()
+
+
+async def _offer_commands(session: AcpSession) -> None:
+    """Tell the editor the session's slash commands (sagent's custom commands), after the answer that
+    gave it the session's id."""
+    from acp.schema import AvailableCommandsUpdate
+
+    await asyncio.sleep(0)
+    commands = available_commands(session.agent.context.cwd)
+    if commands:
+        update = AvailableCommandsUpdate(session_update="available_commands_update", available_commands=commands)
+        await session.updates.send(update)
 
 
 async def _say(session: AcpSession, text: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +52,6 @@ class AcpSession:
     busy: bool = False
     cancelled: bool = False
     mode_told: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
