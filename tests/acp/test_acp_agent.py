@@ -101,6 +101,9 @@ async def test_a_permission_question_allowed_once_edits_the_file_and_shows_its_d
     [read_start] = [u for u in editor.of_kind("tool_call") if u["kind"] == "read"]
     assert editor.statuses(read_start["toolCallId"]) == ["pending", "in_progress", "completed"]
     assert editor.text() == "Changed it."
+    usage = editor.of_kind("usage_update")  # after each response: the context used, the window, the cost
+    assert len(usage) == 3 and 0 < usage[-1]["used"] < usage[-1]["size"]
+    assert usage[-1]["cost"]["currency"] == "USD" and usage[-1]["cost"]["amount"] > usage[0]["cost"]["amount"] > 0
 
 
 async def test_a_rejected_edit_does_not_run_and_the_model_is_told(project: Path, tmp_path: Path) -> None:
