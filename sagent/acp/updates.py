@@ -184,6 +184,7 @@ class SessionUpdates:
             for call in event.message.tool_calls:
                 calls[call.id] = call
                 await self.announce(agent, call)
+            await self.usage(agent, event.total_cost_usd)
         elif isinstance(event, ToolStarted):
             calls[event.call.id] = event.call
             await self.started(agent, event.call)
@@ -196,6 +197,17 @@ class SessionUpdates:
             _log(f"retrying in {event.delay:.1f} s (attempt {event.attempt}): {event.error}")
         elif isinstance(event, HookNotice):
             _log(event.line())
+
+    async def usage(self, agent: Agent, cost_usd: float) -> None:
+        """How much of the model's window the context fills now, and what the session has cost."""
+        from acp.schema import Cost, UsageUpdate
+
+        window = agent.context_window
+        if not window:
+            return  # a model whose window sagent does not know: nothing honest to say
+        used = min(max(agent.context_tokens, 0), window)
+        cost = Cost(amount=cost_usd, currency="USD")
+        await self.send(UsageUpdate(session_update="usage_update", used=used, size=window, cost=cost))
 
     # ---------------------------------------------------------------------------------- replay
 
