@@ -429,3 +429,20 @@ async def test_custom_commands_are_offered_and_run_as_in_sagent_p(project: Path,
         {"name": "review", "description": "review a file (user)", "input": {"hint": "FILE"}}
     ]
     assert "Review notes.txt for bugs." in json.dumps(message["content"])
+
+
+async def test_additional_directories_count_as_the_project(project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "shared"
+    other.mkdir()
+    (other / "lib.txt").write_text("shared text\n")
+    editor = Editor()
+    read_other = ("Read", {"path": str(other / "lib.txt")})
+    steps = [tool_use_response([read_other]), text_response("read it")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            assert editor.init.agent_capabilities.session_capabilities.additional_directories is not None
+            session = await conn.new_session(cwd=str(project), mcp_servers=[], additional_directories=[str(other)])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("read the shared file"))
+        results = tool_results(fake)
+    assert editor.questions == []  # reading there asks nothing, as with --add-dir
+    assert results[0] == {"text": "     1\tshared text", "is_error": False}
