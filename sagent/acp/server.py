@@ -75,6 +75,7 @@ class SagentAgent:
             InitializeResponse,
             McpCapabilities,
             PromptCapabilities,
+            SessionAdditionalDirectoriesCapabilities,
             SessionCapabilities,
             SessionListCapabilities,
         )
@@ -90,7 +91,10 @@ class SagentAgent:
                 load_session=not self.ephemeral,
                 prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
-                session_capabilities=SessionCapabilities(list=None if self.ephemeral else SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=None if self.ephemeral else SessionListCapabilities(),
+                    additional_directories=SessionAdditionalDirectoriesCapabilities(),
+                ),
             ),
             agent_info=Implementation(name="sagent", title="sagent", version=__version__),
             auth_methods=[],
@@ -114,7 +118,7 @@ class SagentAgent:
     ) -> NewSessionResponse:
         from acp.schema import NewSessionResponse
 
-        session = await self._open(cwd, mcp_servers, None)
+        session = await self._open(cwd, mcp_servers, None, additional_directories)
         return NewSessionResponse(
             session_id=session.id, modes=session.mode_state(), config_options=session.config_options()
         )
@@ -139,7 +143,7 @@ class SagentAgent:
                 path = find_session(session_id, folder)
             except FileNotFoundError as error:
                 raise RequestError.invalid_params({"message": str(error)}) from None
-            session = await self._open(cwd, mcp_servers, path)
+            session = await self._open(cwd, mcp_servers, path, additional_directories)
             self.sessions[session_id] = session  # the editor goes on with the id it gave (a prefix, a path)
         await session.updates.replay(session.agent, list(session.agent.history))
         return LoadSessionResponse(modes=session.mode_state(), config_options=session.config_options())
@@ -175,14 +179,20 @@ class SagentAgent:
         more = start + LIST_PAGE < len(found)
         return ListSessionsResponse(sessions=sessions, next_cursor=str(start + LIST_PAGE) if more else None)
 
-    async def _open(self, cwd: str, mcp_servers: list[Any] | None, path: Path | None) -> AcpSession:
+    async def _open(
+        self, cwd: str, mcp_servers: list[Any] | None, path: Path | None, more: list[str] | None = None
+    ) -> AcpSession:
+        """A session in `cwd`; `more` are the editor's additional directories, which count as the project
+        (as `--add-dir` makes them)."""
         from acp import RequestError
 
         folder = _folder(cwd)
+        extra = [str(_folder(d, "additional directory")) for d in more or []]
+        argv = [*self.argv, *(word for d in extra for word in ("--add-dir", d))]
         servers = [_server_config(s) for s in mcp_servers or []]
         assert self.client is not None
         try:
-            session = open_session(self.argv, self.parse, folder, servers, path, self.client, self.capabilities)
+            session = open_session(argv, self.parse, folder, servers, path, self.client, self.capabilities)
         except SessionSetupError as error:
             raise RequestError.invalid_params({"message": str(error)}) from None
         self.sessions[session.id] = session
@@ -299,12 +309,12 @@ async def _say(session: AcpSession, text: str) -> None:
     await session.updates.send(AgentMessageChunk(session_update="agent_message_chunk", content=block))
 
 
-def _folder(cwd: str) -> Path:
+def _folder(cwd: str, what: str = "cwd") -> Path:
     from acp import RequestError
 
     folder = Path(cwd)
     if not folder.is_absolute() or not folder.is_dir():
-        raise RequestError.invalid_params({"message": f"cwd {cwd!r} is not an absolute path to a folder"})
+        raise RequestError.invalid_params({"message": f"{what} {cwd!r} is not an absolute path to a folder"})
     return folder.resolve()
 
 
