@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,29 +109,37 @@ class Editor:
         output_byte_limit: int | None = None,
         **kwargs: Any,
     ) -> CreateTerminalResponse:
-        proc = await asyncio.create_subprocess_exec(
-            command, *(args or []), cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
-        )
         terminal_id = f"term-{len(self.terminals) + 1}"
-        self.terminals[terminal_id] = {"command": command, "args": args, "cwd": cwd, "proc": proc, "released": False}
+        log = Path(tempfile.mkdtemp(prefix="acp-terminal-")) / "output"
+        with open(log, "wb") as out:  # a file, not a pipe: nothing is left open when the test's loop ends
+            proc = await asyncio.create_subprocess_exec(command, *(args or []), cwd=cwd, stdout=out, stderr=out)
+        self.terminals[terminal_id] = {
+            "command": command,
+            "args": args,
+            "cwd": cwd,
+            "proc": proc,
+            "log": log,
+            "released": False,
+        }
         return CreateTerminalResponse(terminal_id=terminal_id)
 
     async def wait_for_terminal_exit(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> WaitForTerminalExitResponse:
         term = self.terminals[terminal_id]
-        out, _ = await term["proc"].communicate()
-        term["output"] = out.decode()
+        await term["proc"].wait()
         return WaitForTerminalExitResponse(exit_code=term["proc"].returncode)
 
     async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> TerminalOutputResponse:
         term = self.terminals[terminal_id]
-        return TerminalOutputResponse(output=term.get("output", ""), truncated=False)
+        return TerminalOutputResponse(output=term["log"].read_text(), truncated=False)
 
     async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> KillTerminalResponse:
+        term = self.terminals[terminal_id]
         with contextlib.suppress(ProcessLookupError):
-            self.terminals[terminal_id]["proc"].kill()
-        self.terminals[terminal_id]["killed"] = True
+            term["proc"].kill()
+        await term["proc"].wait()
+        term["killed"] = True
         return KillTerminalResponse()
 
     async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> ReleaseTerminalResponse:

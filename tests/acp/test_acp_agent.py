@@ -446,3 +446,27 @@ async def test_additional_directories_count_as_the_project(project: Path, tmp_pa
         results = tool_results(fake)
     assert editor.questions == []  # reading there asks nothing, as with --add-dir
     assert results[0] == {"text": "     1\tshared text", "is_error": False}
+
+
+async def test_cancel_kills_the_command_in_the_editors_terminal(project: Path, tmp_path: Path) -> None:
+    editor = Editor(terminal=True)
+    steps = [tool_use_response([("Bash", {"command": "sleep 300"})]), text_response("never")]
+    flags = ("--permission-mode", "bypassPermissions", "--sandbox", "danger-full-access")
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path), *flags) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=prompt_blocks("wait")))
+            for _ in range(600):  # bounded: a broken run fails, it does not hang
+                if editor.terminals:
+                    break
+                await asyncio.sleep(0.05)
+            await conn.cancel(session_id=session.session_id)
+            response = await turn
+            for _ in range(200):
+                if editor.terminals["term-1"]["released"]:
+                    break
+                await asyncio.sleep(0.05)
+    assert response.stop_reason == "cancelled"
+    terminal = editor.terminals["term-1"]
+    assert terminal.get("killed") and terminal["released"]
+    assert terminal["proc"].returncode is not None  # the command is gone with the turn
