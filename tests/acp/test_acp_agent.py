@@ -470,3 +470,26 @@ async def test_cancel_kills_the_command_in_the_editors_terminal(project: Path, t
     terminal = editor.terminals["term-1"]
     assert terminal.get("killed") and terminal["released"]
     assert terminal["proc"].returncode is not None  # the command is gone with the turn
+
+
+async def test_the_reasoning_effort_is_an_option_and_thinking_streams_as_thought(project: Path, tmp_path: Path) -> None:
+    from tests.fakes.openai_responses_server import FakeResponses, responses_reasoning, responses_text
+
+    editor = Editor()
+    steps = [responses_text("quick"), responses_reasoning("weighing it up", "enc-1", "considered")]
+    with FakeResponses(steps) as fake:
+        env = env_for(tmp_path, OPENAI_API_KEY="sk-openai-fake-0001", OPENAI_BASE_URL=fake.url)
+        async with connected(editor, env, "--provider", "openai", "--model", "gpt-5.4") as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            options = {getattr(o, "root", o).id: getattr(o, "root", o) for o in session.config_options}
+            assert options["effort"].current_value == "off" and options["effort"].category == "thought_level"
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("first"))
+            changed = await conn.set_config_option(session_id=session.session_id, config_id="effort", value="high")
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("second"))
+        bodies = fake.bodies()
+    effort = next(getattr(o, "root", o) for o in changed.config_options if getattr(o, "root", o).id == "effort")
+    assert effort.current_value == "high"
+    assert "effort" not in json.dumps(bodies[0].get("reasoning") or {})
+    assert bodies[1]["reasoning"]["effort"] == "high"  # the next request carries the effort chosen
+    assert editor.text("agent_thought_chunk") == "weighing it up"
+    assert editor.text() == "quickconsidered"
