@@ -275,8 +275,10 @@ class SagentAgent:
                 session.set_mode(str(value))
             elif config_id == "model":
                 session.set_model(str(value))
+            elif config_id == "effort":
+                session.set_effort(str(value))
             else:
-                raise ValueError(f"no option {config_id!r}; the options are mode and model")
+                raise ValueError(f"no option {config_id!r}; the options are mode, effort and model")
         except ValueError as error:
             raise RequestError.invalid_params({"message": str(error)}) from None
         return SetSessionConfigOptionResponse(config_options=session.config_options())

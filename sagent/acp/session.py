@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
     from sagent.mcp.config import ServerConfig
 
+EFFORTS = ("off", "minimal", "low", "medium", "high")
+"""The reasoning efforts the session offers, as the REPL's /effort takes them."""
+
 MODE_NAMES: dict[str, str] = {
     "default": "Default",
     "acceptEdits": "Accept edits",
@@ -120,6 +123,15 @@ class AcpSession:
                 type="select",
             ),
             SessionConfigOptionSelect(
+                id="effort",
+                name="Reasoning effort",
+                description="how hard the model thinks before it answers (off: the provider's default)",
+                category="thought_level",
+                current_value=self.agent.effort or "off",
+                options=[SessionConfigSelectOption(value=e, name=e) for e in EFFORTS],
+                type="select",
+            ),
+            SessionConfigOptionSelect(
                 id="model",
                 name="Model",
                 description=f"the {model.provider} model the session uses",
@@ -129,6 +141,12 @@ class AcpSession:
                 type="select",
             ),
         ]
+
+    def set_effort(self, value: str) -> None:
+        """The reasoning effort of the next requests (`off`: none is sent); ValueError for another word."""
+        if value not in EFFORTS:
+            raise ValueError(f"{value!r} is not an effort; the efforts are: {', '.join(EFFORTS)}")
+        self.agent.configure(effort=None if value == "off" else value)
 
     def set_model(self, value: str) -> None:
         """Switch the session to the model `value` names (`model`, or `provider:model` for another

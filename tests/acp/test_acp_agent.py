@@ -64,7 +64,7 @@ async def test_initialize_declares_what_sagent_does(project: Path, tmp_path: Pat
     assert session.modes.current_mode_id == "default"
     assert [m.id for m in session.modes.available_modes] == ["default", "acceptEdits", "plan"]
     options = {o.root.id if hasattr(o, "root") else o.id: o for o in session.config_options}
-    assert set(options) == {"mode", "model"}
+    assert set(options) == {"mode", "effort", "model"}
     assert fake.requests == []  # opening a session asks the model nothing
 
 
