@@ -493,3 +493,26 @@ async def test_the_reasoning_effort_is_an_option_and_thinking_streams_as_thought
     assert bodies[1]["reasoning"]["effort"] == "high"  # the next request carries the effort chosen
     assert editor.text("agent_thought_chunk") == "weighing it up"
     assert editor.text() == "quickconsidered"
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_the_editors_remote_mcp_servers_are_reached(
+    transport: str, project: Path, tmp_path: Path, http_server: Any
+) -> None:
+    from acp.schema import HttpHeader, HttpMcpServer, SseMcpServer
+
+    url = http_server("basic", transport)
+    headers = [HttpHeader(name="X-Test", value="1")]
+    server: Any = (
+        HttpMcpServer(name="remote", url=url, headers=headers, type="http")
+        if transport == "http"
+        else SseMcpServer(name="remote", url=url, headers=headers, type="sse")
+    )
+    editor = Editor(answers=["allow_once"])
+    steps = [tool_use_response([("mcp__remote__add", {"a": 2, "b": 3})]), text_response("5")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("add 2 and 3"))
+        results = tool_results(fake)
+    assert results[0]["text"] == "5" and not results[0]["is_error"]
