@@ -516,3 +516,25 @@ async def test_the_editors_remote_mcp_servers_are_reached(
             await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("add 2 and 3"))
         results = tool_results(fake)
     assert results[0]["text"] == "5" and not results[0]["is_error"]
+
+
+async def test_a_loaded_session_replays_its_tool_calls_with_their_results(project: Path, tmp_path: Path) -> None:
+    steps = [tool_use_response([READ]), text_response("It says old line."), text_response("Yes.")]
+    with FakeAnthropic(steps) as fake:
+        env = anthropic_env(fake, tmp_path)
+        first = Editor()
+        async with connected(first, env) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("read notes"))
+        second = Editor()
+        async with connected(second, env) as conn:
+            await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+            replayed = list(second.updates)
+            await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("sure?"))
+    kinds = [u["sessionUpdate"] for u in replayed]
+    assert kinds == ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+    call, result = replayed[1], replayed[2]
+    assert (call["kind"], call["title"], call["rawInput"]) == ("read", "Read notes.txt", READ[1])
+    assert result["toolCallId"] == call["toolCallId"] and result["status"] == "completed"
+    assert "old line" in json.dumps(result["content"])
+    assert second.text() == "It says old line.Yes."
