@@ -538,3 +538,39 @@ async def test_a_loaded_session_replays_its_tool_calls_with_their_results(projec
     assert result["toolCallId"] == call["toolCallId"] and result["status"] == "completed"
     assert "old line" in json.dumps(result["content"])
     assert second.text() == "It says old line.Yes."
+
+
+@pytest.mark.parametrize(("provider_stop", "expected"), [("max_tokens", "max_tokens"), ("refusal", "refusal")])
+async def test_a_turn_cut_by_the_output_limit_or_refused_says_so(
+    provider_stop: str, expected: str, project: Path, tmp_path: Path
+) -> None:
+    from tests.fakes.anthropic_server import Reply
+
+    editor = Editor()
+    with FakeAnthropic([Reply([{"type": "text", "text": "partial"}], provider_stop)]) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("go"))
+    assert response.stop_reason == expected and editor.text() == "partial"
+
+
+async def test_the_round_limit_ends_the_turn_with_max_turn_requests(project: Path, tmp_path: Path) -> None:
+    editor = Editor()
+    steps = [tool_use_response([READ]), tool_use_response([READ]), text_response("never")]
+    with FakeAnthropic(steps) as fake:
+        async with connected(editor, anthropic_env(fake, tmp_path), "--max-tool-rounds", "1") as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("go"))
+    assert response.stop_reason == "max_turn_requests"
+
+
+async def test_a_spent_budget_ends_the_turn_and_says_why(project: Path, tmp_path: Path) -> None:
+    editor = Editor()
+    steps = [tool_use_response([READ], input_tokens=400_000), text_response("never")]
+    with FakeAnthropic(steps) as fake:
+        flags = ("--max-budget-usd", "0.01", "--model", "claude-sonnet-4-6")
+        async with connected(editor, anthropic_env(fake, tmp_path), *flags) as conn:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("go"))
+    assert response.stop_reason == "end_turn"
+    assert "[sagent: " in editor.text() and "budget" in editor.text()
