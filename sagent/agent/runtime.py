@@ -40,8 +40,10 @@ SMALL_MODEL_MAX_TOKENS = 2048
 if TYPE_CHECKING:
     from sagent.agent.gate import RequestGate
     from sagent.agent.jobs import JobTable
+    from sagent.agent.settings import AgentSettings
     from sagent.agent.tokens import ContextSize
     from sagent.snapshot import AgentSnapshot
+    from sagent.tools.editor import Editor
 
 
 class ToolsAgent(Protocol):
@@ -65,6 +67,8 @@ class ToolsAgent(Protocol):
     def gate(self) -> RequestGate: ...
     @property
     def tools(self) -> Mapping[str, Tool]: ...
+    @property
+    def settings(self) -> AgentSettings: ...
     def spawn(self, prompt: SpawnRequest) -> Child: ...
     def send(self, message: str, text: str) -> Receipt: ...
     def control(
@@ -333,6 +337,9 @@ class AgentTools:
 
     def accepts_images(self) -> bool:
         return accepts_images(self.agent.model)
+
+    def editor(self) -> Editor | None:
+        return self.agent.settings.editor
 
     async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
         me = self.agent

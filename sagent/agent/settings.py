@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from sagent.providers.base import RetryPolicy
     from sagent.sandbox.policy import SandboxPolicy
     from sagent.tools.base import Tool
+    from sagent.tools.editor import Editor
     from sagent.types import Effort
 
 DEFAULT_MAX_DEPTH = 3
@@ -144,6 +145,11 @@ class AgentSettings:
     advisor: Advisor | None = None
     """A stronger model the agent consults when it needs help (see `sagent.advisor`): its hook joins
     `hooks` and, unless its policy says otherwise, its `Advisor` tool joins `tools`. Sub-agents share it."""
+
+    editor: Editor | None = None
+    """The editor lending its files and terminals (`sagent.tools.editor`, an ACP client): Read, Write and
+    Edit go through its buffers, Bash through its terminals where the sandbox does not confine it. None:
+    the disk and sagent's own processes. Sub-agents share it."""
 
     def __post_init__(self) -> None:
         # Accept the everyday spellings (a list of tools, a str path, a set) and keep the value frozen.

@@ -29,8 +29,8 @@ sagent: a coding agent for the terminal.
   sagent -p "..." --output-format stream-json   JSON records as events happen
   sagent --fleet F [--label L]             the REPL with its agent in fleet F, reachable as L
 
-commands (each with its own --help; run flags such as --model may come before or after config, serve
-and slack):
+commands (each with its own --help; run flags such as --model may come before or after config, serve,
+acp and slack):
 {commands}
 With no provider named and no API key set, sagent runs offline on the embedded local model.
 """

@@ -86,6 +86,13 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "run a session's prompts again on another model, in a scratch copy",
         "sagent.cli.evidence_cmd:replay_command",
     ),
+    Subcommand(
+        "acp",
+        "[FLAGS]",
+        "an Agent Client Protocol agent on stdio, for editors (Zed, JetBrains, Neovim, Emacs)",
+        "sagent.acp.command:acp_command",
+        run_flags=True,
+    ),
     Subcommand("slack", "[FLAGS]", "persistent agents in Slack", "sagent.slack.cli:main", run_flags=True),
     Subcommand(
         "serve",

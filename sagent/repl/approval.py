@@ -26,9 +26,9 @@ from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
 from sagent.lib.realpaths import real_path
 from sagent.lib.words import quantity
 from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, parse_mode
-from sagent.permissions.paths import inside
 from sagent.permissions.policy import Permissions, allowed_by, decide, set_mode
-from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
+from sagent.permissions.rules import READING_TOOLS, Rule, RuleError, parse_rule, subject_of
+from sagent.permissions.suggest import suggest_rules
 from sagent.repl.commands import CommandError, command
 from sagent.repl.tool_view import clip
 
@@ -41,11 +41,6 @@ if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
     from sagent.types import ToolCall
 
-SUBCOMMANDS = frozenset(
-    {"git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "pip", "uv", "poetry", "gh", "make", "just"}
-)
-"""Commands whose second word says what they do: "don't ask again" for `git diff` is `Bash(git diff:*)`,
-for `ls -la` it is `Bash(ls:*)`."""
 PREVIEW_LINES = 60  # of a command, a file written or a plan, shown before the question
 
 
@@ -291,41 +286,6 @@ def _edited_file(path: str, old: str, new: str, every: bool) -> tuple[str, str, 
     if not old or old not in text:
         return old, new, False
     return text, text.replace(old, new) if every else text.replace(old, new, 1), True
-
-
-def suggest_rules(agent: Agent, call: ToolCall) -> list[str]:
-    """The rules "don't ask again" adds for `call`: `Bash(git diff:*)` per command not yet allowed, the
-    folder of a file outside the project, the domain of a URL, or the tool's name."""
-    cwd = str(agent.context.cwd)
-    subject = subject_of(call.name, call.arguments, cwd)
-    if call.name == "Bash":
-        found: list[str] = []
-        for c in subject.commands or ():
-            words = c.words[:2] if c.words[0] in SUBCOMMANDS and len(c.words) > 1 else c.words[:1]
-            plain = all(w.replace("-", "").replace("_", "").replace(".", "").isalnum() for w in words)
-            rule = f"Bash({' '.join(words)}:*)" if plain and not words[-1].startswith("-") else f"Bash({c.text})"
-            if rule not in found:
-                found.append(rule)
-        return [rule for rule in found if _readable(rule, cwd)]  # a line that cannot be split offers none
-    if call.name in READING_TOOLS or call.name in EDITING_TOOLS:
-        family = "Read" if call.name in READING_TOOLS else "Edit"
-        path = subject.paths[0].real if subject.paths else cwd
-        folder = path if call.name in ("List", "Grep", "Glob") and os.path.isdir(path) else os.path.dirname(path)
-        if inside(folder, (cwd,)):
-            relative = os.path.relpath(folder, cwd)
-            return [f"{family}(./**)" if relative == "." else f"{family}({relative}/**)"]
-        return [f"{family}({folder.rstrip('/')}/**)"]
-    if call.name == "WebFetch" and subject.host:
-        return [f"WebFetch(domain:{subject.host})"]
-    return [call.name]
-
-
-def _readable(rule: str, cwd: str) -> bool:
-    try:
-        parse_rule(rule, "", cwd)
-    except RuleError:
-        return False
-    return True
 
 
 def _trusted(cwd: Path) -> bool:

@@ -23,6 +23,7 @@ from sagent.tools import workers
 from sagent.types import ImagePart, TextPart, ToolCall, ToolSpec, UserContent
 
 if TYPE_CHECKING:
+    from sagent.tools.editor import Editor
     from sagent.tools.runtime import AgentRuntime
 
 
@@ -96,6 +97,11 @@ class ToolContext:
     def __post_init__(self) -> None:
         if not self.roots:
             self.roots = (self.cwd.resolve(),)
+
+    def editor(self) -> Editor | None:
+        """The editor lending its files and terminals to the agent (an ACP client), or None."""
+        lend = getattr(self.runtime, "editor", None)  # a runtime of an older shape lends none
+        return lend() if callable(lend) else None
 
     def agent(self) -> AgentRuntime:
         if self.runtime is None:

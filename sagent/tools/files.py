@@ -7,6 +7,7 @@ import base64
 import codecs
 import contextlib
 import difflib
+import io
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from sagent.attachments import image_media_type
 from sagent.lib.realpaths import PathChanged, open_real, real_path
 from sagent.lib.words import plural
 from sagent.tools.base import MAX_OUTPUT, FileStamp, ToolContext, ToolError, ToolOutput, off_loop
+from sagent.tools.editor import Editor, text_stamp
 from sagent.types import ImagePart, TextPart
 
 MAX_LINE = 2000
@@ -206,10 +208,59 @@ class Read(_FileTool):
         offset = max(1, arguments.get("offset") or 1)
         limit = max(1, arguments.get("limit") or DEFAULT_LIMIT)
         images = ctx.runtime is None or ctx.runtime.accepts_images()
+        editor = ctx.editor()
+        if editor is not None and editor.reads_files:  # the editor's buffer, unsaved edits included
+            text = await _editor_text(editor, real)
+            if text is not None:
+                ctx.read_files[real] = FileStamp(*text_stamp(text))
+                return _page(io.BytesIO(text.encode("utf-8", errors="replace")), shown, offset, limit)
         check = ctx.link_check(self.name)
         stamp, output = await off_loop(_read, real, offset, limit, arguments.get("pages"), images, shown, check)
         ctx.read_files[real] = stamp
         return output
+
+
+async def _editor_text(editor: Editor, real: Path) -> str | None:
+    """The text of `real` as the editor has it; None when the disk must answer: the editor has no such
+    file, or the file on disk is not text (a PDF, an image, a binary file, anything but a regular file)."""
+
+    def head() -> bytes | None:
+        st = _stat(real)
+        if st is None:
+            return b""
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        with contextlib.suppress(OSError), open(real, "rb") as f:
+            return f.read(SNIFF)
+        return None
+
+    sniffed = await off_loop(head)
+    if sniffed is None or sniffed.startswith(b"%PDF-") or image_media_type(sniffed) or b"\0" in sniffed:
+        return None
+    return await editor.read_text(real)
+
+
+async def _current_text(editor: Editor, real: Path, path: Path) -> str | None:
+    """The file's text before Write or Edit through the editor changes it (None: it does not exist)."""
+    if editor.reads_files:
+        text = await _editor_text(editor, real)
+        if text is not None:
+            return text
+    st = _stat(real, path)
+    if st is None:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(path, st.st_mode, "Edit")
+    return real.read_bytes()[: MAX_EDIT_BYTES + 1].decode("utf-8", errors="replace")
+
+
+def _check_fresh_text(real: Path, text: str, seen: FileStamp | None, verb: str, path: Path) -> None:
+    """As `_check_fresh`, for a file changed through the editor: a stamp taken from the editor's buffer is
+    compared with the buffer's text now, one taken from the disk with the disk."""
+    if seen is None or seen.mtime_ns >= 0:
+        _check_fresh(real, seen, verb, path)
+    elif FileStamp(*text_stamp(text)) != seen:
+        raise ToolError(f"{path} changed in the editor since you read it; Read it again before you {verb} it")
 
 
 SNIFF = 8192  # bytes looked at to tell text from binary, PDFs and images
@@ -358,8 +409,16 @@ class Write(_FileTool):
         path = ctx.resolve(arguments["path"])
         real = checked_path(ctx, arguments["path"], "Write")
         content: str = arguments["content"]
-        check = ctx.link_check(self.name)
-        stamp, existed = await off_loop(_write, real, content, ctx.read_files.get(real), path, check)
+        editor = ctx.editor()
+        if editor is not None and editor.writes_files:
+            current = await _current_text(editor, real, path)
+            if current is not None:
+                _check_fresh_text(real, current, ctx.read_files.get(real), "overwrite", path)
+            await _editor_write(editor, real, content, path)
+            stamp, existed = FileStamp(*text_stamp(content)), current is not None
+        else:
+            check = ctx.link_check(self.name)
+            stamp, existed = await off_loop(_write, real, content, ctx.read_files.get(real), path, check)
         ctx.read_files[real] = stamp
         verb = "overwrote" if existed else "created"
         lines = len(content.splitlines())
@@ -400,10 +459,27 @@ class Edit(_FileTool):
         real = checked_path(ctx, arguments["path"], "Edit")
         old, new = arguments["old_string"], arguments["new_string"]
         every = bool(arguments.get("replace_all"))
+        editor = ctx.editor()
+        if editor is not None and editor.writes_files:
+            text = await _current_text(editor, real, path)
+            if text is None:
+                raise _missing(path)
+            _check_fresh_text(real, text, ctx.read_files.get(real), "edit", path)
+            updated, report = _edited(text, old, new, every, path)
+            await _editor_write(editor, real, updated, path)
+            ctx.read_files[real] = FileStamp(*text_stamp(updated))
+            return report
         check = ctx.link_check(self.name)
         stamp, out = await off_loop(_edit, real, old, new, every, ctx.read_files.get(real), path, check)
         ctx.read_files[real] = stamp
         return out
+
+
+async def _editor_write(editor: Editor, real: Path, content: str, path: Path) -> None:
+    try:
+        await editor.write_text(real, content)
+    except OSError as error:
+        raise ToolError(f"the editor could not write {path}: {error}") from None
 
 
 # Edit holds the file, the new text and their diff in memory: past this size, a script does it better.
@@ -416,16 +492,23 @@ def _edit(
     f, st = open_regular(real, "Edit", path, check)
     with f:
         _check_fresh(real, seen, "edit", path)
-        if old == new:
-            raise ToolError("old_string and new_string are the same; nothing to change")
-        if not old:
-            raise ToolError("old_string is empty; give the exact text to replace")
         if st.st_size > MAX_EDIT_BYTES:
             raise ToolError(
                 f"{path} is {st.st_size:,} bytes, too large for Edit (the limit is {MAX_EDIT_BYTES:,}); "
                 "change it with a script through Bash (sed, python)"
             )
         text = f.read(MAX_EDIT_BYTES + 1).decode("utf-8")
+    updated, report = _edited(text, old, new, every, path)
+    st = _write_bytes(real, updated.encode("utf-8"), "Edit", path, check)
+    return _stamp(st), report
+
+
+def _edited(text: str, old: str, new: str, every: bool, path: Path) -> tuple[str, str]:
+    """`text` with the edit made, and the report for the model (the diff); ToolError when it cannot be."""
+    if old == new:
+        raise ToolError("old_string and new_string are the same; nothing to change")
+    if not old:
+        raise ToolError("old_string is empty; give the exact text to replace")
     count = text.count(old)
     if count == 0:
         raise ToolError(f"old_string was not found in {path}.{_closest(text, old)}")
@@ -435,11 +518,10 @@ def _edit(
             "unique, or set replace_all"
         )
     updated = text.replace(old, new) if every else text.replace(old, new, 1)
-    st = _write_bytes(real, updated.encode("utf-8"), "Edit", path, check)
     diff = list(difflib.unified_diff(text.splitlines(), updated.splitlines(), str(path), str(path), n=2, lineterm=""))
     if len(diff) > MAX_DIFF_LINES:
         diff = [*diff[:MAX_DIFF_LINES], f"[… {len(diff) - MAX_DIFF_LINES} more diff lines]"]
-    return _stamp(st), f"edited {path} ({count if every else 1} replacement)\n" + "\n".join(diff)
+    return updated, f"edited {path} ({count if every else 1} replacement)\n" + "\n".join(diff)
 
 
 def _closest(text: str, needle: str) -> str:

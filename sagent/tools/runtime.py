@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sagent.tools.editor import Editor
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,4 +92,8 @@ class AgentRuntime(Protocol):
 
     async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
         """The answer of a cheap model (of the agent's provider) to `prompt`, charged to the agent."""
+        ...
+
+    def editor(self) -> Editor | None:
+        """The editor lending the agent its files and terminals (`sagent.tools.editor`), or None."""
         ...

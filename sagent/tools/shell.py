@@ -9,6 +9,7 @@ import codecs
 import contextlib
 import os
 import selectors
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from sagent.redaction import StreamRedactor
-from sagent.sandbox.spawn import Running, SandboxRequired, launcher
+from sagent.sandbox.spawn import Running, SandboxRequired, confines, launcher
 from sagent.tools.base import MAX_OUTPUT, AnyOrder, ToolContext, ToolError
+from sagent.tools.editor import Editor
 from sagent.tools.processes import end_leftovers, new_token, tagged_environment, write_record
 from sagent.types import ToolCall
 
@@ -70,6 +72,9 @@ class Bash(AnyOrder):
         command = arguments["command"]
         # Leaving the sandbox is for a call a permission policy has put to its question; with none, it stays.
         outside = arguments.get("dangerouslyDisableSandbox") is True and ctx.may_leave_sandbox
+        editor = ctx.editor()
+        if editor is not None and editor.runs_commands and not confines(None if outside else ctx.sandbox):
+            return await _in_editor(editor, command, timeout, ctx)  # the sandbox does not confine it anyway
         try:
             launch = await launcher(None if outside else ctx.sandbox, ctx.roots)
         except SandboxRequired as error:
@@ -143,6 +148,36 @@ class Bash(AnyOrder):
             f"{len(pids)} process{'es' if len(pids) > 1 else ''} it had started (pid {listed}) "
             "were still running and were killed when the session resumed."
         )
+
+
+async def _in_editor(editor: Editor, command: str, timeout: float, ctx: ToolContext) -> str:
+    """Run `command` in a terminal of the editor (where the user sees it run), as Bash runs it at home: the
+    working directory carries over, the output is cut to the context the same way, a timeout kills it."""
+    cwd_file = Path(tempfile.gettempdir()) / f"sagent-cwd-{uuid.uuid4().hex}"
+    script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{command}\n"
+    try:
+        run = await editor.run_command(script, ctx.cwd, {}, timeout)
+    except OSError as error:
+        raise ToolError(f"the editor could not run the command: {error}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            new_cwd = cwd_file.read_text().strip()
+            if new_cwd and Path(new_cwd).is_dir():
+                ctx.cwd = Path(new_cwd)
+        cwd_file.unlink(missing_ok=True)
+    capture = Capture(lambda: ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt")
+    capture.feed(run.output.encode("utf-8", errors="replace"))
+    capture.close()
+    if run.timed_out:
+        so_far = capture.text("")
+        raise ToolError(
+            f"timed out after {timeout} s; the editor's terminal was killed"
+            + (f". Its output until then:\n{so_far}" if so_far else "")
+        )
+    ended = f"ended by signal {run.signal}" if run.signal else ""
+    exit_line = f"exit code {run.exit_code}" if run.exit_code else ended
+    cut = "[the editor kept only the end of the output]\n" if run.truncated else ""
+    return cut + (capture.text(exit_line) or "(no output)")
 
 
 async def _finish(proc: Running, pump: asyncio.Future[None], capture: Capture, grace: float) -> None:

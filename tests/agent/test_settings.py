@@ -56,7 +56,17 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "permissions": Permissions.build(mode="plan", deny=["Bash(rm:*)"], cwd=cwd),
         "advisor": advisor,
         "sandbox": SandboxPolicy(mode="read-only", network=True),
+        "editor": _NO_EDITOR,  # an editor lending files and terminals (sagent acp): a sub-agent's tools use it too
     }
+
+
+class _Editor:
+    """An editor that lends nothing (its methods are never called here)."""
+
+    reads_files = writes_files = runs_commands = False
+
+
+_NO_EDITOR = _Editor()
 
 
 async def _refuse_all(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
