@@ -92,6 +92,9 @@ class Output:
                 from sagent.sandbox.status import sandbox_record
 
                 record["sandbox"] = sandbox_record(agent.context.sandbox, agent.context.roots)
+                from sagent.cli.init_fields import init_fields
+
+                record.update(init_fields(agent))  # the fields of Claude Code's init record
             if record is not None:
                 self._line(record)
             return

@@ -47,7 +47,7 @@ async def test_partial_messages_and_thinking_reach_the_program(tmp_path: Path) -
 
 
 async def test_an_error_result_says_what_went_wrong(tmp_path: Path) -> None:
-    with ANTHROPIC.fake([anth.Fault(400, "invalid_request_error", "prompt is too long")]) as fake:
+    with ANTHROPIC.fake([anth.Fault(404, "not_found_error", "model: no-such-model")]) as fake:
         options = ClaudeAgentOptions(cli_path=cli(fake, ANTHROPIC, tmp_path), cwd=str(tmp_path))
         messages = []
         try:
@@ -57,4 +57,4 @@ async def test_an_error_result_says_what_went_wrong(tmp_path: Path) -> None:
             pass
     result = next(m for m in messages if isinstance(m, ResultMessage))
     assert result.is_error and result.subtype == "error_during_execution"
-    assert result.errors and "prompt is too long" in result.errors[0]
+    assert result.errors and "no-such-model" in result.errors[0]
