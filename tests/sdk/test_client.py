@@ -88,7 +88,9 @@ async def test_can_use_tool_allows_one_call_and_denies_another(
 
     calls = [("Write", {"path": "a.txt", "content": "A\n"}), ("Write", {"path": "b.txt", "content": "B\n"})]
     with provider.fake([provider.tools(calls), provider.text("Wrote a.txt only.")]) as fake:
-        options = ClaudeAgentOptions(cli_path=cli(fake, provider, tmp_path), cwd=str(project), can_use_tool=can_use_tool)
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path), cwd=str(project), can_use_tool=can_use_tool
+        )
         async with ClaudeSDKClient(options=options) as client:
             messages = await _turn(client, "Write a.txt and b.txt.")
         bodies = fake.bodies()
