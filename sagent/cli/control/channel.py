@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,7 +32,9 @@ if TYPE_CHECKING:
     from sagent.cli.control.answers import Answers
     from sagent.cli.control.session_state import SessionState
 
-CONTROL_TYPES = frozenset({"control_request", "control_response", "control_cancel_request", "keep_alive"})
+CONTROL_TYPES = frozenset(
+    {"control_request", "control_response", "control_cancel_request", "keep_alive", "update_environment_variables"}
+)
 """The stdin lines the channel takes; every other line is a message for the agent."""
 
 
@@ -99,6 +102,9 @@ class ControlChannel:
             task = self._answering.pop(str(record.get("request_id")), None)
             if task is not None:
                 task.cancel()
+        elif kind == "update_environment_variables" and isinstance(record.get("variables"), dict):
+            # The program's new environment for what sagent starts from now on (tools, MCP servers).
+            os.environ.update({str(k): v for k, v in record["variables"].items() if isinstance(v, str)})
         return True
 
     def close(self) -> None:
