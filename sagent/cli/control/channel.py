@@ -169,13 +169,20 @@ class ControlChannel:
             try:
                 return await asyncio.wait_for(future, timeout)
             except TimeoutError:
-                with contextlib.suppress(OSError):
-                    self.write({"type": "control_cancel_request", "request_id": request_id})
+                self._withdraw(request_id)
                 raise ControlError(f"no answer to {request.get('subtype')} within {timeout:g} s") from None
+            except asyncio.CancelledError:  # the call that asked was interrupted: the program need not answer
+                self._withdraw(request_id)
+                raise
         finally:
             self._pending.pop(request_id, None)
             if self.state is not None:
                 self.state.asking(-1)
+
+    def _withdraw(self, request_id: str) -> None:
+        if not self._closed:
+            with contextlib.suppress(OSError, ValueError):
+                self.write({"type": "control_cancel_request", "request_id": request_id})
 
     def _settle(self, response: Any) -> None:
         if not isinstance(response, dict):
