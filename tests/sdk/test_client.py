@@ -198,7 +198,12 @@ async def test_bypass_permissions_is_refused_unless_the_program_allowed_it(proje
                 await client.set_permission_mode("bypassPermissions")
             usage = await client.get_context_usage()
             status = await client.get_mcp_status()
+            info = await client.get_server_info()
+            with pytest.raises(Exception, match="rewind_files is not supported"):
+                await client.rewind_files("some-message-id")
     assert usage["model"] == ANTHROPIC.model and usage["totalTokens"] > 0 and status == {"mcpServers": []}
+    assert info is not None and info["models"][0]["value"] == ANTHROPIC.model
+    assert "init" in [c["name"] for c in info["commands"]] and info["output_style"] == "default"
 
 
 async def test_set_model_moves_the_conversation_to_another_provider(project: Path, tmp_path: Path) -> None:
