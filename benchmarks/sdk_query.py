@@ -42,10 +42,10 @@ def wrapper(folder: Path, url: str) -> str:
 
 
 def bare_run(folder: Path, url: str) -> float:
+    command = [sys.executable, "-m", "sagent", "--provider", "anthropic", "--base-url", url]
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "sagent", "--provider", "anthropic", "--base-url", url, "-p", "hi"]
-        + ["--output-format", "stream-json"],
+        [*command, "-p", "hi", "--output-format", "stream-json"],
         cwd=folder,
         capture_output=True,
         text=True,
