@@ -69,7 +69,8 @@ async def test_an_interrupt_stops_the_turn_and_the_next_query_is_answered(projec
             second = await _turn(client, "Why did you stop?")
         bodies = fake.bodies()
     result = seen[-1]
-    assert isinstance(result, ResultMessage) and result.subtype == "interrupted"
+    assert isinstance(result, ResultMessage) and result.is_error  # as Claude Code's: an error that says why
+    assert result.subtype == "error_during_execution" and result.terminal_reason == "aborted_streaming"
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "Stopped counting."
     assert not second[-1].is_error and len(bodies) == 2 and "Why did you stop?" in sent_text(bodies[1:])
 
@@ -154,7 +155,8 @@ async def test_a_deny_that_interrupts_ends_the_turn(project: Path, tmp_path: Pat
         async with ClaudeSDKClient(options=options) as client:
             messages = await _turn(client, "Write a.txt.")
         bodies = fake.bodies()
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "interrupted"
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "error_during_execution"
+    assert messages[-1].terminal_reason == "aborted_streaming"
     assert len(bodies) == 1 and not (project / "a.txt").exists()
 
 
@@ -185,7 +187,7 @@ async def test_the_program_changes_the_permission_mode_and_the_model(project: Pa
     assert not (project / "a.txt").exists() and (project / "b.txt").read_text() == "B"
     assert [b["model"] for b in bodies] == [ANTHROPIC.model] * 2 + ["claude-haiku-4-5"] * 2
     result = messages[-1]
-    assert isinstance(result, ResultMessage) and result.result == "second"
+    assert isinstance(result, ResultMessage) and result.result == "second" and result.terminal_reason == "completed"
     assistants = [m for m in messages if isinstance(m, AssistantMessage)]
     assert assistants and all(m.model == "claude-haiku-4-5" for m in assistants)
 
