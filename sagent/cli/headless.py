@@ -14,7 +14,14 @@ from typing import IO, TYPE_CHECKING, Any
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
-from sagent.cli.records import InputError, PermissionDenials, event_record, parse_input_line, result_record
+from sagent.cli.records import (
+    InputError,
+    PermissionDenials,
+    claude_code_subtype,
+    event_record,
+    parse_input_line,
+    result_record,
+)
 from sagent.events import (
     AdvisorConsulted,
     Compacted,
@@ -68,6 +75,8 @@ class Output:
         # Text mode holds an error line until the next event, so a result that repeats it prints it once.
         self._held_error: ErrorEvent | None = None
         self.denials = PermissionDenials()  # the calls refused in this turn, for the result's permission_denials
+        # Whether a program on the Claude Agent SDK reads the records (it sent initialize): its result subtypes.
+        self.claude_code: Callable[[], bool] = lambda: False
 
     def _line(self, record: dict[str, Any]) -> None:
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -135,6 +144,8 @@ class Output:
     def result(self, result: Result, agent: Agent) -> None:
         record = result_record(result, agent.cost)
         record["permission_denials"] = self.denials.take()
+        if self.claude_code():
+            claude_code_subtype(record)
         self.last_result = record
         if self.fmt == "stream-json":
             self._line(record)
