@@ -105,7 +105,7 @@ class Output:
                 record["sandbox"] = sandbox_record(agent.context.sandbox, agent.context.roots)
                 from sagent.cli.init_fields import init_fields
 
-                record.update(init_fields(agent))  # the fields of Claude Code's init record
+                record.update(init_fields(agent, record["tools"]))  # the fields of Claude Code's init record
             if record is not None:
                 self._line(record)
             return
