@@ -21,11 +21,14 @@ def init_fields(agent: Agent, tools: list[str]) -> dict[str, Any]:
     a deny rule refuses outright is not listed, as it is not offered."""
     from sagent.cli.control.answers import OUTPUT_STYLE, slash_commands
     from sagent.mcp.setup import servers_of
-    from sagent.permissions.policy import denied_tools, mode_of
+    from sagent.permissions.modes import PLAN_TOOL
+    from sagent.permissions.policy import denied_tools, mode_of, policies
 
     servers = servers_of(agent)
     connections = servers.connections.values() if servers is not None else ()
     denied = denied_tools(agent, tools)
+    if all(p.mode != "plan" for p in policies(agent)):
+        denied.add(PLAN_TOOL)  # offered only in plan mode
     return {
         "tools": [t for t in tools if t not in denied],
         "permissionMode": mode_of(agent) or "default",

@@ -102,3 +102,4 @@ async def test_a_tool_the_program_disallows_is_not_offered(project: Path, tmp_pa
     assert "Grep" not in offered and "Bash" in offered and "Read" in offered  # a rule for some calls keeps Bash
     init = messages[0]
     assert isinstance(init, SystemMessage) and "Grep" not in init.data["tools"] and "Bash" in init.data["tools"]
+    assert sorted(init.data["tools"]) == sorted(offered)  # what the init lists is what the model is offered
