@@ -228,3 +228,23 @@ async def test_set_model_moves_the_conversation_to_another_provider(project: Pat
     assert isinstance(result, ResultMessage) and result.result == "From GPT."
     assert set(result.model_usage or {}) == {ANTHROPIC.model, "gpt-5.4"}
     assert "From Claude." in sent_text(openai_bodies)  # the conversation went with it
+
+
+async def test_dont_ask_set_by_a_program_without_a_callback_refuses_what_would_ask(
+    project: Path, tmp_path: Path
+) -> None:
+    steps = [
+        anth.tool_use_response([("Write", {"path": "a.txt", "content": "A"})]),
+        anth.text_response("one"),
+        anth.tool_use_response([("Write", {"path": "b.txt", "content": "B"})]),
+        anth.text_response("two"),
+    ]
+    with ANTHROPIC.fake(steps) as fake:
+        options = ClaudeAgentOptions(cli_path=cli(fake, ANTHROPIC, tmp_path), cwd=str(project))
+        async with ClaudeSDKClient(options=options) as client:
+            await client.set_permission_mode("dontAsk")
+            first = await _turn(client, "Write a.txt.")
+            await client.set_permission_mode("default")
+            await _turn(client, "Write b.txt.")
+    assert not (project / "a.txt").exists() and (project / "b.txt").read_text() == "B"  # headless: what asks runs
+    assert isinstance(first[-1], ResultMessage) and first[-1].permission_denials
