@@ -7,14 +7,22 @@ import contextlib
 import json
 import signal
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
-from sagent.cli.records import InputError, event_record, parse_input_line, result_record
+from sagent.cli.records import (
+    InputError,
+    PermissionDenials,
+    claude_code_subtype,
+    event_record,
+    parse_input_line,
+    result_record,
+)
 from sagent.cli.stdin_lines import StdinLines
 from sagent.events import (
     AdvisorConsulted,
@@ -31,6 +39,9 @@ from sagent.events import (
 )
 from sagent.providers.base import ProviderError
 from sagent.types import UserMessage
+
+if TYPE_CHECKING:
+    from sagent.cli.control.channel import ControlChannel
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -66,6 +77,9 @@ class Output:
         self.refused_credentials = False
         # Text mode holds an error line until the next event, so a result that repeats it prints it once.
         self._held_error: ErrorEvent | None = None
+        self.denials = PermissionDenials()  # the calls refused in this turn, for the result's permission_denials
+        # Whether a program on the Claude Agent SDK reads the records (it sent initialize): its result subtypes.
+        self.claude_code: Callable[[], bool] = lambda: False
 
     def _line(self, record: dict[str, Any]) -> None:
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -75,6 +89,7 @@ class Output:
         if isinstance(event, Result):
             self.result(event, agent)
             return
+        self.denials.see(event)
         if isinstance(event, ErrorEvent) and event.kind == "authentication":
             self.refused_credentials = True
         if isinstance(event, HookNotice):
@@ -91,6 +106,9 @@ class Output:
                 from sagent.sandbox.status import sandbox_record
 
                 record["sandbox"] = sandbox_record(agent.context.sandbox, agent.context.roots)
+                from sagent.cli.init_fields import init_fields
+
+                record.update(init_fields(agent, record["tools"]))  # the fields of Claude Code's init record
             if record is not None:
                 self._line(record)
             return
@@ -128,6 +146,9 @@ class Output:
 
     def result(self, result: Result, agent: Agent) -> None:
         record = result_record(result, agent.cost)
+        record["permission_denials"] = self.denials.take()
+        if self.claude_code():
+            claude_code_subtype(record)
         self.last_result = record
         if self.fmt == "stream-json":
             self._line(record)
@@ -143,6 +164,15 @@ class Output:
             else:
                 self.stdout.write(result.text + ("" if result.text.endswith("\n") else "\n"))
                 self.stdout.flush()
+
+    def repeat_result(self) -> None:
+        """The last result record again, for another message the same turn answered (stream-json output):
+        the same fields, its refused calls included, under a record id of its own."""
+        if self.fmt == "stream-json" and self.last_result is not None:
+            record = dict(self.last_result)
+            if "uuid" in record:
+                record["uuid"] = str(uuid.uuid4())
+            self._line(record)
 
     def finish(self) -> None:
         self._release_error()
@@ -192,9 +222,9 @@ class _OutputSink:
             self._follow(agent, event)
         try:
             self.output.event(event, agent)
-            if isinstance(event, Result) and self.output.fmt == "stream-json":
+            if isinstance(event, Result):
                 for _ in range(self.taken - 1):  # every message the turn answered gets its result record
-                    self.output.result(event, agent)
+                    self.output.repeat_result()
         except OSError:
             if not self.hangup.is_set():
                 raise  # after a hangup the terminal is gone; the session log has every event
@@ -219,18 +249,29 @@ class _OutputSink:
                 job.foreground = True
 
 
-async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
+async def read_stream_json(
+    stdin: IO[bytes], stderr: IO[str] | None = None, control: ControlChannel | None = None
+) -> AsyncIterator[UserMessage]:
     """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
-    valid UTF-8 is replaced and the user told once on `stderr`."""
+    valid UTF-8 is replaced and the user told once on `stderr`. With a `control` channel, its lines (the
+    Claude Agent SDK's control protocol) go to it instead, and it learns when stdin closes."""
     notice = InputNotice(stderr, "a stream-json line on standard input", ongoing=True)
     lines = StdinLines(stdin)  # a daemon thread's reads: one blocked never holds the exit
-    while True:
-        line = await lines.readline()
-        if not line:
-            return
-        message = parse_input_line(line, notice)
-        if message is not None:
-            yield message
+    try:
+        while True:
+            line = await lines.readline()
+            if not line:
+                return
+            if control is not None and control.take_line(line):
+                continue
+            message = parse_input_line(line, notice)
+            if message is not None:
+                if control is not None:
+                    await control.before_message()
+                yield message
+    finally:
+        if control is not None:
+            control.close()
 
 
 async def run_headless(

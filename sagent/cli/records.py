@@ -10,6 +10,7 @@ import base64
 import binascii
 import json
 import sys
+import uuid
 from typing import Any, assert_never
 
 from sagent.agent.cost import CostTracker
@@ -64,8 +65,8 @@ def _assistant_content(message: AssistantMessage) -> list[dict[str, Any]]:
     for part in message.content:
         if isinstance(part, TextPart):
             blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ThinkingPart):
-            blocks.append({"type": "thinking", "thinking": part.text})
+        elif isinstance(part, ThinkingPart):  # the signature as Claude Code's records carry it ("" when none)
+            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature or ""})
         elif isinstance(part, ToolCall):
             blocks.append({"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments})
         elif isinstance(part, ServerToolPart):
@@ -97,6 +98,23 @@ def model_usage(costs: CostTracker) -> dict[str, dict[str, Any]]:
     }
 
 
+TERMINAL_REASONS = {
+    "success": "completed",
+    "error_max_turns": "max_turns",
+    "error_max_budget_usd": "budget_exhausted",
+    "interrupted": "aborted_streaming",
+}
+"""Why a run ended, in Claude Code's words (`terminal_reason`); another error is the model's or provider's."""
+
+
+def claude_code_subtype(record: dict[str, Any]) -> None:
+    """A result record as Claude Code writes it for a program on the Claude Agent SDK: an interrupted turn
+    is an `error_during_execution` whose `terminal_reason` says it was aborted (the SDKs know no
+    `interrupted` subtype)."""
+    if record.get("subtype") == "interrupted":
+        record["subtype"] = "error_during_execution"
+
+
 def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
     """The `result` record. `usage`, `modelUsage` and `total_cost_usd` all count the same responses: every
     response of the agent tree in this process (sub-agents, compaction summaries, the small model behind
@@ -114,7 +132,11 @@ def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
         "usage": usage_record(costs.usage),
         "modelUsage": model_usage(costs),
         "permission_denials": [],
+        "terminal_reason": TERMINAL_REASONS.get(result.subtype, "model_error"),
+        "uuid": str(uuid.uuid4()),
     }
+    if result.is_error:
+        record["errors"] = [result.text]  # what went wrong, where Claude Code's error results say it
     if costs.unpriced_models:
         record["unpriced_models"] = costs.unpriced_models
     return record
@@ -152,6 +174,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
                     "usage": usage_record(message.usage),
                 },
                 "parent_tool_use_id": None,
+                "uuid": str(uuid.uuid4()),
                 **base,
             }
         case ToolFinished():
@@ -159,6 +182,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
                 "type": "user",
                 "message": {"role": "user", "content": [_tool_result(event.result)]},
                 "parent_tool_use_id": None,
+                "uuid": str(uuid.uuid4()),
                 **base,
             }
         case Retrying():
@@ -196,7 +220,8 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
         case TextDelta() | ThinkingDelta() | ToolCallDelta():
             if not partial:
                 return None
-            return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
+            delta = {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None}
+            return {**delta, "uuid": str(uuid.uuid4()), **base}
         case (
             Result()
             | ModelSwitched()
@@ -226,6 +251,28 @@ def _delta(event: TextDelta | ThinkingDelta | ToolCallDelta) -> dict[str, Any]:
             }
         case _:
             assert_never(event)
+
+
+class PermissionDenials:
+    """The calls of a turn that were refused before they ran (a deny rule, the mode, the approver: their
+    result starts `denied: `), for the `permission_denials` of its result, as Claude Code lists them."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, ToolCall] = {}
+        self._denied: list[dict[str, Any]] = []
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, TurnFinished):
+            self._calls.update((c.id, c) for c in event.message.tool_calls)
+        elif isinstance(event, ToolFinished) and event.result.is_error and event.result.text.startswith("denied: "):
+            call = self._calls.get(event.result.call_id)
+            name, arguments = (call.name, call.arguments) if call is not None else ("", {})
+            self._denied.append({"tool_name": name, "tool_use_id": event.result.call_id, "tool_input": arguments})
+
+    def take(self) -> list[dict[str, Any]]:
+        """The turn's denials; the next turn starts with none."""
+        denied, self._denied, self._calls = self._denied, [], {}
+        return denied
 
 
 class InputError(ValueError):

@@ -58,6 +58,9 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
 def _run_task(args: argparse.Namespace, piped: bool) -> int:
     cwd = Path(args.cwd or ".").resolve()
     probe_soon()  # whether the OS sandbox can start here, found while the rest starts
+    from sagent.cli.control.wiring import open_channel
+
+    args.control = open_channel(args, sys.stdout, sys.stderr)
     try:
         prompt = _prompt(args, piped)
         if prompt is None and args.input_format == "text":
@@ -84,13 +87,18 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
 
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = key_hint(model.provider, args.api_key_env)
-    incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
+    control = args.control  # the Claude Agent SDK's control protocol, on stream-json in and out
+    if control is not None:
+        output.claude_code = lambda: control.initialized
+    incoming = read_stream_json(sys.stdin.buffer, sys.stderr, control) if args.input_format == "stream-json" else None
     try:
         if args.fleet:  # the agent joins a fleet on a NATS server: it is built inside the run's event loop
             from sagent.cli.fleet_client import run_in_fleet
 
             work = run_in_fleet(
-                args, lambda seat: build(seat.bus, seat.label), lambda agent: _run(agent, prompt, incoming, output)
+                args,
+                lambda seat: build(seat.bus, seat.label),
+                lambda agent: _run(agent, prompt, incoming, output, args),
             )
             startup.done("main")
             return asyncio.run(_closing_mcp(args, _setup_failures(work)))
@@ -99,7 +107,7 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
         except (UsageError, ProviderError, SessionError) as error:
             return _setup_failure(error)
         startup.done("main")  # the start-up's objects are built: the collector may run again (sagent.lib.startup)
-        return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output)))
+        return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output, args)))
     except BrokenPipeError:
         raise  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
     except OSError as error:
@@ -231,7 +239,8 @@ def make_agent(
         log = SessionLog.ephemeral()
     else:
         # Where the run starts (the repository's commit), so it can be replayed from there.
-        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
+        header = {"provider": model.provider, "model": model.name, **start_point(cwd)}
+        log = _new_session_log(cwd, header, getattr(args, "session_id", None))
     return Agent(model, settings, session=log, fleet=fleet)
 
 
@@ -240,8 +249,8 @@ def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
     REPL they connect in the background once the agent starts; a headless run waits for them before its
     first request (each at most its MCP_TIMEOUT) and reports a slow one, and one that fails, on stderr."""
     args.mcp = None
-    if args.tools is not None and args.tools.strip().lower() == "none":
-        return
+    if args.tools is not None and args.tools.strip().lower() == "none" and not getattr(args, "mcp_config", None):
+        return  # no tools; servers named with --mcp-config still give theirs
     from sagent.cli.mcp_cmd import run_servers
     from sagent.mcp.config import McpConfigError
     from sagent.mcp.setup import mcp_run
@@ -250,9 +259,29 @@ def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
         sys.stderr.write(f"sagent: warning: {line}\n")
 
     try:
-        args.mcp = mcp_run(run_servers(args, cwd), cwd, report if headless else None, wait_first=headless)
+        servers = run_servers(args, cwd) + _sdk_servers(args)
+        args.mcp = mcp_run(servers, cwd, report if headless else None, wait_first=headless)
     except McpConfigError as error:
         raise UsageError(str(error)) from None
+
+
+def _sdk_servers(args: argparse.Namespace) -> list[Any]:
+    """The in-process MCP servers of the SDK's program (`"type": "sdk"` in --mcp-config), reached through
+    the control channel."""
+    servers = getattr(args, "sdk_mcp_servers", None)
+    if not servers:
+        return []
+    channel = getattr(args, "control", None)
+    if channel is None:
+        raise UsageError(
+            '--mcp-config: servers of "type": "sdk" run in the SDK\'s program; use --input-format stream-json'
+        )
+    from sagent.cli.control.bridges import BridgeMissing, sdk_server_configs
+
+    try:
+        return sdk_server_configs(servers, channel)
+    except (BridgeMissing, ValueError) as error:
+        raise UsageError(f"--mcp-config: {error}") from None
 
 
 async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int]) -> int:
@@ -264,10 +293,13 @@ async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int])
             await args.mcp.servers.aclose()
 
 
-def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:
-    """A new session log; a UsageError that says what to do when the data directory cannot hold it."""
+def _new_session_log(cwd: Path, header: dict[str, Any], session_id: str | None = None) -> SessionLog:
+    """A new session log (named `session_id`, by --session-id); a UsageError that says what to do when the
+    data directory cannot hold it."""
     try:
-        return SessionLog.create(cwd, header)
+        return SessionLog.create(cwd, header, session_id=session_id)
+    except FileExistsError as error:
+        raise UsageError(f"--session-id: {error}") from None
     except OSError as error:
         raise UsageError(data_dir_problem(error)) from None
 
@@ -329,8 +361,16 @@ async def _setup_failures(work: Coroutine[Any, Any, int]) -> int:
 
 
 async def _run(
-    agent: Agent, prompt: UserMessage | None, incoming: AsyncIterator[UserMessage] | None, output: Output
+    agent: Agent,
+    prompt: UserMessage | None,
+    incoming: AsyncIterator[UserMessage] | None,
+    output: Output,
+    args: argparse.Namespace | None = None,
 ) -> int:
+    if args is not None and args.control is not None:
+        from sagent.cli.control.wiring import attach
+
+        attach(args.control, agent, args)  # the SDK's requests are answered about this agent
     try:
         return await run_headless(agent, prompt, incoming, output)
     finally:
@@ -477,6 +517,16 @@ def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
 
 
 def _session_to_continue(args: argparse.Namespace, cwd: Path) -> Path | None:
+    path = _session_named(args, cwd)
+    if path is None or not getattr(args, "fork_session", False):
+        return path
+    try:  # --fork-session: go on in a new session holding the old one's records
+        return SessionLog.fork(path, getattr(args, "session_id", None))
+    except FileExistsError as error:
+        raise UsageError(f"--session-id: {error}") from None
+
+
+def _session_named(args: argparse.Namespace, cwd: Path) -> Path | None:
     if args.session:
         try:
             path = find_session(args.session, cwd)
