@@ -123,7 +123,7 @@ def rule_text(value: Any) -> str | None:
 def suggestions(agent: Agent, call: ToolCall) -> list[dict[str, Any]]:
     """What "don't ask again this session" would allow, as the SDK's permission updates (the rules the
     REPL offers for the same call)."""
-    from sagent.repl.approval import suggest_rules
+    from sagent.permissions.suggest import suggest_rules
 
     try:
         rules = suggest_rules(agent, call)
