@@ -69,6 +69,14 @@ def read_answer(event: str, finished: Finished) -> Answer:
     if not isinstance(data, dict):
         answer.notices.append(("error", f"printed {json_kind(data)}, not a JSON object; its answer is ignored"))
         return answer
+    return read_output(event, data, answer)
+
+
+def read_output(event: str, data: dict[str, Any], answer: Answer | None = None) -> Answer:
+    """How a hook's JSON answer `data` (what a command prints on exit 0, what a callback returns) answers
+    `event`; added to `answer` when one is given. A member of the wrong shape is an error notice, and
+    ignored."""
+    answer = answer if answer is not None else Answer()
     _read_json(event, data, answer)
     return answer
 
@@ -99,7 +107,7 @@ def _read_json(event: str, data: dict[str, Any], answer: Answer) -> None:
         wrong("hookSpecificOutput", specific, "an object")
         return
     permission = specific.get("permissionDecision")
-    if permission is not None:
+    if permission is not None and permission != "defer":  # defer: no decision here
         if permission in ("allow", "deny", "ask") and event == "PreToolUse":
             answer.permission = permission
             why = specific.get("permissionDecisionReason")

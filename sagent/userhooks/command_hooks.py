@@ -34,7 +34,8 @@ from sagent.agent.hooks import ALLOW, PROCEED, Ask, Deny, Hook, PromptDecision, 
 from sagent.events import HookNotice
 from sagent.types import AssistantMessage, TextPart, ToolCall, ToolResult, UserMessage
 from sagent.userhooks.answers import NO_REASON, Answer, read_answer
-from sagent.userhooks.config import HookTable, parse_hooks
+from sagent.userhooks.callbacks import run_callback
+from sagent.userhooks.config import HookCallback, HookEntry, HookTable, parse_hooks
 from sagent.userhooks.runner import hook_environment, run_command
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class CommandHooks(Hook):
     ) -> list[tuple[str, Answer]]:
         """Run the commands `event` selects for `target` (a tool name, a session's source) at once; their
         answers, each with the name notices give it. What they tell the user is told here."""
-        commands = []
+        commands: list[HookEntry] = []
         for group in self.table.get(event, ()):
             if target is None or group.matches(target):
                 commands += [c for c in group.commands if c not in commands]  # the same command runs once
@@ -158,13 +159,19 @@ class CommandHooks(Hook):
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
         cwd = self.project_dir or agent.context.cwd
         env = hook_environment(cwd, self.env)
-        finished = await asyncio.gather(
-            *(run_command(c.command, data, cwd=cwd, env=env, timeout=c.timeout) for c in commands)
-        )
+
+        async def answer_of(entry: HookEntry) -> Answer:
+            if isinstance(entry, HookCallback):
+                return await run_callback(entry, event, json.loads(data))  # a copy of its own, as JSON has it
+            return read_answer(event, await run_command(entry.command, data, cwd=cwd, env=env, timeout=entry.timeout))
+
+        answers = await asyncio.gather(*(answer_of(c) for c in commands))
         out = []
-        for command, done in zip(commands, finished, strict=True):
-            name = f"{event} `{_short(command.command)}`"
-            answer = read_answer(event, done)
+        for command, answer in zip(commands, answers, strict=True):
+            if isinstance(command, HookCallback):
+                name = f"{event} callback {command.name}"
+            else:
+                name = f"{event} `{_short(command.command)}`"
             for level, text in answer.notices:
                 agent.notify(HookNotice(name, text, level))
             if answer.stop is not None and event not in ("Stop", "SubagentStop"):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from sagent.lib.json import json_kind
@@ -54,11 +55,28 @@ class HookCommand(NamedTuple):
     timeout: float = DEFAULT_TIMEOUT
 
 
+class HookCallback(NamedTuple):
+    """A hook that is a function of the program driving sagent (a Claude Agent SDK application's hook
+    callback) rather than a shell command: `call(input, timeout)` gets the JSON object a command gets on
+    stdin and returns the JSON object a command prints; an exception, or no answer in `timeout` seconds, is
+    a failure. `block_on_failure`: a failure blocks what the hook guards (the SDK's `onFailure: "block"`)
+    instead of counting as no decision."""
+
+    name: str
+    call: Callable[[dict[str, Any], float], Awaitable[Any]]
+    timeout: float = DEFAULT_TIMEOUT
+    block_on_failure: bool = False
+
+
+HookEntry = HookCommand | HookCallback
+"""One hook of a matcher entry: a command (settings files) or a callback (the Claude Agent SDK)."""
+
+
 class HookGroup(NamedTuple):
     """The commands of one matcher entry."""
 
     matcher: str
-    commands: tuple[HookCommand, ...]
+    commands: tuple[HookEntry, ...]
 
     def matches(self, target: str) -> bool:
         """True when this entry applies to `target` (a tool name, or a session's source)."""

@@ -154,7 +154,7 @@ async def test_user_prompt_submit_can_block_the_prompt_or_add_context() -> None:
     install_hook_callbacks(agent, {"UserPromptSubmit": [matcher("hook_0")]}, callbacks(hook_0=screen))
     events = await run(agent, "my secret is 42")
     assert model.requests == []
-    assert any("no secrets in prompts" in n.text for n in notices(events))
+    assert any("no secrets in prompts" in n.message for n in notices(events))
     await run(agent, "what day is it")
     assert seen[-1]["prompt"] == "what day is it" and seen[-1]["hook_event_name"] == "UserPromptSubmit"
     assert "it is Friday" in str(model.requests[0].messages)
@@ -183,14 +183,14 @@ async def test_continue_false_stops_the_agent_with_its_reason() -> None:
     agent = agent_with(bash_then_done(), ran, {"PreToolUse": [matcher("hook_0")]}, callbacks(hook_0=answer))
     events = await run(agent, "clean up")
     assert ran == []
-    assert any("budget meeting" in n.text for n in notices(events))
+    assert any("budget meeting" in n.message for n in notices(events))
 
 
 async def test_system_message_reaches_the_user() -> None:
     answer = {"systemMessage": "hooks are watching"}
     agent = agent_with(bash_then_done(), [], {"PreToolUse": [matcher("hook_0")]}, callbacks(hook_0=answer))
     events = await run(agent, "clean up")
-    assert [(n.text, n.level) for n in notices(events)] == [("hooks are watching", "info")]
+    assert [(n.message, n.level) for n in notices(events)] == [("hooks are watching", "info")]
 
 
 async def test_the_matchers_timeout_goes_with_the_request() -> None:
@@ -211,7 +211,7 @@ async def test_a_failing_callback_is_no_decision_unless_on_failure_blocks() -> N
     agent = agent_with(bash_then_done(), ran, {"PreToolUse": [matcher("hook_0")]}, callbacks(hook_0=failing))
     events = await run(agent, "clean up")
     assert ran == ["make clean"]
-    assert any("the callback crashed" in n.text and n.level == "error" for n in notices(events))
+    assert any("the callback crashed" in n.message and n.level == "error" for n in notices(events))
 
     ran.clear()
     model = bash_then_done()
@@ -264,6 +264,9 @@ def test_events_sagent_does_not_run_are_named_and_nothing_is_installed_for_none(
     assert agent.settings.hooks == before
     warnings = install_hook_callbacks(agent, {"PreCompact": [matcher("hook_0")]}, callbacks())
     assert len(warnings) == 1 and "PreCompact" in warnings[0]
+    assert agent.settings.hooks == before
+    warnings = install_hook_callbacks(agent, {"SomeEventOfNextYear": [matcher("hook_0")]}, callbacks())
+    assert len(warnings) == 1 and "SomeEventOfNextYear" in warnings[0]
 
 
 @pytest.mark.parametrize(
@@ -275,7 +278,7 @@ def test_events_sagent_does_not_run_are_named_and_nothing_is_installed_for_none(
         ({"PreToolUse": [{"matcher": None, "hookCallbackIds": "a"}]}, "hooks.PreToolUse[0].hookCallbackIds"),
         ({"PreToolUse": [{"hookCallbackIds": ["a"], "timeout": -1}]}, "hooks.PreToolUse[0].timeout"),
         ({"PreToolUse": [{"hookCallbackIds": ["a"], "onFailure": "maybe"}]}, "hooks.PreToolUse[0].onFailure"),
-        ({"Tuesday": [{"hookCallbackIds": ["a"]}]}, "hooks.Tuesday"),
+        ({"pre tool use": [{"hookCallbackIds": ["a"]}]}, "hooks.pre tool use"),
     ],
 )
 def test_a_malformed_hooks_value_is_an_error_naming_the_key(config: Any, named: str) -> None:
