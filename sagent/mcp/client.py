@@ -171,6 +171,8 @@ class McpConnection:
             self._ready.set()
 
     def _transport(self) -> Any:
+        if self.config.connect is not None:
+            return self.config.connect()
         if self.config.transport == "stdio":
             from sagent.mcp.stdio import stdio_transport
 
