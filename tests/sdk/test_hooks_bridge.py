@@ -284,3 +284,61 @@ def test_events_sagent_does_not_run_are_named_and_nothing_is_installed_for_none(
 def test_a_malformed_hooks_value_is_an_error_naming_the_key(config: Any, named: str) -> None:
     with pytest.raises(ValueError, match=named.replace("[", r"\[").replace("]", r"\]")):
         install_hook_callbacks(Agent(ScriptedModel([])), config, callbacks())
+
+
+def failing_tool() -> Any:
+    from sagent.tools.base import ToolError, tool
+
+    @tool
+    async def Build(target: str) -> str:
+        """Build a target."""
+        raise ToolError(f"no rule to make {target}")
+
+    return Build
+
+
+async def test_post_tool_use_failure_hears_of_a_call_that_failed_and_its_context_reaches_the_model() -> None:
+    model = ScriptedModel([tool_turn(("Build", {"target": "all"})), text_turn("it failed")])
+    seen: list[dict[str, Any]] = []
+
+    def failure(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append(hook_input)
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "try make -k"}}
+
+    agent = Agent(model, tools=[failing_tool()])
+    config = {"PostToolUseFailure": [matcher("hook_0", matcher="Build")]}
+    assert install_hook_callbacks(agent, config, callbacks(hook_0=failure)) == []
+    await run(agent, "build")
+    [hook_input] = seen
+    assert hook_input["hook_event_name"] == "PostToolUseFailure" and hook_input["tool_name"] == "Build"
+    assert hook_input["tool_input"] == {"target": "all"} and "no rule to make all" in hook_input["error"]
+    result = tool_result_sent(model)
+    assert result.is_error and "no rule to make all" in result.text and "try make -k" in result.text
+
+
+async def test_post_tool_use_failure_is_not_asked_about_a_call_that_succeeded_or_was_denied() -> None:
+    requester = callbacks(hook_0={}, hook_1={"decision": "block", "reason": "no"})
+    config = {"PostToolUseFailure": [matcher("hook_0")], "PreToolUse": [matcher("hook_1", matcher="Write")]}
+    model = ScriptedModel([tool_turn(("Bash", {"command": "ls"}), ("Write", {"path": "x"})), text_turn("ok")])
+    agent = Agent(model, tools=[bash_tool([])])
+    install_hook_callbacks(agent, config, requester)
+    await run(agent, "go")
+    assert [r["callback_id"] for r in requester.requests] == ["hook_1"]
+
+
+async def test_updated_tool_output_replaces_what_the_model_reads() -> None:
+    model = bash_then_done()
+    answer = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "[output redacted]"}}
+    agent = agent_with(model, [], {"PostToolUse": [matcher("hook_0")]}, callbacks(hook_0=answer))
+    await run(agent, "clean up")
+    result = tool_result_sent(model)
+    assert result.text == "[output redacted]" and not result.is_error
+
+
+async def test_updated_mcp_tool_output_with_content_blocks_replaces_the_text() -> None:
+    model = bash_then_done()
+    blocks = [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}]
+    answer = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": blocks}}
+    agent = agent_with(model, [], {"PostToolUse": [matcher("hook_0")]}, callbacks(hook_0=answer))
+    await run(agent, "clean up")
+    assert tool_result_sent(model).text == "first\nsecond"
