@@ -6,11 +6,12 @@
 
 Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main
 agent only), `UserPromptSubmit` to `on_prompt` (the user's messages to the main agent), `PreToolUse` to
-`before_tool`, `PostToolUse` to `after_tool`, `Stop` and `SubagentStop` to `on_stop` (of the main agent and
+`before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call whose result is an
+error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and
 of a sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
 
     {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
-     "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events)
+     "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
      "source"}                                                    (SessionStart: startup or resume)
@@ -120,11 +121,18 @@ class CommandHooks(Hook):
             "tool_response": {"output": result.text, "is_error": result.is_error},
         }
         answers = [a for _, a in await self._run(agent, "PostToolUse", call.name, fields)]
+        if result.is_error:
+            failed = {**{k: v for k, v in fields.items() if k != "tool_response"}, "error": result.text}
+            answers += [a for _, a in await self._run(agent, "PostToolUseFailure", call.name, failed)]
+        replaced = next((a.updated_output for a in answers if a.updated_output is not None), None)
         feedback = [a.block for a in answers if a.block is not None] + [a.context for a in answers if a.context]
-        if not feedback:
+        if replaced is None and not feedback:
             return None
-        note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
-        return replace(result, content=(*result.content, TextPart(f"\n\n{note}")))
+        content = (TextPart(replaced),) if replaced is not None else result.content
+        if feedback:
+            note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
+            content = (*content, TextPart(f"\n\n{note}"))
+        return replace(result, content=content)
 
     async def on_stop(self, agent: Agent, message: AssistantMessage, active: bool) -> str | None:
         event = "Stop" if agent.parent is None else "SubagentStop"

@@ -7,9 +7,10 @@
     }
 
 The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by
-name for `PreToolUse` and `PostToolUse` (and the source, `startup` or `resume`, for `SessionStart`): empty,
-absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names exactly; anything else
-is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other events ignore it.
+name for `PreToolUse`, `PostToolUse` and `PostToolUseFailure` (and the source, `startup` or `resume`, for
+`SessionStart`): empty, absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names
+exactly; anything else is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other
+events ignore it.
 
 Only the standard library is imported here: `sagent config` checks settings files without loading the loop.
 """
@@ -23,7 +24,15 @@ from typing import Any, NamedTuple
 
 from sagent.lib.json import json_kind
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart")
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+)
 """The events sagent runs command hooks for."""
 OTHER_CLAUDE_EVENTS = frozenset(
     {
@@ -32,7 +41,6 @@ OTHER_CLAUDE_EVENTS = frozenset(
         "SessionEnd",
         "PermissionRequest",
         "PermissionDenied",
-        "PostToolUseFailure",
         "SubagentStart",
     }
 )
