@@ -342,3 +342,23 @@ async def test_updated_mcp_tool_output_with_content_blocks_replaces_the_text() -
     agent = agent_with(model, [], {"PostToolUse": [matcher("hook_0")]}, callbacks(hook_0=answer))
     await run(agent, "clean up")
     assert tool_result_sent(model).text == "first\nsecond"
+
+
+async def test_a_sub_agents_hooks_say_which_sub_agent_they_are_for() -> None:
+    model = ScriptedModel([tool_turn(("Bash", {"command": "ls"})), text_turn("child done")])
+    seen: list[dict[str, Any]] = []
+
+    def record(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append(hook_input)
+        return {}
+
+    parent = Agent(model, tools=[bash_tool([])])
+    config = {"PreToolUse": [matcher("hook_0")], "SubagentStop": [matcher("hook_0")]}
+    install_hook_callbacks(parent, config, callbacks(hook_0=record))
+    child = parent.spawn("look around", label="scout")
+    result = await child.wait()
+    await parent.aclose()
+    assert result.subtype == "success"
+    assert [s["hook_event_name"] for s in seen] == ["PreToolUse", "SubagentStop"]
+    assert all(s["agent_id"] == "scout" and s["agent_type"] for s in seen)
+    assert "agent_transcript_path" in seen[1]
