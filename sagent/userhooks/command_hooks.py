@@ -14,7 +14,8 @@ of a sub-agent). The commands an event selects run at the same time; each gets o
      "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
-     "source"}                                                    (SessionStart: startup or resume)
+     "source",                                                    (SessionStart: startup or resume)
+     "agent_id", "agent_type", "agent_transcript_path"}           (a sub-agent's: its label, ...)
 
 `transcript_path` is the agent's session log (sagent's JSON lines; empty for a session kept in memory) and
 `tool_response` is `{"output": text, "is_error": bool}`. How the answers are read: `sagent.userhooks.answers`.
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
     from sagent.agent.agent import Agent
 
+SUBAGENT_TYPE = "general-purpose"
+"""The `agent_type` hooks are told for a sub-agent: sagent's sub-agents are all of Claude Code's general kind."""
 DENIED = "denied: "  # how the loop starts the result of a call that did not run (sagent.agent.rounds)
 
 
@@ -164,6 +167,11 @@ class CommandHooks(Hook):
             "agent": agent.label,
             **fields,
         }
+        if agent.parent is not None:  # Claude Code's names for the sub-agent a hook runs for
+            payload["agent_id"] = agent.label
+            payload["agent_type"] = SUBAGENT_TYPE
+            if event == "SubagentStop":
+                payload["agent_transcript_path"] = payload["transcript_path"]
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
         cwd = self.project_dir or agent.context.cwd
         env = hook_environment(cwd, self.env)
