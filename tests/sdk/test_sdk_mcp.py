@@ -168,3 +168,32 @@ async def test_a_control_error_fails_the_call_instead_of_hanging(tmp_path: Path)
         await sdk.aclose()
     result = finished[0].result
     assert calls == 1 and result.is_error and "the SDK's process closed its end" in result.text
+
+
+async def test_a_slow_sdk_tool_does_not_hold_up_the_next_call(tmp_path: Path) -> None:
+    import asyncio
+
+    released = asyncio.Event()
+
+    @tool("wait", "Wait until released", {})
+    async def wait(args: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.wait_for(released.wait(), 30)
+        return {"content": [{"type": "text", "text": "released"}]}
+
+    @tool("release", "Release the waiting call", {})
+    async def release(args: dict[str, Any]) -> dict[str, Any]:
+        released.set()
+        return {"content": [{"type": "text", "text": "let go"}]}
+
+    sdk = SdkSide(gate=dict(create_sdk_mcp_server("gate", tools=[wait, release])))
+    run = mcp_run(
+        sdk_server_configs({"gate": {"type": "sdk", "name": "gate"}}, sdk.requester), tmp_path, wait_first=True
+    )
+    assert run is not None
+    model = ScriptedModel([tool_turn(("mcp__gate__wait", {}), ("mcp__gate__release", {})), text_turn("done")])
+    try:
+        finished = await run_agent(run, model, tmp_path)
+    finally:
+        await sdk.aclose()
+    assert sorted(f.result.text for f in finished) == ["let go", "released"]
+    assert not any(f.result.is_error for f in finished)
