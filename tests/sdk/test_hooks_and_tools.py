@@ -61,8 +61,6 @@ async def test_a_tool_of_an_sdk_mcp_server_runs_in_the_programs_process(
     assert isinstance(result, ResultMessage) and result.subtype == "success" and result.result == "It is 42."
     assert "mcp__calc__add" in sent_text(bodies[:1])  # offered from the first request
     assert "The sum is 42" in sent_text(bodies[1:])  # the tool's result reached the model
-    init = messages[0]
-    assert "mcp__calc__add" in init.data["tools"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=str)
