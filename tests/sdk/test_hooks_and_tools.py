@@ -160,3 +160,41 @@ async def test_a_client_session_with_a_user_prompt_hook_and_a_failing_guard(
     assert "ticket ABC-7" in sent_text(bodies[:1])
     assert not (project / "made-by-bash").exists()
     assert "the policy service is down" in sent_text(bodies[2:])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS[1:], ids=str)
+async def test_a_hook_that_asks_puts_the_question_to_the_programs_can_use_tool(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
+
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def ask_for_writes(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        decision = {"permissionDecision": "ask", "permissionDecisionReason": "writes need a human"}
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **decision}}
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append((name, tool_input))
+        if name == "Write":
+            return PermissionResultDeny(message="The reviewer said no to NOTES.md")
+        return PermissionResultAllow()
+
+    async def prompt() -> Any:
+        yield {"type": "user", "message": {"role": "user", "content": "Write some notes"}}
+
+    steps = [provider.tools([("Write", {"path": "NOTES.md", "content": "hi"})]), provider.text("Not written.")]
+    with provider.fake(steps) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path),
+            cwd=str(project),
+            permission_mode="acceptEdits",
+            can_use_tool=can_use_tool,
+            hooks={"PreToolUse": [HookMatcher(matcher="Write|Edit", hooks=[ask_for_writes])]},
+        )
+        messages = [m async for m in query(prompt=prompt(), options=options)]
+        bodies = fake.bodies()
+    assert [name for name, _ in asked] == ["Write"]
+    assert not (project / "NOTES.md").exists()
+    assert "The reviewer said no to NOTES.md" in sent_text(bodies[1:])
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Not written."
