@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 
 from sagent.agent.agent import Agent
-from sagent.agent.hooks import ALLOW, Allow, Deny
+from sagent.agent.hooks import ALLOW, Allow, Deny, Hook, ToolDecision
 from sagent.cli.control.hooks import install_hook_callbacks
 from sagent.events import Result
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.types import ToolCall, ToolResult
+from sagent.userhooks import CommandHooks
 from tests.sdk.fake_requester import FakeRequester
 from tests.userhooks.scripts import bash_tool, notices, run
 
@@ -240,8 +241,6 @@ async def test_on_failure_block_does_not_hold_a_stop() -> None:
 
 
 async def test_sdk_hooks_join_the_hooks_the_agent_already_has() -> None:
-    from sagent.agent.hooks import Hook
-
     class Watch(Hook):
         seen = 0
 
@@ -362,3 +361,30 @@ async def test_a_sub_agents_hooks_say_which_sub_agent_they_are_for() -> None:
     assert [s["hook_event_name"] for s in seen] == ["PreToolUse", "SubagentStop"]
     assert all(s["agent_id"] == "scout" and s["agent_type"] for s in seen)
     assert "agent_transcript_path" in seen[1]
+
+
+class NoRm(Hook):
+    """Stands for the permission policy: it denies any command that removes files."""
+
+    async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+        return Deny("rm is not allowed") if "rm" in call.arguments.get("command", "") else ALLOW
+
+
+async def test_a_call_an_sdk_hook_rewrites_is_still_checked_by_the_permission_policy() -> None:
+    ran: list[str] = []
+    model = bash_then_done("ls")
+    rewrite = {"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "rm -rf build"}}}
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[CommandHooks({}), NoRm()])
+    install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0")]}, callbacks(hook_0=rewrite))
+    await run(agent, "list")
+    assert ran == [] and tool_result_sent(model).text == "denied: rm is not allowed"
+    hooks = agent.settings.hooks
+    assert isinstance(hooks[1], CommandHooks) and isinstance(hooks[2], NoRm)  # after the settings' hooks
+
+
+async def test_an_sdk_hook_hears_of_a_call_the_permission_policy_denies() -> None:
+    requester = callbacks(hook_0={})
+    agent = Agent(bash_then_done("rm x"), tools=[bash_tool([])], hooks=[NoRm()])
+    install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0")]}, requester)
+    await run(agent, "go")
+    assert [r["input"]["tool_input"] for r in requester.requests] == [{"command": "rm x"}]
