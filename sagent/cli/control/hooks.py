@@ -32,14 +32,22 @@ ON_FAILURE = ("continue", "block")
 
 def install_hook_callbacks(agent: Agent, hooks_config: Mapping[str, Any] | None, requester: Requester) -> list[str]:
     """Add the SDK's hook callbacks of an `initialize` request (`hooks_config`, its `hooks` member) to
-    `agent`'s hooks, after those it has; they ask `requester`. The warnings (an event sagent does not run),
-    one line each. Nothing happens for None or an empty value; ValueError naming the key for a value of the
-    wrong shape."""
+    `agent`'s hooks; they ask `requester`. The warnings (an event sagent does not run), one line each.
+    Nothing happens for None or an empty value; ValueError naming the key for a value of the wrong shape.
+
+    They go right after the command hooks of the settings files (first when there are none), so, as in
+    Claude Code, they see every call before the permission policy does, and the policy checks a call as
+    they rewrote it."""
     if hooks_config is None:
         return []
     table, warnings = hook_callback_table(hooks_config, requester)
     if table:
-        agent.configure(hooks=(*agent.settings.hooks, callback_hooks(table)))
+        from sagent.userhooks.command_hooks import CommandHooks
+
+        hooks = list(agent.settings.hooks)
+        at = max((i + 1 for i, hook in enumerate(hooks) if isinstance(hook, CommandHooks)), default=0)
+        hooks.insert(at, callback_hooks(table))
+        agent.configure(hooks=tuple(hooks))
     return warnings
 
 
