@@ -17,7 +17,7 @@ from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge
 
 from sagent.agent.agent import Agent
 from sagent.cli.control.requester import ControlError
-from sagent.cli.control.sdk_mcp import sdk_server_configs
+from sagent.cli.control.sdk_mcp import attach_sdk_servers, sdk_server_configs
 from sagent.events import ToolFinished
 from sagent.mcp.setup import McpRun, mcp_run
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
@@ -197,3 +197,55 @@ async def test_a_slow_sdk_tool_does_not_hold_up_the_next_call(tmp_path: Path) ->
         await sdk.aclose()
     assert sorted(f.result.text for f in finished) == ["let go", "released"]
     assert not any(f.result.is_error for f in finished)
+
+
+# ------------------------------------------------------- servers named in initialize (the TypeScript SDK)
+
+
+async def test_servers_named_in_initialize_join_an_agent_that_has_no_mcp_yet(tmp_path: Path) -> None:
+    sdk = SdkSide(calc=calc())
+    model = ScriptedModel([tool_turn(("mcp__calc__add", {"a": 1, "b": 2})), text_turn("3")])
+    agent = Agent(model, cwd=tmp_path)
+    report: list[str] = []
+    servers = attach_sdk_servers(agent, ["calc"], sdk.requester, report.append)
+    assert servers is not None and list(servers.connections) == ["calc"]
+    added.clear()
+    try:
+        finished = [e async for e in agent.run("go") if isinstance(e, ToolFinished)]
+    finally:
+        await agent.aclose()
+        await servers.aclose()
+        await sdk.aclose()
+    assert "mcp__calc__add" in {t.name for t in model.requests[0].tools}  # from the first request on
+    assert [f.result.text for f in finished] == ["3"] and added == [(1, 2)]
+    assert report == []
+
+
+async def test_servers_named_in_initialize_join_the_runs_other_servers(tmp_path: Path) -> None:
+    sdk = SdkSide(calc=calc(), gate=dict(create_sdk_mcp_server("gate", tools=[add])))
+    run = mcp_run(
+        sdk_server_configs({"calc": {"type": "sdk", "name": "calc"}}, sdk.requester), tmp_path, wait_first=True
+    )
+    assert run is not None
+    model = ScriptedModel(
+        [tool_turn(("mcp__calc__add", {"a": 1, "b": 2}), ("mcp__gate__add", {"a": 3, "b": 4})), text_turn("ok")]
+    )
+    agent = Agent(model, tools=list(run.tools), hooks=(run.hook,), cwd=tmp_path)
+    assert attach_sdk_servers(agent, ["gate", "calc"], sdk.requester) is None  # closed with the run's servers
+    assert list(run.servers.connections) == ["calc", "gate"]  # calc is not added twice
+    try:
+        finished = [e async for e in agent.run("go") if isinstance(e, ToolFinished)]
+    finally:
+        await agent.aclose()
+        await run.servers.aclose()
+        await sdk.aclose()
+    assert sorted(f.result.text for f in finished) == ["3", "7"]
+    assert {"mcp__calc__add", "mcp__gate__add"} <= {t.name for t in model.requests[0].tools}
+
+
+def test_a_bad_server_name_in_initialize_is_an_error() -> None:
+    agent = Agent(ScriptedModel([]))
+    with pytest.raises(ValueError, match="sdkMcpServers"):
+        attach_sdk_servers(agent, ["no spaces please"], FakeRequester(lambda r: {}))
+    with pytest.raises(ValueError, match="sdkMcpServers"):
+        attach_sdk_servers(agent, "calc", FakeRequester(lambda r: {}))  # type: ignore[arg-type]
