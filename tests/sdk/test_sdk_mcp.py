@@ -248,4 +248,4 @@ def test_a_bad_server_name_in_initialize_is_an_error() -> None:
     with pytest.raises(ValueError, match="sdkMcpServers"):
         attach_sdk_servers(agent, ["no spaces please"], FakeRequester(lambda r: {}))
     with pytest.raises(ValueError, match="sdkMcpServers"):
-        attach_sdk_servers(agent, "calc", FakeRequester(lambda r: {}))  # type: ignore[arg-type]
+        attach_sdk_servers(agent, "calc", FakeRequester(lambda r: {}))

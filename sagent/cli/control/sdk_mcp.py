@@ -12,7 +12,7 @@ sends each JSON-RPC message as a control request and reads the server's reply fr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,9 @@ from sagent.lib.json import json_kind
 from sagent.mcp.config import ServerConfig, valid_name
 
 if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
     from sagent.cli.control.requester import Requester
+    from sagent.mcp.client import McpServers
 
 SOURCE = "--mcp-config"
 
@@ -44,6 +46,27 @@ def sdk_server_configs(servers: Mapping[str, Any], requester: Requester) -> list
             raise ValueError(f'{SOURCE}: key "{key}.name": must be a string, not {json_kind(label)}')
         found.append(ServerConfig(name, "sdk", source=SOURCE, connect=partial(_connect, name, requester)))
     return found
+
+
+def attach_sdk_servers(
+    agent: Agent, names: object, requester: Requester, report: Callable[[str], None] | None = None
+) -> McpServers | None:
+    """The servers an `initialize` request names (`sdkMcpServers`, as the TypeScript SDK sends them rather
+    than in `--mcp-config`) added to `agent`'s MCP servers, or given to it as its own (returned then, for
+    the caller to close when the run ends; None when they joined servers closed with the run). A name the
+    agent has already is left alone. ValueError for a value that is not a list of server names."""
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+        raise ValueError(f'"sdkMcpServers": must be a list of server names, not {json_kind(names)}')
+    listed = list(names)
+    for name in listed:
+        if not isinstance(name, str) or not valid_name(name):
+            raise ValueError(
+                f'"sdkMcpServers": {json_kind(name)} is not a server name (1 to 48 letters, digits, "_" or "-")'
+            )
+    from sagent.mcp.setup import add_servers
+
+    configs = sdk_server_configs({name: {"type": "sdk", "name": name} for name in listed}, requester)
+    return add_servers(agent, configs, report) if configs else None
 
 
 def _connect(name: str, requester: Requester) -> AbstractAsyncContextManager[tuple[Any, Any]]:
