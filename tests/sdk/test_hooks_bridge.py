@@ -388,3 +388,15 @@ async def test_an_sdk_hook_hears_of_a_call_the_permission_policy_denies() -> Non
     install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0")]}, requester)
     await run(agent, "go")
     assert [r["input"]["tool_input"] for r in requester.requests] == [{"command": "rm x"}]
+
+
+async def test_only_the_tool_events_carry_a_tool_use_id() -> None:
+    requester = callbacks(hook_0={}, hook_1={})
+    agent = Agent(bash_then_done(), tools=[bash_tool([])])
+    install_hook_callbacks(
+        agent, {"UserPromptSubmit": [matcher("hook_0")], "PreToolUse": [matcher("hook_1")]}, requester
+    )
+    await run(agent, "go")
+    prompt, pre = requester.requests
+    assert "tool_use_id" not in prompt and prompt["input"]["hook_event_name"] == "UserPromptSubmit"
+    assert pre["tool_use_id"] == pre["input"]["tool_use_id"]
