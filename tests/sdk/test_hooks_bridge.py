@@ -418,3 +418,23 @@ async def test_a_callback_that_gives_no_answer_in_its_timeout_fails_and_may_bloc
     assert ran == [] and requester.timeouts == [0.2]
     assert "no answer" in tool_result_sent(model).text
     assert any(n.level == "error" for n in notices(events))
+
+
+async def test_subagent_start_hears_of_a_sub_agent_and_gives_it_context() -> None:
+    model = ScriptedModel([text_turn("child done")])
+    seen: list[dict[str, Any]] = []
+
+    def start(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append(hook_input)
+        return {"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "use the staging db"}}
+
+    parent = Agent(model)
+    assert install_hook_callbacks(parent, {"SubagentStart": [matcher("hook_0")]}, callbacks(hook_0=start)) == []
+    child = parent.spawn("look around", label="scout")
+    result = await child.wait()
+    await parent.aclose()
+    assert result.subtype == "success"
+    [hook_input] = seen
+    assert hook_input["hook_event_name"] == "SubagentStart" and hook_input["agent_id"] == "scout"
+    assert hook_input["agent_type"]
+    assert "use the staging db" in str(model.requests[0].messages)
