@@ -13,7 +13,7 @@ shown to the user; `decision: "block"` with `reason` blocks as exit 2 does (`"ap
 call, the older spelling); `hookSpecificOutput` holds `permissionDecision` (`allow`, `deny` or `ask`) with
 `permissionDecisionReason` and `updatedInput` for `PreToolUse`, `updatedToolOutput` (or
 `updatedMCPToolOutput`) for `PostToolUse`, and `additionalContext` for `PostToolUse`, `PostToolUseFailure`,
-`UserPromptSubmit` and `SessionStart`.
+`UserPromptSubmit`, `SessionStart` and `SubagentStart`.
 """
 
 from __future__ import annotations

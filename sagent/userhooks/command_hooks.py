@@ -5,10 +5,10 @@
     agent = Agent(model, tools=builtin_tools(), hooks=[hooks])
 
 Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main
-agent only), `UserPromptSubmit` to `on_prompt` (the user's messages to the main agent), `PreToolUse` to
-`before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call whose result is an
-error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and
-of a sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
+agent only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the
+main agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for
+a call whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a
+sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
 
     {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
      "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
@@ -81,7 +81,8 @@ class CommandHooks(Hook):
 
     async def on_session_start(self, agent: Agent, source: SessionSource) -> str | None:
         if agent.parent is not None:
-            return None
+            starting = await self._run(agent, "SubagentStart", SUBAGENT_TYPE, {})
+            return _joined(a.context for _, a in starting) or None
         answers = await self._run(agent, "SessionStart", source, {"source": source})
         for name, answer in answers:
             if answer.block is not None:  # exit 2 here blocks nothing: its stderr is for the user

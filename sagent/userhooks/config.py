@@ -7,10 +7,10 @@
     }
 
 The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by
-name for `PreToolUse`, `PostToolUse` and `PostToolUseFailure` (and the source, `startup` or `resume`, for
-`SessionStart`): empty, absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names
-exactly; anything else is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other
-events ignore it.
+name for `PreToolUse`, `PostToolUse` and `PostToolUseFailure` (the source, `startup` or `resume`, for
+`SessionStart`; the agent type, `general-purpose`, for `SubagentStart`): empty, absent or `*` matches
+everything; names and `|` only (`Bash|Edit`) match those names exactly; anything else is a regular
+expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other events ignore it.
 
 Only the standard library is imported here: `sagent config` checks settings files without loading the loop.
 """
@@ -32,6 +32,7 @@ EVENTS = (
     "Stop",
     "SubagentStop",
     "SessionStart",
+    "SubagentStart",
 )
 """The events sagent runs command hooks for."""
 OTHER_CLAUDE_EVENTS = frozenset(
@@ -41,7 +42,6 @@ OTHER_CLAUDE_EVENTS = frozenset(
         "SessionEnd",
         "PermissionRequest",
         "PermissionDenied",
-        "SubagentStart",
     }
 )
 """Events Claude Code has and sagent does not run: a settings file shared with it may name them (a warning)."""
