@@ -438,3 +438,23 @@ async def test_subagent_start_hears_of_a_sub_agent_and_gives_it_context() -> Non
     assert hook_input["hook_event_name"] == "SubagentStart" and hook_input["agent_id"] == "scout"
     assert hook_input["agent_type"]
     assert "use the staging db" in str(model.requests[0].messages)
+
+
+async def test_pre_compact_hears_of_a_compaction_before_it_runs() -> None:
+    model = ScriptedModel([text_turn("first answer"), text_turn("## Goal\nsummary of the talk")])
+    seen: list[tuple[dict[str, Any], int]] = []
+    agent = Agent(model)
+
+    def before(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append((hook_input, len(agent.history)))
+        return {"systemMessage": "transcript saved"}
+
+    config = {"PreCompact": [matcher("hook_0", matcher="manual")], "SessionStart": []}
+    assert install_hook_callbacks(agent, config, callbacks(hook_0=before)) == []
+    await run(agent, "hello")
+    history = len(agent.history)
+    await agent.compact("keep the greeting")
+    [(hook_input, length)] = seen
+    assert hook_input["hook_event_name"] == "PreCompact" and hook_input["trigger"] == "manual"
+    assert hook_input["custom_instructions"] == "keep the greeting"
+    assert length == history  # it ran before the history was replaced
