@@ -8,13 +8,15 @@ Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_s
 agent only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the
 main agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for
 a call whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a
-sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
+sub-agent), `PreCompact` to `before_compact`. The commands an event selects run at the same time; each gets
+one JSON object on stdin:
 
     {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
      "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
      "source",                                                    (SessionStart: startup or resume)
+     "trigger", "custom_instructions",                            (PreCompact: manual or auto, the focus)
      "agent_id", "agent_type", "agent_transcript_path"}           (a sub-agent's: its label, ...)
 
 `transcript_path` is the agent's session log (sagent's JSON lines; empty for a session kept in memory) and
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from sagent.agent.agent import Agent
+    from sagent.agent.compaction import Trigger
 
 SUBAGENT_TYPE = "general-purpose"
 """The `agent_type` hooks are told for a sub-agent: sagent's sub-agents are all of Claude Code's general kind."""
@@ -137,6 +140,13 @@ class CommandHooks(Hook):
             note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
             content = (*content, TextPart(f"\n\n{note}"))
         return replace(result, content=content)
+
+    async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:
+        kind = "manual" if trigger == "manual" else "auto"  # Claude Code's two: a refused request is auto
+        fields = {"trigger": kind, "custom_instructions": focus}
+        for name, answer in await self._run(agent, "PreCompact", kind, fields):
+            if answer.block is not None:  # nothing to block here: its reason is for the user
+                agent.notify(HookNotice(name, answer.block, "warning"))
 
     async def on_stop(self, agent: Agent, message: AssistantMessage, active: bool) -> str | None:
         event = "Stop" if agent.parent is None else "SubagentStop"

@@ -8,7 +8,8 @@
 
 The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by
 name for `PreToolUse`, `PostToolUse` and `PostToolUseFailure` (the source, `startup` or `resume`, for
-`SessionStart`; the agent type, `general-purpose`, for `SubagentStart`): empty, absent or `*` matches
+`SessionStart`; the agent type, `general-purpose`, for `SubagentStart`; `manual` or `auto` for
+`PreCompact`): empty, absent or `*` matches
 everything; names and `|` only (`Bash|Edit`) match those names exactly; anything else is a regular
 expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other events ignore it.
 
@@ -33,12 +34,12 @@ EVENTS = (
     "SubagentStop",
     "SessionStart",
     "SubagentStart",
+    "PreCompact",
 )
 """The events sagent runs command hooks for."""
 OTHER_CLAUDE_EVENTS = frozenset(
     {
         "Notification",
-        "PreCompact",
         "SessionEnd",
         "PermissionRequest",
         "PermissionDenied",
