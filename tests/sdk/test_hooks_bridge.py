@@ -458,3 +458,18 @@ async def test_pre_compact_hears_of_a_compaction_before_it_runs() -> None:
     assert hook_input["hook_event_name"] == "PreCompact" and hook_input["trigger"] == "manual"
     assert hook_input["custom_instructions"] == "keep the greeting"
     assert length == history  # it ran before the history was replaced
+
+
+async def test_the_hook_input_carries_the_permission_mode_when_a_policy_has_one() -> None:
+    from sagent.permissions.policy import PermissionHook, Permissions
+
+    requester = callbacks(hook_0={})
+    agent = Agent(
+        bash_then_done("ls"),
+        tools=[bash_tool([])],
+        hooks=[PermissionHook()],
+        permissions=Permissions(mode="acceptEdits", allow=()),
+    )
+    install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0")]}, requester)
+    await run(agent, "go")
+    assert requester.requests[0]["input"]["permission_mode"] == "acceptEdits"
