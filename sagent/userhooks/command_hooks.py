@@ -11,7 +11,7 @@ a call whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the
 sub-agent), `PreCompact` to `before_compact`. The commands an event selects run at the same time; each gets
 one JSON object on stdin:
 
-    {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
+    {"session_id", "transcript_path", "cwd", "hook_event_name", "agent", "permission_mode",
      "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
@@ -178,6 +178,9 @@ class CommandHooks(Hook):
             "agent": agent.label,
             **fields,
         }
+        mode = getattr(agent.settings.permissions, "mode", None)  # a `Permissions` policy's
+        if isinstance(mode, str):
+            payload["permission_mode"] = mode
         if agent.parent is not None:  # Claude Code's names for the sub-agent a hook runs for
             payload["agent_id"] = agent.label
             payload["agent_type"] = SUBAGENT_TYPE
