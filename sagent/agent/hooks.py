@@ -31,6 +31,8 @@ And around the rounds, once each:
   successfully; a returned reason keeps it going, the reason being the model's next input.
 - `before_compact(agent, trigger, focus)`: the history is about to be compacted.
 
+And when a call needs the approver's answer: `on_permission_request(agent, call, reason)` may answer first.
+
 A hook that has something to tell the user (a failure, a message) calls `agent.notify(HookNotice(...))`:
 the notice is logged like every event and shown in the main agent's stream (headless stderr, the REPL).
 """
@@ -172,6 +174,13 @@ class Hook:
         `active` is True when this run already goes on because of an `on_stop` answer, so a hook can avoid
         looping; past `MAX_STOP_CONTINUES` the run ends regardless. An exception ends the run as an
         internal error."""
+        return None
+
+    async def on_permission_request(self, agent: Agent, call: ToolCall, reason: str) -> ToolDecision | None:
+        """Called when a call needs an answer from the approver (a hook or the policy asked; `reason` says
+        why), before the approver is asked, and also when there is no approver: `ALLOW`, `Deny(reason)` or
+        `Rewrite(arguments)` (allowed with these arguments) answers in its place; None (or an `Ask`) leaves
+        the question to the next hook, then to the approver. An exception denies the call."""
         return None
 
     async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:

@@ -4,12 +4,12 @@
         {"type": "command", "command": "./.sagent/hooks/check-bash.sh"}]}]}, project_dir=".")
     agent = Agent(model, tools=builtin_tools(), hooks=[hooks])
 
-Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main
-agent only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the
-main agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for
-a call whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a
-sub-agent), `PreCompact` to `before_compact`. The commands an event selects run at the same time; each gets
-one JSON object on stdin:
+Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main agent
+only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the main
+agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call
+whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a sub-agent),
+`PreCompact` to `before_compact`, `PermissionRequest` to `on_permission_request`. The commands an event
+selects run at the same time; each gets one JSON object on stdin:
 
     {"session_id", "transcript_path", "cwd", "hook_event_name", "agent", "permission_mode",
      "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
@@ -140,6 +140,20 @@ class CommandHooks(Hook):
             note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
             content = (*content, TextPart(f"\n\n{note}"))
         return replace(result, content=content)
+
+    async def on_permission_request(self, agent: Agent, call: ToolCall, reason: str) -> ToolDecision | None:
+        fields = {"tool_name": call.name, "tool_input": call.arguments, "tool_use_id": call.id}
+        answers = [a for _, a in await self._run(agent, "PermissionRequest", call.name, fields)]
+        for answer in answers:
+            if answer.block is not None:
+                return Deny(answer.block)
+            if answer.permission == "deny":
+                return Deny(answer.reason or NO_REASON)
+        allowed = [a for a in answers if a.permission == "allow"]
+        if not allowed:
+            return None
+        rewrite = next((a.updated_input for a in allowed if a.updated_input is not None), None)
+        return Rewrite(rewrite) if rewrite is not None else ALLOW
 
     async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:
         kind = "manual" if trigger == "manual" else "auto"  # Claude Code's two: a refused request is auto
