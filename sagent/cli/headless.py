@@ -324,6 +324,7 @@ async def run_headless(
     sink = _OutputSink(output, hangup, inputs)
     agent.add_sink(sink)
     code = EXIT_OK
+    opened = False
     try:
         while True:
             if not agent.has_pending_input:
@@ -336,6 +337,11 @@ async def run_headless(
                 if waiter.done() and not waiter.cancelled() and not waiter.result():
                     break  # the agent has quit: it takes no more input
                 continue
+            if not opened:  # the MCP servers' tools are in the run's opening (stream-json's init record)
+                opened = True
+                mcp = sys.modules.get("sagent.mcp.setup")  # loaded when the run has MCP servers
+                if mcp is not None:
+                    await mcp.ready(agent)
             async for _ in agent.run():
                 pass  # each event reached the output through the sink, as the agent emitted it
             code = sink.code

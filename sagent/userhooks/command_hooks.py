@@ -4,16 +4,20 @@
         {"type": "command", "command": "./.sagent/hooks/check-bash.sh"}]}]}, project_dir=".")
     agent = Agent(model, tools=builtin_tools(), hooks=[hooks])
 
-Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main
-agent only), `UserPromptSubmit` to `on_prompt` (the user's messages to the main agent), `PreToolUse` to
-`before_tool`, `PostToolUse` to `after_tool`, `Stop` and `SubagentStop` to `on_stop` (of the main agent and
-of a sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
+Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main agent
+only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the main
+agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call
+whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a sub-agent),
+`PreCompact` to `before_compact`, `PermissionRequest` to `on_permission_request`. The commands an event
+selects run at the same time; each gets one JSON object on stdin:
 
-    {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
-     "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events)
+    {"session_id", "transcript_path", "cwd", "hook_event_name", "agent", "permission_mode",
+     "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
-     "source"}                                                    (SessionStart: startup or resume)
+     "source",                                                    (SessionStart: startup or resume)
+     "trigger", "custom_instructions",                            (PreCompact: manual or auto, the focus)
+     "agent_id", "agent_type", "agent_transcript_path"}           (a sub-agent's: its label, ...)
 
 `transcript_path` is the agent's session log (sagent's JSON lines; empty for a session kept in memory) and
 `tool_response` is `{"output": text, "is_error": bool}`. How the answers are read: `sagent.userhooks.answers`.
@@ -34,14 +38,18 @@ from sagent.agent.hooks import ALLOW, PROCEED, Ask, Deny, Hook, PromptDecision, 
 from sagent.events import HookNotice
 from sagent.types import AssistantMessage, TextPart, ToolCall, ToolResult, UserMessage
 from sagent.userhooks.answers import NO_REASON, Answer, read_answer
-from sagent.userhooks.config import HookTable, parse_hooks
+from sagent.userhooks.callbacks import run_callback
+from sagent.userhooks.config import HookCallback, HookEntry, HookTable, parse_hooks
 from sagent.userhooks.runner import hook_environment, run_command
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from sagent.agent.agent import Agent
+    from sagent.agent.compaction import Trigger
 
+SUBAGENT_TYPE = "general-purpose"
+"""The `agent_type` hooks are told for a sub-agent: sagent's sub-agents are all of Claude Code's general kind."""
 DENIED = "denied: "  # how the loop starts the result of a call that did not run (sagent.agent.rounds)
 
 
@@ -76,7 +84,8 @@ class CommandHooks(Hook):
 
     async def on_session_start(self, agent: Agent, source: SessionSource) -> str | None:
         if agent.parent is not None:
-            return None
+            starting = await self._run(agent, "SubagentStart", SUBAGENT_TYPE, {})
+            return _joined(a.context for _, a in starting) or None
         answers = await self._run(agent, "SessionStart", source, {"source": source})
         for name, answer in answers:
             if answer.block is not None:  # exit 2 here blocks nothing: its stderr is for the user
@@ -119,11 +128,39 @@ class CommandHooks(Hook):
             "tool_response": {"output": result.text, "is_error": result.is_error},
         }
         answers = [a for _, a in await self._run(agent, "PostToolUse", call.name, fields)]
+        if result.is_error:
+            failed = {**{k: v for k, v in fields.items() if k != "tool_response"}, "error": result.text}
+            answers += [a for _, a in await self._run(agent, "PostToolUseFailure", call.name, failed)]
+        replaced = next((a.updated_output for a in answers if a.updated_output is not None), None)
         feedback = [a.block for a in answers if a.block is not None] + [a.context for a in answers if a.context]
-        if not feedback:
+        if replaced is None and not feedback:
             return None
-        note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
-        return replace(result, content=(*result.content, TextPart(f"\n\n{note}")))
+        content = (TextPart(replaced),) if replaced is not None else result.content
+        if feedback:
+            note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
+            content = (*content, TextPart(f"\n\n{note}"))
+        return replace(result, content=content)
+
+    async def on_permission_request(self, agent: Agent, call: ToolCall, reason: str) -> ToolDecision | None:
+        fields = {"tool_name": call.name, "tool_input": call.arguments, "tool_use_id": call.id}
+        answers = [a for _, a in await self._run(agent, "PermissionRequest", call.name, fields)]
+        for answer in answers:
+            if answer.block is not None:
+                return Deny(answer.block)
+            if answer.permission == "deny":
+                return Deny(answer.reason or NO_REASON)
+        allowed = [a for a in answers if a.permission == "allow"]
+        if not allowed:
+            return None
+        rewrite = next((a.updated_input for a in allowed if a.updated_input is not None), None)
+        return Rewrite(rewrite) if rewrite is not None else ALLOW
+
+    async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:
+        kind = "manual" if trigger == "manual" else "auto"  # Claude Code's two: a refused request is auto
+        fields = {"trigger": kind, "custom_instructions": focus}
+        for name, answer in await self._run(agent, "PreCompact", kind, fields):
+            if answer.block is not None:  # nothing to block here: its reason is for the user
+                agent.notify(HookNotice(name, answer.block, "warning"))
 
     async def on_stop(self, agent: Agent, message: AssistantMessage, active: bool) -> str | None:
         event = "Stop" if agent.parent is None else "SubagentStop"
@@ -140,7 +177,7 @@ class CommandHooks(Hook):
     ) -> list[tuple[str, Answer]]:
         """Run the commands `event` selects for `target` (a tool name, a session's source) at once; their
         answers, each with the name notices give it. What they tell the user is told here."""
-        commands = []
+        commands: list[HookEntry] = []
         for group in self.table.get(event, ()):
             if target is None or group.matches(target):
                 commands += [c for c in group.commands if c not in commands]  # the same command runs once
@@ -155,16 +192,30 @@ class CommandHooks(Hook):
             "agent": agent.label,
             **fields,
         }
+        mode = getattr(agent.settings.permissions, "mode", None)  # a `Permissions` policy's
+        if isinstance(mode, str):
+            payload["permission_mode"] = mode
+        if agent.parent is not None:  # Claude Code's names for the sub-agent a hook runs for
+            payload["agent_id"] = agent.label
+            payload["agent_type"] = SUBAGENT_TYPE
+            if event == "SubagentStop":
+                payload["agent_transcript_path"] = payload["transcript_path"]
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
         cwd = self.project_dir or agent.context.cwd
         env = hook_environment(cwd, self.env)
-        finished = await asyncio.gather(
-            *(run_command(c.command, data, cwd=cwd, env=env, timeout=c.timeout) for c in commands)
-        )
+
+        async def answer_of(entry: HookEntry) -> Answer:
+            if isinstance(entry, HookCallback):
+                return await run_callback(entry, event, json.loads(data))  # a copy of its own, as JSON has it
+            return read_answer(event, await run_command(entry.command, data, cwd=cwd, env=env, timeout=entry.timeout))
+
+        answers = await asyncio.gather(*(answer_of(c) for c in commands))
         out = []
-        for command, done in zip(commands, finished, strict=True):
-            name = f"{event} `{_short(command.command)}`"
-            answer = read_answer(event, done)
+        for command, answer in zip(commands, answers, strict=True):
+            if isinstance(command, HookCallback):
+                name = f"{event} callback {command.name}"
+            else:
+                name = f"{event} `{_short(command.command)}`"
             for level, text in answer.notices:
                 agent.notify(HookNotice(name, text, level))
             if answer.stop is not None and event not in ("Stop", "SubagentStop"):
