@@ -1,0 +1,174 @@
+"""Programs on the official TypeScript Claude Agent SDK (`@anthropic-ai/claude-agent-sdk`, installed by
+.ci/run into .ci/node) run unchanged with `pathToClaudeCodeExecutable` pointing at sagent, on the
+Anthropic, OpenAI and Gemini fakes. Each program in tests/sdk/ts/ asserts on what the SDK yields it; the
+tests here assert on what the fake provider received and on what the program reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.sse_server import Faulty
+from tests.sdk.harness import PROVIDERS, Provider, sent_text
+
+REPO = Path(__file__).resolve().parents[2]
+PROGRAMS = Path(__file__).parent / "ts"
+NODE_MODULES = REPO / ".ci" / "node" / "node_modules"
+PACKAGE = NODE_MODULES / "@anthropic-ai" / "claude-agent-sdk" / "package.json"
+NODE = shutil.which("node")
+
+
+def _missing() -> str | None:
+    if NODE is None:
+        return "node is not installed"
+    if not PACKAGE.exists():
+        return (
+            "@anthropic-ai/claude-agent-sdk is not installed in .ci/node "
+            "(.ci/run installs it; or npm install --prefix .ci/node @anthropic-ai/claude-agent-sdk@0.3.332)"
+        )
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def sagent_executable() -> str:
+    """The `sagent` console script of the environment running the tests: what a user installs."""
+    beside = Path(sys.executable).with_name("sagent")
+    found = str(beside) if beside.exists() else shutil.which("sagent")
+    assert found, "the sagent console script is not installed in this environment"
+    return found
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "VERSION").write_text("4.2.0\n")
+    return root.resolve()
+
+
+def run_program(name: str, provider: Provider, fake: Any, project: Path, tmp_path: Path, **env: str) -> Any:
+    """Run tests/sdk/ts/`name` with node, as an application beside its node_modules, and return the JSON
+    it prints last. The program is copied next to a link to .ci/node's node_modules, since Node resolves
+    `import ... from "@anthropic-ai/claude-agent-sdk"` from the importing file's folder."""
+    app = tmp_path / "app"
+    if not app.exists():
+        app.mkdir()
+        (app / "node_modules").symlink_to(NODE_MODULES, target_is_directory=True)
+    for program in (name, "report_errors.mjs"):
+        shutil.copy(PROGRAMS / program, app / program)
+    flags = dict(zip(provider.args[::2], provider.args[1::2], strict=True))
+    extra_args = {flag.removeprefix("--"): value for flag, value in flags.items()} | {"base-url": fake.url}
+    variables = {
+        **os.environ,
+        **provider.keys,
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "SAGENT": sagent_executable(),
+        "PROJECT": str(project),
+        "MODEL": provider.model,
+        "SAGENT_ARGS": json.dumps(extra_args),
+        **env,
+    }
+    assert NODE is not None
+    command = [NODE, "--import", "./report_errors.mjs", str(app / name)]
+    out = subprocess.run(command, cwd=app, env=variables, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, f"{name} failed:\n{out.stderr[-4000:]}\nstdout:\n{out.stdout[-2000:]}"
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_one_shot_query_runs_a_tool_and_answers(provider: Provider, project: Path, tmp_path: Path) -> None:
+    steps = [provider.tools([("Read", {"path": "VERSION"})]), provider.text("Version 4.2.0.")]
+    with provider.fake(steps) as fake:
+        report = run_program("oneshot.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    assert report["types"][0] == "system" and report["types"][-1] == "result"
+    assert len(bodies) == 2
+    assert "Which version is this?" in sent_text(bodies[0]) and "4.2.0" in sent_text(bodies[1])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_streamed_conversation_answers_each_message_in_turn(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    steps = [
+        provider.tools([("Read", {"path": "VERSION"})]),
+        provider.text("Version 4.2.0."),
+        provider.text("I read VERSION."),
+    ]
+    with provider.fake(steps) as fake:
+        report = run_program("multiturn.mjs", provider, fake, project, tmp_path, WAIT="result")
+        bodies = fake.bodies()
+    assert report["results"] == ["Version 4.2.0.", "I read VERSION."]
+    assert len(bodies) == 3
+    # The follow-up went out in the same conversation: the first exchange is in its request.
+    assert "And which file did you read?" in sent_text(bodies[2]) and "Version 4.2.0." in sent_text(bodies[2])
+    assert "And which file did you read?" not in sent_text(bodies[:2])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_messages_written_at_once_are_all_answered_after_stdin_closes(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    steps = [
+        provider.tools([("Read", {"path": "VERSION"})]),
+        provider.text("Version 4.2.0."),
+        provider.text("I read VERSION."),
+    ]
+    with provider.fake(steps) as fake:
+        report = run_program("multiturn.mjs", provider, fake, project, tmp_path, WAIT="none")
+        bodies = fake.bodies()
+    assert report["results"][-1] == "I read VERSION."
+    # Both messages reached the model, though the SDK closed stdin once it had written them.
+    assert "Which version is this?" in sent_text(bodies) and "And which file did you read?" in sent_text(bodies[-1])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_can_use_tool_allows_changes_and_denies_calls(provider: Provider, project: Path, tmp_path: Path) -> None:
+    steps = [
+        provider.tools([("Write", {"path": "draft.txt", "content": "first\n"})]),
+        provider.tools([("Write", {"path": "notes.txt", "content": "hello\n"})]),
+        provider.tools([("Bash", {"command": "rm VERSION"})]),
+        provider.text("Done."),
+    ]
+    with provider.fake(steps) as fake:
+        report = run_program("permissions.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    assert report["asked"] == ["Write", "Write", "Bash"]
+    assert len(bodies) == 4
+    # The model was told why its command was refused, in the program's own words.
+    assert "Removing files is not allowed here." in sent_text(bodies[3])
+    assert (project / "VERSION").exists() and (project / "draft.txt").read_text() == "reviewed\n"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_interrupt_ends_the_streaming_turn_and_the_next_message_is_answered(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    steps = [Faulty(provider.text("never finished " * 20), delay=0.5), provider.text("Done.")]
+    with provider.fake(steps) as fake:
+        report = run_program("interrupt.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    assert report["second"] == "Done."
+    assert len(bodies) == 2 and "Never mind. Just say done." in sent_text(bodies[1])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_tool_from_the_applications_process_is_offered_and_called(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    steps = [provider.tools([("mcp__calculator__add", {"a": 2, "b": 3})]), provider.text("The sum is 5.")]
+    with provider.fake(steps) as fake:
+        report = run_program("sdk_mcp.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    assert report["calls"] == [{"a": 2, "b": 3}]
+    assert "mcp__calculator__add" in sent_text(bodies[0]) and "Add two numbers" in sent_text(bodies[0])
+    assert "2 + 3 = 5" in sent_text(bodies[1])
