@@ -172,3 +172,50 @@ def test_a_tool_from_the_applications_process_is_offered_and_called(
     assert report["calls"] == [{"a": 2, "b": 3}]
     assert "mcp__calculator__add" in sent_text(bodies[0]) and "Add two numbers" in sent_text(bodies[0])
     assert "2 + 3 = 5" in sent_text(bodies[1])
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """The system prompt of a request, as each provider's API carries it."""
+    if "systemInstruction" in body:  # Gemini
+        return "".join(part["text"] for part in body["systemInstruction"]["parts"])
+    if "instructions" in body:  # OpenAI Responses
+        return str(body["instructions"])
+    system = body.get("system", "")  # Anthropic: a string or text blocks
+    return system if isinstance(system, str) else "".join(block["text"] for block in system)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_the_programs_system_prompt_replaces_sagents(provider: Provider, project: Path, tmp_path: Path) -> None:
+    with provider.fake([provider.text("Ahoy.")]) as fake:
+        run_program("system_prompt.mjs", provider, fake, project, tmp_path, SYSTEM_PROMPT='"You are a pirate."')
+        system = system_text(fake.bodies()[0])
+    assert system.startswith("You are a pirate.")
+    assert "You are sagent" not in system
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_the_preset_keeps_sagents_prompt_and_appends_the_programs(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    preset = {"type": "preset", "preset": "claude_code", "append": "Always answer like a pirate."}
+    with provider.fake([provider.text("Ahoy.")]) as fake:
+        run_program("system_prompt.mjs", provider, fake, project, tmp_path, SYSTEM_PROMPT=json.dumps(preset))
+        system = system_text(fake.bodies()[0])
+    assert system.startswith("You are sagent") and "Always answer like a pirate." in system
+    assert system.index("Always answer like a pirate.") > system.index("working directory:")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_hook_callbacks_see_the_calls_and_block_one(provider: Provider, project: Path, tmp_path: Path) -> None:
+    steps = [
+        provider.tools([("Read", {"path": "VERSION"})]),
+        provider.tools([("Bash", {"command": "rm VERSION"})]),
+        provider.text("I left the files alone."),
+    ]
+    with provider.fake(steps) as fake:
+        report = run_program("hooks.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    assert report["seen"] == ["PostToolUse Read", "PreToolUse Bash"]
+    # The model was told why, in the hook's words.
+    assert "This project keeps its files." in sent_text(bodies[2])
+    assert (project / "VERSION").exists()
