@@ -219,3 +219,14 @@ def test_hook_callbacks_see_the_calls_and_block_one(provider: Provider, project:
     # The model was told why, in the hook's words.
     assert "This project keeps its files." in sent_text(bodies[2])
     assert (project / "VERSION").exists()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_second_query_resumes_the_first_ones_session(provider: Provider, project: Path, tmp_path: Path) -> None:
+    with provider.fake([provider.text("Noted."), provider.text("It was teal.")]) as fake:
+        run_program("resume.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    assert len(bodies) == 2
+    # The resumed query sent the first exchange along with its own question.
+    assert "Remember the word 'teal'." in sent_text(bodies[1]) and "Noted." in sent_text(bodies[1])
+    assert "Which word was it?" in sent_text(bodies[1])

@@ -1,0 +1,32 @@
+// Resuming a session, as the Agent SDK's sessions guide shows: the first query's session id comes with
+// its init message; a second query with `resume` set to it goes on with the same conversation.
+import assert from "node:assert/strict";
+import { query } from "@anthropic-ai/claude-agent-sdk";
+
+const options = {
+  pathToClaudeCodeExecutable: process.env.SAGENT,
+  cwd: process.env.PROJECT,
+  model: process.env.MODEL,
+  extraArgs: JSON.parse(process.env.SAGENT_ARGS ?? "{}"),
+};
+
+let sessionId;
+let first;
+for await (const message of query({ prompt: "Remember the word 'teal'.", options })) {
+  if (message.type === "system" && message.subtype === "init") sessionId = message.session_id;
+  if (message.type === "result") first = message;
+}
+assert.ok(sessionId);
+assert.equal(first.result, "Noted.");
+
+let resumedId;
+let second;
+for await (const message of query({ prompt: "Which word was it?", options: { ...options, resume: sessionId } })) {
+  if (message.type === "system" && message.subtype === "init") resumedId = message.session_id;
+  if (message.type === "result") second = message;
+}
+assert.equal(second.subtype, "success");
+assert.equal(second.result, "It was teal.");
+assert.equal(resumedId, sessionId);
+assert.equal(second.session_id, sessionId);
+console.log(JSON.stringify({ session_id: sessionId }));
