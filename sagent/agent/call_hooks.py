@@ -42,6 +42,8 @@ async def clear(agent: Agent, call: ToolCall) -> ToolCall | ToolResult:
             answer = await approver(agent, ran, "; ".join(r for r in asks if r))
         except Exception as error:  # an approver that fails never lets a call through either
             answer = Deny(f"the approver failed: {type(error).__name__}: {error}")
+        if isinstance(answer, Rewrite):  # approved with changed arguments (the SDK's `updatedInput`)
+            ran = replace(ran, arguments=dict(answer.arguments))
         denied = answer if isinstance(answer, Deny) else None
     if denied is not None:
         return ToolResult.of(call, f"denied: {denied.reason}", is_error=True)

@@ -85,8 +85,9 @@ class Approver(Protocol):
     code. It may be called for several calls at once (a round's calls run concurrently), so one that talks
     to a person asks one question at a time."""
 
-    async def __call__(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
-        """`ALLOW` to run `call` (with the arguments it carries), `Deny(reason)` to refuse it."""
+    async def __call__(self, agent: Agent, call: ToolCall, reason: str) -> Allow | Deny | Rewrite:
+        """`ALLOW` to run `call` (with the arguments it carries), `Deny(reason)` to refuse it, `Rewrite(arguments)`
+        to run it with the arguments the approver changed (checked against the tool's schema as any)."""
         ...
 
 

@@ -44,14 +44,7 @@ def agent_settings(
     agents' settings here, so a flag or settings key holds the same everywhere. `system` replaces the
     system prompt (`--system`, else the coding prompt) before --append-system and the memory files;
     `model` is the agent's own, beside which an `--advisor` is built (none without it)."""
-    if system is None:
-        system = args.system if args.system is not None else coding_system_prompt(cwd)
-    if args.append_system:
-        system = f"{system}\n\n{args.append_system}"
-    memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
-    if memory:
-        system = f"{system}\n\n{memory}"
-    system = scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
+    system = system_prompt(args, cwd, system if system is not None else args.system, args.append_system)
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
     perms = _permission_settings(args, cwd, tools, settings_from)
     settings = AgentSettings(
@@ -79,6 +72,18 @@ def agent_settings(
         sandbox=_sandbox(args, perms.tools, settings_from),
     )
     return settings
+
+
+def system_prompt(args: argparse.Namespace, cwd: Path, system: str | None, append: str | None) -> str:
+    """`system` (None: the coding prompt), then `append`, then the memory files unless --no-memory."""
+    if system is None:
+        system = coding_system_prompt(cwd)
+    if append:
+        system = f"{system}\n\n{append}"
+    memory = "" if args.no_memory else memory_prompt(memory_files(cwd))
+    if memory:
+        system = f"{system}\n\n{memory}"
+    return scrub(system)[0]  # a working directory whose name is not UTF-8 must not break the request
 
 
 def _sandbox(args: argparse.Namespace, tools: tuple[Tool, ...], settings_from: Agent | None) -> SandboxPolicy:

@@ -130,9 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     model.add_argument(
         "--effort",
-        choices=("none", "minimal", "low", "medium", "high"),
+        choices=("none", "minimal", "low", "medium", "high", "xhigh", "max"),
         help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level); "
-        "none sends no effort, leaving the model's default",
+        "none sends no effort, leaving the model's default; xhigh and max (from the Claude Agent SDK) are high",
     )
     agent = p.add_argument_group("agent")
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
@@ -253,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument(
         "--ephemeral", action="store_true", help="write no session log, memory, input history or start-up cache"
     )
+    from sagent.cli.sdk_flags import add_sdk_flags
+
+    add_sdk_flags(p)
     return p
 
 
@@ -260,11 +263,11 @@ def _permission_flags(p: argparse.ArgumentParser) -> None:
     group = p.add_argument_group("permissions (see docs/security.md)")
     group.add_argument(
         "--permission-mode",
-        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        choices=("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"),
         help="default: ask before Bash, edits, web fetches and anything outside the project; acceptEdits: "
         "edits inside the project run; plan: read-only until a plan is approved; bypassPermissions: ask "
-        "nothing (deny rules still hold). Headless runs have nobody to ask: what would ask runs, unless "
-        'the settings say permissions.headlessDefault "deny"',
+        "nothing (deny rules still hold); dontAsk: refuse what would ask; auto: default. Headless runs have "
+        'nobody to ask: what would ask runs, unless the settings say permissions.headlessDefault "deny"',
     )
     group.add_argument(
         "--allowedTools",

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
@@ -29,6 +29,9 @@ from sagent.events import (
 )
 from sagent.providers.base import ProviderError
 from sagent.types import UserMessage
+
+if TYPE_CHECKING:
+    from sagent.cli.control.channel import ControlChannel
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -191,17 +194,28 @@ class _OutputSink:
                 self.code = EXIT_USAGE  # a key to fix, like a missing one
 
 
-async def read_stream_json(stdin: IO[bytes], stderr: IO[str] | None = None) -> AsyncIterator[UserMessage]:
+async def read_stream_json(
+    stdin: IO[bytes], stderr: IO[str] | None = None, control: ControlChannel | None = None
+) -> AsyncIterator[UserMessage]:
     """User messages from stream-json lines on stdin (read as bytes), as they arrive. Text that is not
-    valid UTF-8 is replaced and the user told once on `stderr`."""
+    valid UTF-8 is replaced and the user told once on `stderr`. With a `control` channel, its lines (the
+    Claude Agent SDK's control protocol) go to it instead, and it learns when stdin closes."""
     notice = InputNotice(stderr, "a stream-json line on standard input", ongoing=True)
-    while True:
-        line = await asyncio.to_thread(stdin.readline)
-        if not line:
-            return
-        message = parse_input_line(line, notice)
-        if message is not None:
-            yield message
+    try:
+        while True:
+            line = await asyncio.to_thread(stdin.readline)
+            if not line:
+                return
+            if control is not None and control.take_line(line):
+                continue
+            message = parse_input_line(line, notice)
+            if message is not None:
+                if control is not None:
+                    await control.before_message()
+                yield message
+    finally:
+        if control is not None:
+            control.close()
 
 
 async def run_headless(

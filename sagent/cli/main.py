@@ -102,7 +102,9 @@ def _task_or_repl(argv: list[str], asked: bool = False) -> int:
         codecache.save_nothing()  # it leaves no file behind, not even the start-up's cache
     if args.effort == "none":
         args.effort = None  # as /effort off in the REPL: no effort is sent
-    problem = checked(args)
+    from sagent.cli.sdk_flags import apply_sdk_flags
+
+    problem = apply_sdk_flags(args) or checked(args)  # the Claude Agent SDKs' flags as sagent's own first
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE

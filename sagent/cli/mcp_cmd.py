@@ -75,6 +75,8 @@ def configured_servers(
 def run_servers(args: argparse.Namespace, cwd: Path) -> list[ServerConfig]:
     """The servers of a run with these parsed arguments (no project server unless the settings loader
     found the folder trusted)."""
+    if getattr(args, "strict_mcp_config", False):  # --strict-mcp-config: the --mcp-config servers alone
+        return parse_servers(dict(args.mcp_servers or {}), "--mcp-config")
     sources = getattr(args, "settings_files", None)
     origins = dict(sources.loaded.origins) if sources is not None else {}
     trusted = sources.loaded.trusted if sources is not None else False

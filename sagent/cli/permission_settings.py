@@ -89,6 +89,8 @@ def from_args(args: argparse.Namespace, cwd: Path) -> Permissions:
         rules["deny"].append(_rule(text, "--disallowedTools", root, "--disallowedTools"))
     if getattr(args, "permission_mode", None):
         mode, mode_origin = args.permission_mode, "--permission-mode"
+    if getattr(args, "refuse_unasked", False):  # --permission-mode dontAsk: what would ask is refused
+        headless = "deny"
     dirs += [(d, "--add-dir") for d in getattr(args, "add_dir", None) or ()]
     roots = []
     for folder, origin in dirs:
@@ -105,7 +107,7 @@ def from_args(args: argparse.Namespace, cwd: Path) -> Permissions:
         tuple(roots),
         headless,
         mode_origin,
-        chosen == "bypassPermissions",
+        chosen == "bypassPermissions" or bool(getattr(args, "allow_dangerously_skip_permissions", False)),
     )
 
 

@@ -58,6 +58,9 @@ def run_task(args: argparse.Namespace, piped: bool) -> int:
 def _run_task(args: argparse.Namespace, piped: bool) -> int:
     cwd = Path(args.cwd or ".").resolve()
     probe_soon()  # whether the OS sandbox can start here, found while the rest starts
+    from sagent.cli.control.wiring import open_channel
+
+    args.control = open_channel(args, sys.stdout, sys.stderr)
     try:
         prompt = _prompt(args, piped)
         if prompt is None and args.input_format == "text":
@@ -84,13 +87,16 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
 
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = key_hint(model.provider, args.api_key_env)
-    incoming = read_stream_json(sys.stdin.buffer, sys.stderr) if args.input_format == "stream-json" else None
+    control = args.control  # the Claude Agent SDK's control protocol, on every stream-json input
+    incoming = read_stream_json(sys.stdin.buffer, sys.stderr, control) if args.input_format == "stream-json" else None
     try:
         if args.fleet:  # the agent joins a fleet on a NATS server: it is built inside the run's event loop
             from sagent.cli.fleet_client import run_in_fleet
 
             work = run_in_fleet(
-                args, lambda seat: build(seat.bus, seat.label), lambda agent: _run(agent, prompt, incoming, output)
+                args,
+                lambda seat: build(seat.bus, seat.label),
+                lambda agent: _run(agent, prompt, incoming, output, args),
             )
             startup.done("main")
             return asyncio.run(_closing_mcp(args, _setup_failures(work)))
@@ -99,7 +105,7 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
         except (UsageError, ProviderError, SessionError) as error:
             return _setup_failure(error)
         startup.done("main")  # the start-up's objects are built: the collector may run again (sagent.lib.startup)
-        return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output)))
+        return asyncio.run(_closing_mcp(args, _run(agent, prompt, incoming, output, args)))
     except BrokenPipeError:
         raise  # the output's reader left: `main` ends quietly (sagent.cli.closed_pipe)
     except OSError as error:
@@ -240,8 +246,8 @@ def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
     REPL they connect in the background once the agent starts; a headless run waits for them before its
     first request (each at most its MCP_TIMEOUT) and reports a slow one, and one that fails, on stderr."""
     args.mcp = None
-    if args.tools is not None and args.tools.strip().lower() == "none":
-        return
+    if args.tools is not None and args.tools.strip().lower() == "none" and not getattr(args, "mcp_config", None):
+        return  # no tools; servers named with --mcp-config still give theirs
     from sagent.cli.mcp_cmd import run_servers
     from sagent.mcp.config import McpConfigError
     from sagent.mcp.setup import mcp_run
@@ -250,9 +256,29 @@ def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
         sys.stderr.write(f"sagent: warning: {line}\n")
 
     try:
-        args.mcp = mcp_run(run_servers(args, cwd), cwd, report if headless else None, wait_first=headless)
+        servers = run_servers(args, cwd) + _sdk_servers(args)
+        args.mcp = mcp_run(servers, cwd, report if headless else None, wait_first=headless)
     except McpConfigError as error:
         raise UsageError(str(error)) from None
+
+
+def _sdk_servers(args: argparse.Namespace) -> list[Any]:
+    """The in-process MCP servers of the SDK's program (`"type": "sdk"` in --mcp-config), reached through
+    the control channel."""
+    servers = getattr(args, "sdk_mcp_servers", None)
+    if not servers:
+        return []
+    channel = getattr(args, "control", None)
+    if channel is None:
+        raise UsageError(
+            '--mcp-config: servers of "type": "sdk" run in the SDK\'s program; use --input-format stream-json'
+        )
+    from sagent.cli.control.bridges import BridgeMissing, sdk_server_configs
+
+    try:
+        return sdk_server_configs(servers, channel)
+    except (BridgeMissing, ValueError) as error:
+        raise UsageError(f"--mcp-config: {error}") from None
 
 
 async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int]) -> int:
@@ -329,8 +355,16 @@ async def _setup_failures(work: Coroutine[Any, Any, int]) -> int:
 
 
 async def _run(
-    agent: Agent, prompt: UserMessage | None, incoming: AsyncIterator[UserMessage] | None, output: Output
+    agent: Agent,
+    prompt: UserMessage | None,
+    incoming: AsyncIterator[UserMessage] | None,
+    output: Output,
+    args: argparse.Namespace | None = None,
 ) -> int:
+    if args is not None and args.control is not None:
+        from sagent.cli.control.wiring import attach
+
+        attach(args.control, agent, args)  # the SDK's requests are answered about this agent
     try:
         return await run_headless(agent, prompt, incoming, output)
     finally:

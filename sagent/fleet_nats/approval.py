@@ -16,7 +16,7 @@ import json
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from sagent.agent.hooks import ALLOW, Allow, Deny
+from sagent.agent.hooks import ALLOW, Allow, Deny, Rewrite
 from sagent.fleet_nats import names
 from sagent.types import ToolCall
 
@@ -39,9 +39,12 @@ async def answer_questions(bus: NatsBus, parent: Agent, label: str) -> Subscript
         if approver is None or parent.closed:
             return Deny(f"nobody approves {parent.label}'s calls now")
         try:
-            return await approver(parent, call, f"{label} (a sub-agent in another process) asks: {reason}")
+            answer = await approver(parent, call, f"{label} (a sub-agent in another process) asks: {reason}")
         except Exception as error:  # an approver that fails never lets a call through
             return Deny(f"the approver failed: {type(error).__name__}: {error}")
+        if isinstance(answer, Rewrite):  # the child would run the call as it asked, not as approved
+            return Deny("the approver changed the call's arguments, which a sub-agent in another process cannot take")
+        return answer
 
     async def on_question(msg: Msg) -> None:
         reply: dict[str, Any] = {"allow": False, "reason": "the question could not be read"}
