@@ -171,6 +171,8 @@ class McpConnection:
             self._ready.set()
 
     def _transport(self) -> Any:
+        if self.config.connect is not None:
+            return self.config.connect()
         if self.config.transport == "stdio":
             from sagent.mcp.stdio import stdio_transport
 
@@ -344,8 +346,17 @@ class McpServers:
         }
         self.report = report
         """Told one line per server that fails (headless: stderr); the REPL shows /mcp instead."""
+        self._connect_timeout, self._call_timeout = connect_timeout, call_timeout
         self.started = False
         self._reported: set[tuple[str, str]] = set()
+
+    def add(self, config: ServerConfig, cwd: Path) -> McpConnection:
+        """One more server (its name not taken yet), started at once when the others were."""
+        connection = McpConnection(config, cwd, self._changed, self._connect_timeout, self._call_timeout)
+        self.connections[config.name] = connection
+        if self.started:
+            connection.start()
+        return connection
 
     def start(self) -> None:
         """Start every server in the background (once; needs a running event loop)."""

@@ -19,13 +19,16 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
+"""The transports a configuration file may name; `sdk` (a Claude Agent SDK application's in-process
+server, reached over its control protocol) comes only from the SDK's `--mcp-config`."""
 PROJECT_FILE = ".mcp.json"
 MAX_BYTES = 1024 * 1024  # a larger .mcp.json is not a configuration file
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,48}$")
@@ -58,12 +61,24 @@ class ServerConfig:
     """HTTP headers sent with each request (http, sse), such as an Authorization."""
     source: str = ""
     """The file this entry came from."""
+    connect: Callable[[], AbstractAsyncContextManager[tuple[Any, Any]]] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """For a server reached by code rather than configuration (`sdk`): makes the (read, write) streams of
+    an MCP `ClientSession` to it, as the SDK's transports do."""
 
     def describe(self) -> str:
         """One line: how the server is reached."""
         if self.transport == "stdio":
             return " ".join([self.command, *self.args])
+        if self.transport == "sdk":
+            return "in the Claude Agent SDK application's process (control protocol)"
         return f"{self.url} ({self.transport})"
+
+
+def valid_name(name: str) -> bool:
+    """True for a server name sagent accepts: 1 to 48 letters, digits, `_` or `-`."""
+    return bool(_NAME.match(name))
 
 
 def expand(text: str, where: str, environ: Mapping[str, str] | None = None) -> str:

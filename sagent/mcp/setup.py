@@ -47,6 +47,29 @@ def mcp_run(
     return McpRun(servers, tools, McpHook(catalog, wait_first=wait_first))
 
 
+def add_servers(
+    agent: Agent, configs: Sequence[ServerConfig], report: Callable[[str], None] | None = None, wait_first: bool = True
+) -> McpServers | None:
+    """Give an agent already built these servers too (those whose names it has are left out): they join its
+    MCP servers when it has some, and are closed with them (None is returned); else the agent gets the
+    MCP tools and hook of a run of its own, whose servers are returned for the caller to close. The
+    servers' tools are offered from the next request (`wait_first`: it waits for them)."""
+    servers = servers_of(agent)
+    cwd = agent.context.cwd
+    if servers is not None:
+        for config in configs:
+            if config.name not in servers.connections:
+                servers.add(config, cwd)
+        return None
+    run = mcp_run(configs, cwd, report, wait_first=wait_first)
+    if run is None:
+        return None
+    agent.configure(tools=(*agent.settings.tools, *run.tools), hooks=(*agent.settings.hooks, run.hook))
+    for tool in run.tools:
+        agent.tools.setdefault(tool.name, tool)
+    return run.servers
+
+
 def servers_of(agent: Agent) -> McpServers | None:
     """The MCP servers an agent was given (through its hook), or None."""
     for hook in agent.settings.hooks:

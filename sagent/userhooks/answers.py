@@ -11,8 +11,9 @@
 The JSON answer: `continue: false` stops the agent (`stopReason` tells the user why); `systemMessage` is
 shown to the user; `decision: "block"` with `reason` blocks as exit 2 does (`"approve"` allows a tool
 call, the older spelling); `hookSpecificOutput` holds `permissionDecision` (`allow`, `deny` or `ask`) with
-`permissionDecisionReason` and `updatedInput` for `PreToolUse`, and `additionalContext` for
-`PostToolUse`, `UserPromptSubmit` and `SessionStart`.
+`permissionDecisionReason` and `updatedInput` for `PreToolUse`, `updatedToolOutput` (or
+`updatedMCPToolOutput`) for `PostToolUse`, and `additionalContext` for `PostToolUse`, `PostToolUseFailure`,
+`UserPromptSubmit` and `SessionStart`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Answer:
     permission: Permission | None = None  # PreToolUse's permissionDecision
     reason: str = ""  # permissionDecisionReason
     updated_input: dict[str, Any] | None = None  # PreToolUse's updatedInput
+    updated_output: str | None = None  # PostToolUse's updatedToolOutput (or updatedMCPToolOutput), as text
     context: str = ""  # additionalContext (or plain stdout for some events)
     stop: str | None = None  # `continue: false`: why the agent stops
     notices: list[tuple[Literal["info", "warning", "error"], str]] = field(default_factory=list)
@@ -69,6 +71,14 @@ def read_answer(event: str, finished: Finished) -> Answer:
     if not isinstance(data, dict):
         answer.notices.append(("error", f"printed {json_kind(data)}, not a JSON object; its answer is ignored"))
         return answer
+    return read_output(event, data, answer)
+
+
+def read_output(event: str, data: dict[str, Any], answer: Answer | None = None) -> Answer:
+    """How a hook's JSON answer `data` (what a command prints on exit 0, what a callback returns) answers
+    `event`; added to `answer` when one is given. A member of the wrong shape is an error notice, and
+    ignored."""
+    answer = answer if answer is not None else Answer()
     _read_json(event, data, answer)
     return answer
 
@@ -99,7 +109,7 @@ def _read_json(event: str, data: dict[str, Any], answer: Answer) -> None:
         wrong("hookSpecificOutput", specific, "an object")
         return
     permission = specific.get("permissionDecision")
-    if permission is not None:
+    if permission is not None and permission != "defer":  # defer: no decision here
         if permission in ("allow", "deny", "ask") and event == "PreToolUse":
             answer.permission = permission
             why = specific.get("permissionDecisionReason")
@@ -112,12 +122,28 @@ def _read_json(event: str, data: dict[str, Any], answer: Answer) -> None:
             answer.updated_input = updated
         else:
             wrong("updatedInput", updated, "an object of the tool's arguments (for PreToolUse)")
+    for member in ("updatedToolOutput", "updatedMCPToolOutput"):
+        output = specific.get(member)
+        if output is not None and answer.updated_output is None:
+            if event == "PostToolUse":
+                answer.updated_output = _output_text(output)
+            else:
+                wrong(member, output, "given for PostToolUse only")
     context = specific.get("additionalContext")
     if context is not None:
         if isinstance(context, str):
             answer.context = context.strip()
         else:
             wrong("additionalContext", context, "a string")
+
+
+def _output_text(output: Any) -> str:
+    """A replacement tool output as the text the model reads: a string as it is, MCP content blocks (a
+    list, or an object with `content`) as their texts, anything else as JSON."""
+    blocks = output.get("content") if isinstance(output, dict) else output
+    if isinstance(blocks, list) and blocks and all(isinstance(b, dict) and "text" in b for b in blocks):
+        return "\n".join(str(b["text"]) for b in blocks)
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
 
 
 def _first_lines(text: str, limit: int = 300) -> str:

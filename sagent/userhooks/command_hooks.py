@@ -6,14 +6,16 @@
 
 Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main
 agent only), `UserPromptSubmit` to `on_prompt` (the user's messages to the main agent), `PreToolUse` to
-`before_tool`, `PostToolUse` to `after_tool`, `Stop` and `SubagentStop` to `on_stop` (of the main agent and
+`before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call whose result is an
+error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and
 of a sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
 
     {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
-     "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events)
+     "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
-     "source"}                                                    (SessionStart: startup or resume)
+     "source",                                                    (SessionStart: startup or resume)
+     "agent_id", "agent_type", "agent_transcript_path"}           (a sub-agent's: its label, ...)
 
 `transcript_path` is the agent's session log (sagent's JSON lines; empty for a session kept in memory) and
 `tool_response` is `{"output": text, "is_error": bool}`. How the answers are read: `sagent.userhooks.answers`.
@@ -34,7 +36,8 @@ from sagent.agent.hooks import ALLOW, PROCEED, Ask, Deny, Hook, PromptDecision, 
 from sagent.events import HookNotice
 from sagent.types import AssistantMessage, TextPart, ToolCall, ToolResult, UserMessage
 from sagent.userhooks.answers import NO_REASON, Answer, read_answer
-from sagent.userhooks.config import HookTable, parse_hooks
+from sagent.userhooks.callbacks import run_callback
+from sagent.userhooks.config import HookCallback, HookEntry, HookTable, parse_hooks
 from sagent.userhooks.runner import hook_environment, run_command
 
 if TYPE_CHECKING:
@@ -42,6 +45,8 @@ if TYPE_CHECKING:
 
     from sagent.agent.agent import Agent
 
+SUBAGENT_TYPE = "general-purpose"
+"""The `agent_type` hooks are told for a sub-agent: sagent's sub-agents are all of Claude Code's general kind."""
 DENIED = "denied: "  # how the loop starts the result of a call that did not run (sagent.agent.rounds)
 
 
@@ -119,11 +124,18 @@ class CommandHooks(Hook):
             "tool_response": {"output": result.text, "is_error": result.is_error},
         }
         answers = [a for _, a in await self._run(agent, "PostToolUse", call.name, fields)]
+        if result.is_error:
+            failed = {**{k: v for k, v in fields.items() if k != "tool_response"}, "error": result.text}
+            answers += [a for _, a in await self._run(agent, "PostToolUseFailure", call.name, failed)]
+        replaced = next((a.updated_output for a in answers if a.updated_output is not None), None)
         feedback = [a.block for a in answers if a.block is not None] + [a.context for a in answers if a.context]
-        if not feedback:
+        if replaced is None and not feedback:
             return None
-        note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
-        return replace(result, content=(*result.content, TextPart(f"\n\n{note}")))
+        content = (TextPart(replaced),) if replaced is not None else result.content
+        if feedback:
+            note = "\n\n".join(f"[PostToolUse hook] {text}" for text in feedback)
+            content = (*content, TextPart(f"\n\n{note}"))
+        return replace(result, content=content)
 
     async def on_stop(self, agent: Agent, message: AssistantMessage, active: bool) -> str | None:
         event = "Stop" if agent.parent is None else "SubagentStop"
@@ -140,7 +152,7 @@ class CommandHooks(Hook):
     ) -> list[tuple[str, Answer]]:
         """Run the commands `event` selects for `target` (a tool name, a session's source) at once; their
         answers, each with the name notices give it. What they tell the user is told here."""
-        commands = []
+        commands: list[HookEntry] = []
         for group in self.table.get(event, ()):
             if target is None or group.matches(target):
                 commands += [c for c in group.commands if c not in commands]  # the same command runs once
@@ -155,16 +167,27 @@ class CommandHooks(Hook):
             "agent": agent.label,
             **fields,
         }
+        if agent.parent is not None:  # Claude Code's names for the sub-agent a hook runs for
+            payload["agent_id"] = agent.label
+            payload["agent_type"] = SUBAGENT_TYPE
+            if event == "SubagentStop":
+                payload["agent_transcript_path"] = payload["transcript_path"]
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
         cwd = self.project_dir or agent.context.cwd
         env = hook_environment(cwd, self.env)
-        finished = await asyncio.gather(
-            *(run_command(c.command, data, cwd=cwd, env=env, timeout=c.timeout) for c in commands)
-        )
+
+        async def answer_of(entry: HookEntry) -> Answer:
+            if isinstance(entry, HookCallback):
+                return await run_callback(entry, event, json.loads(data))  # a copy of its own, as JSON has it
+            return read_answer(event, await run_command(entry.command, data, cwd=cwd, env=env, timeout=entry.timeout))
+
+        answers = await asyncio.gather(*(answer_of(c) for c in commands))
         out = []
-        for command, done in zip(commands, finished, strict=True):
-            name = f"{event} `{_short(command.command)}`"
-            answer = read_answer(event, done)
+        for command, answer in zip(commands, answers, strict=True):
+            if isinstance(command, HookCallback):
+                name = f"{event} callback {command.name}"
+            else:
+                name = f"{event} `{_short(command.command)}`"
             for level, text in answer.notices:
                 agent.notify(HookNotice(name, text, level))
             if answer.stop is not None and event not in ("Stop", "SubagentStop"):

@@ -7,9 +7,10 @@
     }
 
 The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by
-name for `PreToolUse` and `PostToolUse` (and the source, `startup` or `resume`, for `SessionStart`): empty,
-absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names exactly; anything else
-is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other events ignore it.
+name for `PreToolUse`, `PostToolUse` and `PostToolUseFailure` (and the source, `startup` or `resume`, for
+`SessionStart`): empty, absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names
+exactly; anything else is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other
+events ignore it.
 
 Only the standard library is imported here: `sagent config` checks settings files without loading the loop.
 """
@@ -18,11 +19,20 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from sagent.lib.json import json_kind
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart")
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+)
 """The events sagent runs command hooks for."""
 OTHER_CLAUDE_EVENTS = frozenset(
     {
@@ -31,7 +41,6 @@ OTHER_CLAUDE_EVENTS = frozenset(
         "SessionEnd",
         "PermissionRequest",
         "PermissionDenied",
-        "PostToolUseFailure",
         "SubagentStart",
     }
 )
@@ -54,11 +63,28 @@ class HookCommand(NamedTuple):
     timeout: float = DEFAULT_TIMEOUT
 
 
+class HookCallback(NamedTuple):
+    """A hook that is a function of the program driving sagent (a Claude Agent SDK application's hook
+    callback) rather than a shell command: `call(input, timeout)` gets the JSON object a command gets on
+    stdin and returns the JSON object a command prints; an exception, or no answer in `timeout` seconds, is
+    a failure. `block_on_failure`: a failure blocks what the hook guards (the SDK's `onFailure: "block"`)
+    instead of counting as no decision."""
+
+    name: str
+    call: Callable[[dict[str, Any], float], Awaitable[Any]]
+    timeout: float = DEFAULT_TIMEOUT
+    block_on_failure: bool = False
+
+
+HookEntry = HookCommand | HookCallback
+"""One hook of a matcher entry: a command (settings files) or a callback (the Claude Agent SDK)."""
+
+
 class HookGroup(NamedTuple):
     """The commands of one matcher entry."""
 
     matcher: str
-    commands: tuple[HookCommand, ...]
+    commands: tuple[HookEntry, ...]
 
     def matches(self, target: str) -> bool:
         """True when this entry applies to `target` (a tool name, or a session's source)."""
