@@ -138,7 +138,7 @@ def test_can_use_tool_allows_changes_and_denies_calls(provider: Provider, projec
     steps = [
         provider.tools([("Write", {"path": "draft.txt", "content": "first\n"})]),
         provider.tools([("Write", {"path": "notes.txt", "content": "hello\n"})]),
-        provider.tools([("Bash", {"command": "rm VERSION"})]),
+        provider.tools([("Bash", {"command": "rm VERSION", "dangerouslyDisableSandbox": True})]),
         provider.text("Done."),
     ]
     with provider.fake(steps) as fake:

@@ -23,6 +23,11 @@ assert.equal(init.model, options.model);
 assert.equal(init.cwd, options.cwd);
 assert.ok(init.tools.includes("Read"), `Read is offered: ${init.tools}`);
 assert.ok(init.session_id);
+// Fields the SDK's SDKSystemMessage type declares, which programs read (its MCP guide checks each server's
+// status in mcp_servers).
+assert.deepEqual(init.mcp_servers, []);
+assert.equal(init.permissionMode, "default");
+assert.ok(Array.isArray(init.slash_commands), "slash_commands is a list");
 
 const assistants = messages.filter((m) => m.type === "assistant");
 const calls = assistants.flatMap((m) => m.message.content).filter((b) => b.type === "tool_use");

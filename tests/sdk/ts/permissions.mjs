@@ -1,6 +1,7 @@
 // canUseTool, as the Agent SDK's permissions guide writes it: sagent asks the program before each call
 // its policy would ask about. The program allows one write with a changed input, allows another without
-// giving an input back (the TypeScript SDK may leave `updatedInput` out), and denies a shell command.
+// giving an input back (the TypeScript SDK may leave `updatedInput` out), and denies a shell command that
+// would leave the OS sandbox (one inside it runs unasked).
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,7 +37,7 @@ assert.deepEqual(
   [
     ["Write", { path: "draft.txt", content: "first\n" }],
     ["Write", { path: "notes.txt", content: "hello\n" }],
-    ["Bash", { command: "rm VERSION" }],
+    ["Bash", { command: "rm VERSION", dangerouslyDisableSandbox: true }],
   ],
 );
 const calls = messages
