@@ -232,3 +232,19 @@ def test_a_second_query_resumes_the_first_ones_session(provider: Provider, proje
     # The resumed query sent the first exchange along with its own question.
     assert "Remember the word 'teal'." in sent_text(bodies[1]) and "Noted." in sent_text(bodies[1])
     assert "Which word was it?" in sent_text(bodies[1])
+
+
+OTHER_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-3.1-flash-lite"}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_the_query_controls_read_sagents_offer_and_switch_model_and_mode(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    other = OTHER_MODELS[provider.name]
+    with provider.fake([provider.text("I am the other one.")]) as fake:
+        run_program("controls.mjs", provider, fake, project, tmp_path, OTHER_MODEL=other)
+        requests = list(fake.requests)
+    assert len(requests) == 1
+    # The request went to the model the program switched to (in the body, or Gemini's path).
+    assert other in json.dumps({"path": requests[0]["path"], "model": requests[0]["body"].get("model")})
