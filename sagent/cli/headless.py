@@ -92,6 +92,9 @@ class Output:
                 from sagent.sandbox.status import sandbox_record
 
                 record["sandbox"] = sandbox_record(agent.context.sandbox, agent.context.roots)
+                from sagent.cli.init_fields import init_fields
+
+                record.update(init_fields(agent))  # the fields of Claude Code's init record
             if record is not None:
                 self._line(record)
             return
@@ -255,7 +258,7 @@ async def run_headless(
             arrived.set()
 
     feeder = asyncio.create_task(feed())
-    hangup = _install_signals(agent)
+    hangup, signalled = _install_signals(agent)
     sink = _OutputSink(output, hangup)
     agent.add_sink(sink)
     code = EXIT_OK
@@ -273,7 +276,9 @@ async def run_headless(
                 pass  # each event reached the output through the sink, as the agent emitted it
             code = sink.code
             if code == EXIT_INTERRUPTED:
-                break
+                if incoming is None or signalled.is_set():
+                    break
+                code = EXIT_OK  # the program on stdin interrupted a turn (a control request): the run goes on
     finally:
         agent.remove_sink(sink)  # the output ends with the result: a command's model going back is not in it
         if undo is not None:
@@ -293,13 +298,14 @@ async def run_headless(
     return code
 
 
-def _install_signals(agent: Agent) -> asyncio.Event:
+def _install_signals(agent: Agent) -> tuple[asyncio.Event, asyncio.Event]:
     """Ctrl+C, SIGTERM or SIGHUP (the terminal closed) interrupt the agent: its work so far is kept, its
-    tools' processes end, the result is written. A second signal exits at once. The event returned is set
-    once a SIGHUP came, for its exit code."""
+    tools' processes end, the result is written. A second signal exits at once. The events returned are set
+    once a SIGHUP came, for its exit code, and once any of these signals came."""
     loop = asyncio.get_running_loop()
     presses = [0]
     hangup = asyncio.Event()
+    signalled = asyncio.Event()
 
     def on_signal(sig: signal.Signals) -> None:
         if sig.name == "SIGHUP":
@@ -307,6 +313,7 @@ def _install_signals(agent: Agent) -> asyncio.Event:
                 return  # a closed terminal may signal twice (its shell, then the kernel): one hangup
             hangup.set()
         presses[0] += 1
+        signalled.set()
         if presses[0] > 1 or not agent.running:
             with contextlib.suppress(OSError):
                 sys.stderr.write("sagent: interrupted; exiting\n")
@@ -317,7 +324,7 @@ def _install_signals(agent: Agent) -> asyncio.Event:
         # Not possible outside the main thread or without signal support: then the default applies.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, on_signal, sig)
-    return hangup
+    return hangup, signalled
 
 
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))

@@ -10,6 +10,7 @@ import base64
 import binascii
 import json
 import sys
+import uuid
 from typing import Any, assert_never
 
 from sagent.agent.cost import CostTracker
@@ -64,8 +65,8 @@ def _assistant_content(message: AssistantMessage) -> list[dict[str, Any]]:
     for part in message.content:
         if isinstance(part, TextPart):
             blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ThinkingPart):
-            blocks.append({"type": "thinking", "thinking": part.text})
+        elif isinstance(part, ThinkingPart):  # the signature as Claude Code's records carry it ("" when none)
+            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature or ""})
         elif isinstance(part, ToolCall):
             blocks.append({"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments})
         elif isinstance(part, ServerToolPart):
@@ -114,7 +115,10 @@ def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
         "usage": usage_record(costs.usage),
         "modelUsage": model_usage(costs),
         "permission_denials": [],
+        "uuid": str(uuid.uuid4()),
     }
+    if result.is_error:
+        record["errors"] = [result.text]  # what went wrong, where Claude Code's error results say it
     if costs.unpriced_models:
         record["unpriced_models"] = costs.unpriced_models
     return record
@@ -152,6 +156,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
                     "usage": usage_record(message.usage),
                 },
                 "parent_tool_use_id": None,
+                "uuid": str(uuid.uuid4()),
                 **base,
             }
         case ToolFinished():
@@ -159,6 +164,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
                 "type": "user",
                 "message": {"role": "user", "content": [_tool_result(event.result)]},
                 "parent_tool_use_id": None,
+                "uuid": str(uuid.uuid4()),
                 **base,
             }
         case Retrying():
@@ -196,7 +202,8 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
         case TextDelta() | ThinkingDelta() | ToolCallDelta():
             if not partial:
                 return None
-            return {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None, **base}
+            delta = {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None}
+            return {**delta, "uuid": str(uuid.uuid4()), **base}
         case (
             Result()
             | ModelSwitched()

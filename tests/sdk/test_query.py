@@ -54,3 +54,36 @@ async def test_the_system_prompt_the_sdk_gives_replaces_sagents(project: Path, t
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Ahoy."
     system = body["system"] if isinstance(body["system"], str) else "".join(b["text"] for b in body["system"])
     assert system.startswith("You are a pirate.")
+
+
+async def test_a_query_that_answers_permission_questions_ends_when_sagent_is_idle(
+    project: Path, tmp_path: Path
+) -> None:
+    """With a `can_use_tool` callback the SDK keeps stdin open until sagent says it is idle: the states
+    come in order (running, requires_action while the program is asked, idle after the result)."""
+    from claude_agent_sdk import PermissionResultAllow
+
+    from tests.sdk.harness import ANTHROPIC as provider
+
+    async def prompts():  # can_use_tool needs the streaming form of the prompt
+        yield {"type": "user", "message": {"role": "user", "content": "Write a.txt."}}
+
+    async def allow(name, tool_input, context):
+        return PermissionResultAllow()
+
+    steps = [provider.tools([("Write", {"path": "a.txt", "content": "A"})]), provider.text("Done.")]
+    with provider.fake(steps) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path),
+            cwd=str(project),
+            can_use_tool=allow,
+            env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"},  # shown to the program, not only to the SDK
+        )
+        messages = [m async for m in query(prompt=prompts(), options=options)]
+    states = [
+        m.data["state"] for m in messages if isinstance(m, SystemMessage) and m.subtype == "session_state_changed"
+    ]
+    assert states == ["running", "requires_action", "running", "idle"]
+    kinds = [type(m).__name__ for m in messages]
+    assert kinds.index("ResultMessage") < len(kinds) - 1  # idle comes after the result
+    assert (project / "a.txt").read_text() == "A"

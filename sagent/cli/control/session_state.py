@@ -46,6 +46,7 @@ class SessionState:
         self._host_only = host_only
         self._state: State = "idle"
         self._asking = 0
+        self._turn_after_result = False
 
     @classmethod
     def wanted(cls, environ: Mapping[str, str] | None = None) -> bool | None:
@@ -64,8 +65,11 @@ class SessionState:
     def on_event(self, agent: Agent, event: Event) -> None:
         if isinstance(event, Result):
             # After the result's own record (the output's sink writes it once this one returns).
+            self._turn_after_result = False
             asyncio.get_running_loop().call_soon(self._settled)
-        elif agent.running and self._state == "idle":
+            return
+        self._turn_after_result = True
+        if agent.running and self._state == "idle":
             self._set("running")
 
     def asking(self, delta: int) -> None:
@@ -82,7 +86,11 @@ class SessionState:
             self._set("running")
 
     def _settled(self) -> None:
-        if self._asking == 0 and not self._agent.running and not self._agent.has_pending_input:
+        if self._turn_after_result:
+            return  # a new turn is under way: its own result settles the state
+        if self._agent.running:  # the run is winding down after its result: look again shortly
+            asyncio.get_running_loop().call_later(0.05, self._settled)
+        elif self._asking == 0 and not self._agent.has_pending_input and self._state != "idle":
             self._set("idle")
 
     def _set(self, state: State) -> None:
