@@ -262,6 +262,7 @@ async def run_headless(
     sink = _OutputSink(output, hangup)
     agent.add_sink(sink)
     code = EXIT_OK
+    opened = False
     try:
         while not bad_input:
             if not agent.has_pending_input:
@@ -272,6 +273,11 @@ async def run_headless(
                 await asyncio.wait({waiter, feeder}, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
                 continue
+            if not opened:  # the MCP servers' tools are in the run's opening (stream-json's init record)
+                opened = True
+                mcp = sys.modules.get("sagent.mcp.setup")  # loaded when the run has MCP servers
+                if mcp is not None:
+                    await mcp.ready(agent)
             async for _ in agent.run():
                 pass  # each event reached the output through the sink, as the agent emitted it
             code = sink.code

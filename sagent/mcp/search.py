@@ -169,14 +169,31 @@ class McpHook(Hook):
         if not isinstance(event, SessionStarted | MessageAdded):
             self.servers.start()
 
+    async def ready(self, agent: Agent) -> None:
+        """With `wait_first`, before the agent's first run: start the servers, wait for them (each at most
+        its MCP_TIMEOUT, slow ones reported) and give the agent their tools now, so what announces its
+        tools as the run starts (stream-json's init record) lists them. Without it, nothing."""
+        if not self.wait_first or self._requests:
+            return
+        self.servers.start()
+        await self._wait_for_servers()
+        self._offer(agent)
+
     async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
         if self._requests or self.wait_first:
             self.servers.start()
         if not self._requests and self.wait_first:
             await self._wait_for_servers()
         self._requests += 1
+        if not self._offer(agent):
+            return request
+        return replace(request, tools=tuple(tool_specs(agent.tools, agent.context)))
+
+    def _offer(self, agent: Agent) -> bool:
+        """Give the agent the MCP tools offered now (a tool a server dropped is taken away); True when its
+        tools changed."""
         if not any(isinstance(t, McpToolSearch) and t.catalog is self.catalog for t in agent.settings.tools):
-            return request  # a sub-agent given a list of tools without the MCP search: only those tools
+            return False  # a sub-agent given a list of tools without the MCP search: only those tools
         wanted = {t.name: t for t in self.catalog.offered()}
         changed = False
         for name in [n for n, t in agent.tools.items() if isinstance(t, McpTool) and n not in wanted]:
@@ -192,9 +209,7 @@ class McpHook(Hook):
             ):
                 changed = True
             agent.tools[name] = tool
-        if not changed:
-            return request
-        return replace(request, tools=tuple(tool_specs(agent.tools, agent.context)))
+        return changed
 
     async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
         """A call of an MCP tool the agent does not have yet, while a server is still starting: wait for the

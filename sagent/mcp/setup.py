@@ -70,6 +70,14 @@ def add_servers(
     return run.servers
 
 
+async def ready(agent: Agent) -> None:
+    """Before an agent's first run in a headless run: its MCP servers connected (each at most its
+    MCP_TIMEOUT) and their tools given to it, so the run's opening lists them. Nothing without servers."""
+    for hook in agent.settings.hooks:
+        if isinstance(hook, McpHook):
+            await hook.ready(agent)
+
+
 def servers_of(agent: Agent) -> McpServers | None:
     """The MCP servers an agent was given (through its hook), or None."""
     for hook in agent.settings.hooks:

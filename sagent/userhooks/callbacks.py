@@ -19,6 +19,9 @@ from sagent.userhooks.config import HookCallback
 
 NEVER_BLOCK_ON_FAILURE = frozenset({"Stop", "SubagentStop"})
 """Events whose failed callback never blocks, whatever it was registered with."""
+GRACE = 2.0
+"""Seconds past its timeout a callback is waited for here: the callback is told its timeout and should end
+itself there (the control channel then tells the SDK to give up on the request); this is the backstop."""
 
 
 async def run_callback(callback: HookCallback, event: str, payload: dict[str, Any]) -> Answer:
@@ -26,7 +29,7 @@ async def run_callback(callback: HookCallback, event: str, payload: dict[str, An
     failure = ""
     data: Any = None
     try:
-        data = await asyncio.wait_for(callback.call(payload, callback.timeout), callback.timeout)
+        data = await asyncio.wait_for(callback.call(payload, callback.timeout), callback.timeout + GRACE)
     except TimeoutError:
         failure = f"gave no answer within {callback.timeout:g} s"
     except Exception as error:  # the callback's own failure, as its process reported it

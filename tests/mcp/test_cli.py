@@ -209,3 +209,14 @@ def test_serve_on_a_port_already_taken_is_one_line(project: Path, env: dict[str,
         out = sagent(["mcp", "serve", "--http", str(port)], env, project)
     assert out.returncode == 1
     assert out.stderr == f"sagent: error: cannot serve on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_a_headless_runs_init_record_lists_its_servers_tools(project: Path, env: dict[str, str]) -> None:
+    write_mcp_json(project, {"echo": {"command": sys.executable, "args": [SERVER, "basic"]}})
+    with FakeAnthropic([text_response("done")]) as fake:
+        env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001", "ANTHROPIC_BASE_URL": fake.url}
+        out = sagent(["-p", "hello", "--output-format", "stream-json", "--verbose"], env, project)
+    assert out.returncode == 0, out.stderr
+    init = json.loads(out.stdout.splitlines()[0])
+    assert init["subtype"] == "init" and "mcp__echo__echo" in init["tools"]
+    assert {"name": "echo", "status": "connected"} in init["mcp_servers"]

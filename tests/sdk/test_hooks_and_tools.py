@@ -198,3 +198,24 @@ async def test_a_hook_that_asks_puts_the_question_to_the_programs_can_use_tool(
     assert not (project / "NOTES.md").exists()
     assert "The reviewer said no to NOTES.md" in sent_text(bodies[1:])
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Not written."
+
+
+@pytest.mark.parametrize("provider", PROVIDERS[:2], ids=str)
+async def test_the_init_record_lists_the_in_process_tools_and_their_server_connected(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    @tool("add", "Add two numbers", {"a": float, "b": float})
+    async def add(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
+
+    with provider.fake([provider.text("Ready.")]) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path),
+            cwd=str(project),
+            mcp_servers={"calc": create_sdk_mcp_server(name="calc", tools=[add])},
+        )
+        messages = await run_query("Are you ready?", options)
+    init = messages[0]
+    assert init.subtype == "init"
+    assert "mcp__calc__add" in init.data["tools"]
+    assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]

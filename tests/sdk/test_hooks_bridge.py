@@ -388,3 +388,33 @@ async def test_an_sdk_hook_hears_of_a_call_the_permission_policy_denies() -> Non
     install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0")]}, requester)
     await run(agent, "go")
     assert [r["input"]["tool_input"] for r in requester.requests] == [{"command": "rm x"}]
+
+
+async def test_only_the_tool_events_carry_a_tool_use_id() -> None:
+    requester = callbacks(hook_0={}, hook_1={})
+    agent = Agent(bash_then_done(), tools=[bash_tool([])])
+    install_hook_callbacks(
+        agent, {"UserPromptSubmit": [matcher("hook_0")], "PreToolUse": [matcher("hook_1")]}, requester
+    )
+    await run(agent, "go")
+    prompt, pre = requester.requests
+    assert "tool_use_id" not in prompt and prompt["input"]["hook_event_name"] == "UserPromptSubmit"
+    assert pre["tool_use_id"] == pre["input"]["tool_use_id"]
+
+
+async def test_a_callback_that_gives_no_answer_in_its_timeout_fails_and_may_block() -> None:
+    import asyncio
+
+    async def never(request: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(60)
+        return {}
+
+    ran: list[str] = []
+    model = bash_then_done()
+    requester = FakeRequester(never)
+    agent = Agent(model, tools=[bash_tool(ran)])
+    install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0", timeout=0.2, onFailure="block")]}, requester)
+    events = await run(agent, "go")
+    assert ran == [] and requester.timeouts == [0.2]
+    assert "no answer" in tool_result_sent(model).text
+    assert any(n.level == "error" for n in notices(events))

@@ -82,6 +82,10 @@ class Answers:
                 self._say(warning)
             response["hooks_applied"] = True
             response["hook_on_failure_supported"] = True  # a callback that fails blocks, when it says so
+        if body.get("sdkMcpServers"):  # the TypeScript SDK names its in-process servers here, not in --mcp-config
+            from sagent.cli.control.bridges import attach_sdk_servers
+
+            attach_sdk_servers(self.agent, body["sdkMcpServers"], self.requester, self._say)
         if self.compose_system is not None and ("systemPrompt" in body or "appendSystemPrompt" in body):
             # The TypeScript SDK gives the system prompt here rather than on the command line.
             given = body.get("systemPrompt")

@@ -5,6 +5,7 @@ by name, so a build without them says so instead of failing to start."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,3 +38,10 @@ def sdk_server_configs(servers: dict[str, Any], requester: Requester) -> list[Se
     whose messages go through `mcp_message` requests."""
     configs = _load("sdk_mcp", "sdk_server_configs", "in-process MCP servers of the SDK's program")
     return list(configs(servers, requester))
+
+
+def attach_sdk_servers(agent: Agent, names: Any, requester: Requester, report: Callable[[str], None]) -> None:
+    """The in-process MCP servers the SDK's program names in initialize (`sdkMcpServers`, the TypeScript
+    SDK's way) joined to the agent's MCP servers, their tools offered from the next request."""
+    attach = _load("sdk_mcp", "attach_sdk_servers", "in-process MCP servers of the SDK's program")
+    attach(agent, names, requester, report)  # servers of their own need no closing: they run in the program

@@ -112,12 +112,9 @@ class _asker:
         self.callback_id = callback_id
 
     async def __call__(self, hook_input: dict[str, Any], timeout: float) -> Any:
-        request = {
-            "subtype": "hook_callback",
-            "callback_id": self.callback_id,
-            "input": hook_input,
-            "tool_use_id": hook_input.get("tool_use_id"),
-        }
+        request = {"subtype": "hook_callback", "callback_id": self.callback_id, "input": hook_input}
+        if hook_input.get("tool_use_id"):  # the tool events' only
+            request["tool_use_id"] = hook_input["tool_use_id"]
         return await self.requester.request(request, timeout=timeout)
 
     def __eq__(self, other: object) -> bool:
