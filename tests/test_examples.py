@@ -81,3 +81,10 @@ def test_stream_json_consumer(tmp_path: Path) -> None:
     assert re.search(r"session \S+ on smollm2 with \d+ tools", out)
     assert "result: success" in out and "system/init x1" in out and "result/success x1" in out
     assert out.rstrip().endswith("exit code: 0")
+
+
+@pytest.mark.local_model
+def test_claude_agent_sdk_program(tmp_path: Path) -> None:
+    out = run_example("08_claude_agent_sdk.py", tmp_path, timeout=300)
+    assert re.search(r"sagent \S+ on smollm2", out)
+    assert out.count("result: success, ") == 2

@@ -125,15 +125,20 @@ class SessionLog:
     # -------------------------------------------------------------------------------- opening
 
     @classmethod
-    def create(cls, cwd: Path, header: dict[str, Any], *, directory: Path | None = None) -> SessionLog:
+    def create(
+        cls, cwd: Path, header: dict[str, Any], *, directory: Path | None = None, session_id: str | None = None
+    ) -> SessionLog:
         """A new session log in `directory` (default: this working directory's sessions folder), locked for
-        this process and holding its header."""
+        this process and holding its header. `session_id` names it (a new id by default); FileExistsError
+        when a session of that id is there already."""
         from sagent.lib.private import private_dir  # 0700 down from sagent's data folder
 
         folder = directory or sessions_dir(cwd)
         private_dir(folder, tighten_below=data_dir())
-        session_id = new_session_id()
+        session_id = session_id or new_session_id()
         path = folder / f"{session_id}.jsonl"
+        if path.exists():
+            raise FileExistsError(f"a session {session_id} exists already: {path}")
         log = cls(session_id, path, fd=open_locked(path, create=True))
         try:
             log.append({"kind": "header", "session_id": session_id, "cwd": str(cwd.resolve()), **header})
@@ -192,11 +197,20 @@ class SessionLog:
             return cls._fork(path, good, extra), damage
 
     @classmethod
-    def _fork(cls, path: Path, records: list[dict[str, Any]], extra: dict[str, Any]) -> Path:
+    def fork(cls, path: Path, session_id: str | None = None) -> Path:
+        """A new session (named `session_id`, or a new id) holding all of `path`'s records, to go on from
+        there while the original stays as it is. `SessionCorrupt` when the log is damaged."""
+        records = check(split_lines(path.read_bytes())[0], path)
+        return cls._fork(path, records, {}, session_id)
+
+    @classmethod
+    def _fork(
+        cls, path: Path, records: list[dict[str, Any]], extra: dict[str, Any], session_id: str | None = None
+    ) -> Path:
         header = records[0]
         kept = {k: v for k, v in header.items() if k not in (*_COPIED_OUT, "ts", "kind", "session_id", "cwd")}
         kept |= {"forked_from": header.get("session_id", path.stem), **extra}
-        log = cls.create(Path(header.get("cwd") or "."), kept, directory=path.parent)
+        log = cls.create(Path(header.get("cwd") or "."), kept, directory=path.parent, session_id=session_id)
         try:
             for record in records[1:]:
                 log.append({k: v for k, v in record.items() if k not in _COPIED_OUT})

@@ -237,7 +237,8 @@ def make_agent(
         log = SessionLog.ephemeral()
     else:
         # Where the run starts (the repository's commit), so it can be replayed from there.
-        log = _new_session_log(cwd, {"provider": model.provider, "model": model.name, **start_point(cwd)})
+        header = {"provider": model.provider, "model": model.name, **start_point(cwd)}
+        log = _new_session_log(cwd, header, getattr(args, "session_id", None))
     return Agent(model, settings, session=log, fleet=fleet)
 
 
@@ -290,10 +291,13 @@ async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int])
             await args.mcp.servers.aclose()
 
 
-def _new_session_log(cwd: Path, header: dict[str, Any]) -> SessionLog:
-    """A new session log; a UsageError that says what to do when the data directory cannot hold it."""
+def _new_session_log(cwd: Path, header: dict[str, Any], session_id: str | None = None) -> SessionLog:
+    """A new session log (named `session_id`, by --session-id); a UsageError that says what to do when the
+    data directory cannot hold it."""
     try:
-        return SessionLog.create(cwd, header)
+        return SessionLog.create(cwd, header, session_id=session_id)
+    except FileExistsError as error:
+        raise UsageError(f"--session-id: {error}") from None
     except OSError as error:
         raise UsageError(data_dir_problem(error)) from None
 
@@ -511,6 +515,16 @@ def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
 
 
 def _session_to_continue(args: argparse.Namespace, cwd: Path) -> Path | None:
+    path = _session_named(args, cwd)
+    if path is None or not getattr(args, "fork_session", False):
+        return path
+    try:  # --fork-session: go on in a new session holding the old one's records
+        return SessionLog.fork(path, getattr(args, "session_id", None))
+    except FileExistsError as error:
+        raise UsageError(f"--session-id: {error}") from None
+
+
+def _session_named(args: argparse.Namespace, cwd: Path) -> Path | None:
     if args.session:
         try:
             path = find_session(args.session, cwd)

@@ -145,12 +145,37 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
         args.tools = "none"  # the SDK's `tools=[]`: no built-in tools
     elif args.tools is not None and args.tools.strip().lower() == "default":
         args.tools = None  # the SDK's preset: every built-in tool
+    elif args.tools is not None and sdk_run(args):
+        args.tools = _sagent_tools(args.tools, stderr)
     if args.effort in ("xhigh", "max"):
         args.effort = "high"  # sagent's highest effort
     for name, line in WITHOUT_MECHANISM.items():
         if getattr(args, name, None):
             stderr.write(f"sagent: note: {line}\n")
     return None
+
+
+CLAUDE_CODE_TOOLS = {"LS": "List", "MultiEdit": "Edit", "Task": "AgentSpawn", "Agent": "AgentSpawn"}
+"""Claude Code's names for tools sagent has under another name."""
+
+
+def _sagent_tools(names: str, stderr: Any) -> str:
+    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks (TodoWrite,
+    NotebookEdit) is left out and said once, rather than failing the run."""
+    from sagent.tools import BUILTIN
+
+    known = {cls.name for cls in BUILTIN}
+    kept: list[str] = []
+    missing: list[str] = []
+    for name in (n.strip() for n in names.split(",") if n.strip()):
+        name = CLAUDE_CODE_TOOLS.get(name, name)
+        if name not in known:
+            missing.append(name)
+        elif name not in kept:
+            kept.append(name)
+    if missing:
+        stderr.write(f"sagent: note: --tools: sagent has no tool {', '.join(missing)}; left out\n")
+    return ",".join(kept) or "none"
 
 
 def _prompts(args: argparse.Namespace) -> str | None:

@@ -178,10 +178,22 @@ def settings_files(cwd: Path) -> list[tuple[str, Path]]:
     ]
 
 
-def load(cwd: Path, trusted: bool | None = None, pending: Mapping[Path, dict[str, Any]] | None = None) -> Loaded:
+def load(
+    cwd: Path,
+    trusted: bool | None = None,
+    pending: Mapping[Path, dict[str, Any]] | None = None,
+    sources: frozenset[str] | None = None,
+    flag: tuple[Path, dict[str, Any]] | None = None,
+) -> Loaded:
     """Read and check the settings files for `cwd` and merge them; SettingsError for the first bad one.
     `trusted` says whether the project's own files apply; None asks the user's trust store. `pending`
-    gives a file's content as it would be written, read instead of the file (a change checked unwritten)."""
+    gives a file's content as it would be written, read instead of the file (a change checked unwritten).
+    `sources` names the scopes read (`--setting-sources`; None: all); `flag` is `--settings`' object,
+    merged last (see sagent.cli.flag_settings)."""
+    files = [(scope, path) for scope, path in settings_files(cwd) if sources is None or scope in sources]
+    if flag is not None:
+        files.append(("flag", flag[0]))
+        pending = {**(pending or {}), flag[0]: flag[1]}
     loaded = Loaded()
     loaded.root = project_root(cwd)
     if trusted is None:
@@ -190,13 +202,13 @@ def load(cwd: Path, trusted: bool | None = None, pending: Mapping[Path, dict[str
         loaded.warnings += problems
     loaded.trusted = trusted
     seen: set[Path] = set()
-    for scope, path in settings_files(cwd):
+    for scope, path in files:
         data = None if path in seen else pending[path] if pending and path in pending else read_file(path)
         seen.add(path)
         loaded.files.append(SettingsFile(scope, path, data is not None))
         if data is None:
             continue
-        if scope != "user" and not loaded.trusted:
+        if scope not in ("user", "flag") and not loaded.trusted:  # the program's --settings is the user's word
             data, dropped = _tightening(path, data)
             if dropped:
                 loaded.skipped.append(path)
@@ -467,7 +479,17 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
     which wins over the project's, which wins over the user's. A file's `env` is set in this process.
     SettingsError for a file that cannot be used; argparse exits for a bad flag as it always has."""
     given = _given(parser, argv)
-    loaded = load(Path(given.get("cwd") or "."))
+    cwd = Path(given.get("cwd") or ".")
+    from sagent.cli.flag_settings import FlagSettingsError, flag_settings, setting_sources
+
+    try:
+        loaded = load(
+            cwd,
+            sources=setting_sources(given.get("setting_sources")),
+            flag=flag_settings(given.get("settings"), cwd, read_file),
+        )
+    except FlagSettingsError as error:
+        raise SettingsError(str(error)) from None
     values = defaults(loaded, parser)
     values.setdefault("env", {})
     values.setdefault("permissions", {})

@@ -101,6 +101,9 @@ async def test_can_use_tool_allows_one_call_and_denies_another(
     assert (project / "a.txt").read_text() == "A\n" and not (project / "b.txt").exists()
     assert "b.txt is not yours to write" in sent_text(bodies[1:])
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Wrote a.txt only."
+    denials = messages[-1].permission_denials or []
+    assert [(d["tool_name"], d["tool_input"]["path"]) for d in denials] == [("Write", "b.txt")]
+    assert denials[0]["tool_use_id"]
 
 
 async def test_an_allow_with_changed_input_runs_the_changed_call(project: Path, tmp_path: Path) -> None:
@@ -115,6 +118,28 @@ async def test_an_allow_with_changed_input_runs_the_changed_call(project: Path, 
         async with ClaudeSDKClient(options=options) as client:
             await _turn(client, "Write a.txt.")
     assert (project / "a.txt").read_text() == "reviewed\n"
+
+
+async def test_dont_ask_refuses_what_would_ask_without_asking(project: Path, tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: ToolPermissionContext) -> Any:
+        asked.append(name)
+        return PermissionResultAllow()
+
+    steps = [anth.tool_use_response([("Write", {"path": "a.txt", "content": "x"})]), anth.text_response("refused")]
+    with ANTHROPIC.fake(steps) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, ANTHROPIC, tmp_path),
+            cwd=str(project),
+            can_use_tool=can_use_tool,
+            permission_mode="dontAsk",
+        )
+        async with ClaudeSDKClient(options=options) as client:
+            messages = await _turn(client, "Write a.txt.")
+        bodies = fake.bodies()
+    assert asked == [] and not (project / "a.txt").exists() and "denied" in sent_text(bodies[1:])
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].permission_denials
 
 
 async def test_a_deny_that_interrupts_ends_the_turn(project: Path, tmp_path: Path) -> None:

@@ -36,9 +36,7 @@ async def test_resume_continues_the_session_of_an_earlier_query(
     with provider.fake([provider.text("Hello, Ada."), provider.text("You are Ada.")]) as fake:
         path = cli(fake, provider, tmp_path)
         first = await _ask("My name is Ada.", ClaudeAgentOptions(cli_path=path, cwd=str(project)))
-        second = await _ask(
-            "Who am I?", ClaudeAgentOptions(cli_path=path, cwd=str(project), resume=first.session_id)
-        )
+        second = await _ask("Who am I?", ClaudeAgentOptions(cli_path=path, cwd=str(project), resume=first.session_id))
         bodies = fake.bodies()
     assert second.result == "You are Ada." and second.session_id == first.session_id
     assert "My name is Ada." in sent_text(bodies[1:]) and "Hello, Ada." in sent_text(bodies[1:])
@@ -83,7 +81,9 @@ async def test_settings_from_the_program_apply_and_setting_sources_choose_the_fi
         path = cli(fake, ANTHROPIC, tmp_path)
         base: dict[str, Any] = {"cli_path": path, "cwd": str(project), "permission_mode": "acceptEdits"}
         await _ask("write a", ClaudeAgentOptions(**base))  # the user's file denies a.txt
-        await _ask("write b", ClaudeAgentOptions(**base, settings=json.dumps({"permissions": {"deny": ["Write(b.txt)"]}})))
+        await _ask(
+            "write b", ClaudeAgentOptions(**base, settings=json.dumps({"permissions": {"deny": ["Write(b.txt)"]}}))
+        )
         await _ask("write a again", ClaudeAgentOptions(**base, setting_sources=["project"]))  # the user's file unread
         bodies = fake.bodies()
     replies = [sent_text([b]) for b in bodies[1::2]]
