@@ -115,6 +115,23 @@ def test_a_streamed_conversation_answers_each_message_in_turn(
 
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_streamed_conversation_with_can_use_tool_ends_when_sagent_is_idle(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    steps = [
+        provider.text("Version 4.2.0."),
+        provider.tools([("Write", {"path": "ANSWER.txt", "content": "VERSION\n"})]),
+        provider.text("I read VERSION."),
+    ]
+    with provider.fake(steps) as fake:
+        report = run_program("multiturn.mjs", provider, fake, project, tmp_path, WAIT="result", ASK="allow")
+        bodies = fake.bodies()
+    # The SDK kept stdin open for the question in the second turn, and closed it once sagent was idle.
+    assert report["results"] == ["Version 4.2.0.", "I read VERSION."] and report["asked"] == ["Write"]
+    assert len(bodies) == 3 and (project / "ANSWER.txt").read_text() == "VERSION\n"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
 def test_messages_written_at_once_are_all_answered_after_stdin_closes(
     provider: Provider, project: Path, tmp_path: Path
 ) -> None:

@@ -13,6 +13,15 @@ const options = {
   extraArgs: JSON.parse(process.env.SAGENT_ARGS ?? "{}"),
 };
 const waitForAnswer = process.env.WAIT === "result";
+// With ASK=allow the program answers permission questions: the SDK then keeps sagent's input open until
+// sagent says the run is idle, instead of closing it once the last message is written.
+const asked = [];
+if (process.env.ASK === "allow") {
+  options.canUseTool = async (toolName, input) => {
+    asked.push(toolName);
+    return { behavior: "allow", updatedInput: input };
+  };
+}
 
 let answered;
 const firstAnswer = new Promise((resolve) => (answered = resolve));
@@ -48,4 +57,4 @@ if (waitForAnswer) {
     ["Version 4.2.0.", "I read VERSION."],
   );
 }
-console.log(JSON.stringify({ results: results.map((r) => r.result), session_id: inits[0].session_id }));
+console.log(JSON.stringify({ results: results.map((r) => r.result), session_id: inits[0].session_id, asked }));
