@@ -265,3 +265,15 @@ def test_the_query_controls_read_sagents_offer_and_switch_model_and_mode(
     assert len(requests) == 1
     # The request went to the model the program switched to (in the body, or Gemini's path).
     assert other in json.dumps({"path": requests[0]["path"], "model": requests[0]["body"].get("model")})
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_run_that_reaches_max_turns_ends_with_its_error_result(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    steps = [provider.tools([("Read", {"path": "VERSION"})]), provider.text("never asked for")]
+    with provider.fake(steps) as fake:
+        report = run_program("max_turns.mjs", provider, fake, project, tmp_path)
+        bodies = fake.bodies()
+    # One round of tool calls ran; the request after it was never sent.
+    assert report["errors"] and len(bodies) == 1
