@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
-from sagent.cli.records import InputError, event_record, parse_input_line, result_record
+from sagent.cli.records import InputError, PermissionDenials, event_record, parse_input_line, result_record
 from sagent.events import (
     AdvisorConsulted,
     Compacted,
@@ -67,6 +67,7 @@ class Output:
         self.refused_credentials = False
         # Text mode holds an error line until the next event, so a result that repeats it prints it once.
         self._held_error: ErrorEvent | None = None
+        self.denials = PermissionDenials()  # the calls refused in this turn, for the result's permission_denials
 
     def _line(self, record: dict[str, Any]) -> None:
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -76,6 +77,7 @@ class Output:
         if isinstance(event, Result):
             self.result(event, agent)
             return
+        self.denials.see(event)
         if isinstance(event, ErrorEvent) and event.kind == "authentication":
             self.refused_credentials = True
         if isinstance(event, HookNotice):
@@ -132,6 +134,7 @@ class Output:
 
     def result(self, result: Result, agent: Agent) -> None:
         record = result_record(result, agent.cost)
+        record["permission_denials"] = self.denials.take()
         self.last_result = record
         if self.fmt == "stream-json":
             self._line(record)

@@ -1,10 +1,13 @@
 """The fields of Claude Code's `system`/`init` record that sagent's own init record lacks, so a program
 written for Claude Code's records (the Claude Agent SDKs' among them) finds them: the permission mode, the
-slash commands, the MCP servers and their state, the output style. sagent's version is `sagent_version`:
-`claude_code_version` is left out, as sagent is not that program."""
+slash commands, the MCP servers and their state, the output style. sagent's version is `sagent_version`,
+and `claude_code_version` holds it too: the SDKs read that field only to warn of a CLI too old to report a
+version, and sagent reports its own (it claims no Claude Code version, so a feature the SDK ties to one,
+such as the Python SDK's `verbatim_prompts`, is rightly warned about)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from sagent import __version__
@@ -30,4 +33,6 @@ def init_fields(agent: Agent) -> dict[str, Any]:
         "skills": [],
         "plugins": [],
         "sagent_version": __version__,
+        "claude_code_version": __version__,
+        "uuid": str(uuid.uuid4()),
     }

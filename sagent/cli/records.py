@@ -235,6 +235,28 @@ def _delta(event: TextDelta | ThinkingDelta | ToolCallDelta) -> dict[str, Any]:
             assert_never(event)
 
 
+class PermissionDenials:
+    """The calls of a turn that were refused before they ran (a deny rule, the mode, the approver: their
+    result starts `denied: `), for the `permission_denials` of its result, as Claude Code lists them."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, ToolCall] = {}
+        self._denied: list[dict[str, Any]] = []
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, TurnFinished):
+            self._calls.update((c.id, c) for c in event.message.tool_calls)
+        elif isinstance(event, ToolFinished) and event.result.is_error and event.result.text.startswith("denied: "):
+            call = self._calls.get(event.result.call_id)
+            name, arguments = (call.name, call.arguments) if call is not None else ("", {})
+            self._denied.append({"tool_name": name, "tool_use_id": event.result.call_id, "tool_input": arguments})
+
+    def take(self) -> list[dict[str, Any]]:
+        """The turn's denials; the next turn starts with none."""
+        denied, self._denied, self._calls = self._denied, [], {}
+        return denied
+
+
 class InputError(ValueError):
     """A line of `--input-format stream-json` input that is not a user message."""
 

@@ -35,6 +35,7 @@ async def test_partial_messages_and_thinking_reach_the_program(tmp_path: Path) -
     assert data["permissionMode"] == "acceptEdits" and data["provider"] == "anthropic"
     assert "init" in data["slash_commands"] and data["output_style"] == "default"
     assert data["mcp_servers"] == [] and data["apiKeySource"] and data["sagent_version"]
+    assert data["claude_code_version"] == data["sagent_version"] and data["uuid"]
     events = [m for m in messages if isinstance(m, StreamEvent)]
     assert events and all(e.session_id == data["session_id"] and e.uuid for e in events)
     deltas = "".join(e.event.get("delta", {}).get("text", "") for e in events)
@@ -58,3 +59,14 @@ async def test_an_error_result_says_what_went_wrong(tmp_path: Path) -> None:
     result = next(m for m in messages if isinstance(m, ResultMessage))
     assert result.is_error and result.subtype == "error_during_execution"
     assert result.errors and "no-such-model" in result.errors[0]
+
+
+async def test_the_sdk_does_not_take_sagent_for_an_old_claude_code(tmp_path: Path, caplog) -> None:
+    import logging
+
+    with ANTHROPIC.fake([ANTHROPIC.text("hi")]) as fake:
+        options = ClaudeAgentOptions(cli_path=cli(fake, ANTHROPIC, tmp_path), cwd=str(tmp_path))
+        with caplog.at_level(logging.WARNING, logger="claude_agent_sdk"):
+            messages = [m async for m in query(prompt="hello", options=options)]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "hi"
+    assert "too old" not in caplog.text

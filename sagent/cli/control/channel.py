@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,7 +32,9 @@ if TYPE_CHECKING:
     from sagent.cli.control.answers import Answers
     from sagent.cli.control.session_state import SessionState
 
-CONTROL_TYPES = frozenset({"control_request", "control_response", "control_cancel_request", "keep_alive"})
+CONTROL_TYPES = frozenset(
+    {"control_request", "control_response", "control_cancel_request", "keep_alive", "update_environment_variables"}
+)
 """The stdin lines the channel takes; every other line is a message for the agent."""
 
 
@@ -99,6 +102,9 @@ class ControlChannel:
             task = self._answering.pop(str(record.get("request_id")), None)
             if task is not None:
                 task.cancel()
+        elif kind == "update_environment_variables" and isinstance(record.get("variables"), dict):
+            # The program's new environment for what sagent starts from now on (tools, MCP servers).
+            os.environ.update({str(k): v for k, v in record["variables"].items() if isinstance(v, str)})
         return True
 
     def close(self) -> None:
@@ -163,13 +169,20 @@ class ControlChannel:
             try:
                 return await asyncio.wait_for(future, timeout)
             except TimeoutError:
-                with contextlib.suppress(OSError):
-                    self.write({"type": "control_cancel_request", "request_id": request_id})
+                self._withdraw(request_id)
                 raise ControlError(f"no answer to {request.get('subtype')} within {timeout:g} s") from None
+            except asyncio.CancelledError:  # the call that asked was interrupted: the program need not answer
+                self._withdraw(request_id)
+                raise
         finally:
             self._pending.pop(request_id, None)
             if self.state is not None:
                 self.state.asking(-1)
+
+    def _withdraw(self, request_id: str) -> None:
+        if not self._closed:
+            with contextlib.suppress(OSError, ValueError):
+                self.write({"type": "control_cancel_request", "request_id": request_id})
 
     def _settle(self, response: Any) -> None:
         if not isinstance(response, dict):
