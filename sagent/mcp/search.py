@@ -111,12 +111,7 @@ class McpToolSearch(AnyOrder):
 
     def __init__(self, catalog: McpCatalog) -> None:
         self.catalog = catalog
-        servers = ", ".join(catalog.servers.connections)
-        self.description = (
-            f"Find and load tools of the MCP servers ({servers}). Their tools are named mcp__SERVER__TOOL and "
-            "are not all listed: search with keywords (or `select:NAME,NAME`); the matching tools can be "
-            "called from your next step on."
-        )
+        self.name_servers()
         self.input_schema: dict[str, Any] = {
             "type": "object",
             "properties": {
@@ -125,6 +120,15 @@ class McpToolSearch(AnyOrder):
             },
             "required": ["query"],
         }
+
+    def name_servers(self) -> None:
+        """Name the servers in the description (again, after one joined)."""
+        servers = ", ".join(self.catalog.servers.connections)
+        self.description = (
+            f"Find and load tools of the MCP servers ({servers}). Their tools are named mcp__SERVER__TOOL and "
+            "are not all listed: search with keywords (or `select:NAME,NAME`); the matching tools can be "
+            "called from your next step on."
+        )
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         servers = self.catalog.servers

@@ -60,6 +60,9 @@ def add_servers(
         for config in configs:
             if config.name not in servers.connections:
                 servers.add(config, cwd)
+        for tool in agent.settings.tools:
+            if isinstance(tool, McpToolSearch) and tool.catalog.servers is servers:
+                tool.name_servers()
         return None
     run = mcp_run(configs, cwd, report, wait_first=wait_first)
     if run is None:

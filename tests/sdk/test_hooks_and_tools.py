@@ -219,3 +219,55 @@ async def test_the_init_record_lists_the_in_process_tools_and_their_server_conne
     assert init.subtype == "init"
     assert "mcp__calc__add" in init.data["tools"]
     assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]
+
+
+@pytest.mark.parametrize("provider", [PROVIDERS[0], PROVIDERS[2]], ids=str)
+async def test_a_stop_hook_keeps_the_agent_going_until_it_is_satisfied(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    stops: list[dict[str, Any]] = []
+
+    async def check(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        stops.append(hook_input)
+        if hook_input["stop_hook_active"]:
+            return {}
+        return {"decision": "block", "reason": "Say which version it is first."}
+
+    steps = [provider.text("Done."), provider.text("Version 4.2.0.")]
+    with provider.fake(steps) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path), cwd=str(project), hooks={"Stop": [HookMatcher(hooks=[check])]}
+        )
+        messages = await run_query("Check the version", options)
+        bodies = fake.bodies()
+    assert [s["stop_hook_active"] for s in stops] == [False, True]
+    assert stops[0]["hook_event_name"] == "Stop" and stops[0]["last_assistant_message"] == "Done."
+    assert "Say which version it is first." in sent_text(bodies[1:])
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Version 4.2.0."
+
+
+@pytest.mark.parametrize("provider", [PROVIDERS[1], PROVIDERS[2]], ids=str)
+async def test_a_user_prompt_hook_blocks_a_prompt_before_the_model_sees_it(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    async def no_secrets(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        if "password" in hook_input["prompt"]:
+            return {"decision": "block", "reason": "Prompts may not carry passwords"}
+        return {}
+
+    with provider.fake([provider.text("Hello.")]) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path),
+            cwd=str(project),
+            hooks={"UserPromptSubmit": [HookMatcher(hooks=[no_secrets])]},
+        )
+        async with ClaudeSDKClient(options=options) as client:
+            await client.query("my password is hunter2")
+            first = [m async for m in client.receive_response()]
+            await client.query("Hi")
+            second = [m async for m in client.receive_response()]
+        bodies = fake.bodies()
+    assert "hunter2" not in sent_text(bodies)
+    assert len(bodies) == 1 and "Hi" in sent_text(bodies)
+    assert isinstance(first[-1], ResultMessage) and isinstance(second[-1], ResultMessage)
+    assert second[-1].result == "Hello."
