@@ -1,6 +1,6 @@
 // A tool defined in the application's own process, as the Agent SDK's custom-tools guide writes it:
 // `tool()` and `createSdkMcpServer()`, passed in `mcpServers`. sagent offers it to the model and calls it
-// through the SDK.
+// through the SDK. `mcpServerStatus()` tells the program the server is connected, with its tool.
 import assert from "node:assert/strict";
 import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
@@ -22,9 +22,16 @@ const options = {
 };
 
 const messages = [];
-for await (const message of query({ prompt: "What is 2 + 3?", options })) {
+const q = query({ prompt: "What is 2 + 3?", options });
+let status;
+for await (const message of q) {
   messages.push(message);
+  if (message.type === "system" && message.subtype === "init") status = await q.mcpServerStatus();
 }
+assert.deepEqual(
+  status.filter((s) => s.name === "calculator").map((s) => [s.status, s.tools.map((t) => t.name)]),
+  [["connected", ["add"]]],
+);
 
 const [init] = messages;
 assert.equal(init.subtype, "init");
