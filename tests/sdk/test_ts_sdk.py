@@ -241,14 +241,21 @@ def test_hook_callbacks_see_the_calls_and_block_one(provider: Provider, project:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=str)
-def test_a_second_query_resumes_the_first_ones_session(provider: Provider, project: Path, tmp_path: Path) -> None:
-    with provider.fake([provider.text("Noted."), provider.text("It was teal.")]) as fake:
-        run_program("resume.mjs", provider, fake, project, tmp_path)
+def test_later_queries_resume_continue_and_fork_the_first_ones_session(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    answers = ["Noted.", "It was teal.", "Cyan, say.", "Forked."]
+    with provider.fake([provider.text(a) for a in answers]) as fake:
+        report = run_program("resume.mjs", provider, fake, project, tmp_path)
         bodies = fake.bodies()
-    assert len(bodies) == 2
-    # The resumed query sent the first exchange along with its own question.
+    assert len(bodies) == 4
+    # The resumed query sent the first exchange along with its own question; the continued one and the
+    # fork sent every exchange before them.
     assert "Remember the word 'teal'." in sent_text(bodies[1]) and "Noted." in sent_text(bodies[1])
     assert "Which word was it?" in sent_text(bodies[1])
+    assert "It was teal." in sent_text(bodies[2]) and "And the colour after it?" in sent_text(bodies[2])
+    assert "Cyan, say." in sent_text(bodies[3]) and "Start over from there." in sent_text(bodies[3])
+    assert report["forked"] != report["session_id"]
 
 
 OTHER_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-3.1-flash-lite"}
