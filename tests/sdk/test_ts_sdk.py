@@ -284,3 +284,12 @@ def test_a_run_that_reaches_max_turns_ends_with_its_error_result(
         bodies = fake.bodies()
     # One round of tool calls ran; the request after it was never sent.
     assert report["errors"] and len(bodies) == 1
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_partial_messages_stream_the_answer_as_it_is_written(provider: Provider, project: Path, tmp_path: Path) -> None:
+    poem = "Roses are red,\nthe build is green,\nthe fake server answers\nwhat tests have seen."
+    with provider.fake([provider.text(poem)]) as fake:
+        report = run_program("partial.mjs", provider, fake, project, tmp_path)
+        assert len(fake.bodies()) == 1
+    assert report["streamed"] == poem
