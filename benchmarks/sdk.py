@@ -7,7 +7,9 @@ For each provider, REPEATS rounds, each a bare run and then the SDK queries, bac
 - SDK: `query(prompt=PROMPT, options=ClaudeAgentOptions(cli_path=sagent, extra_args=...))`, in this
   process (the SDK imported once, as an application has it), from the call to its `ResultMessage`;
 - TypeScript SDK, when node and .ci/node have it (.ci/run installs it): `query()` with
-  `pathToClaudeCodeExecutable` set to sagent, timed the same way inside node (benchmarks/sdk_query.mjs).
+  `pathToClaudeCodeExecutable` set to sagent, timed the same way inside node (benchmarks/sdk_query.mjs);
+- a follow-up: the second `query()` of a `ClaudeSDKClient` conversation, from the call to its result, with
+  sagent already running.
 All figures are the time to the result; an overhead is the median of the differences to the bare run
 taken in the same round, and the time to the first request is printed beside the Python figures (spawn,
 start-up and, for the SDK, the `initialize` handshake and the prompt written on stdin), so a difference
@@ -17,7 +19,8 @@ Target: the SDK costs at most SDK_OVERHEAD_MS over the bare run. What it adds is
 same one process spawn, one `initialize` request and answer over pipes, the prompt read from stdin instead
 of argv, and the records parsed on the SDK's side. None of it should reach a tenth of sagent's own start-up;
 a figure over the target means sagent waits for something in SDK mode (a timeout, stdin, a slow import)
-that a bare run does not.
+that a bare run does not. A follow-up has no process to start: against a fake that answers at once, what
+is left is sagent's turn and the routing of one message each way, so it should take at most FOLLOW_UP_MS.
 
     uv run python benchmarks/sdk.py            # all three providers
     uv run python benchmarks/sdk.py anthropic  # one
@@ -44,6 +47,7 @@ sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != R
 from benchmarks.startup import PROVIDERS, Provider, _env, _sagent  # noqa: E402
 
 SDK_OVERHEAD_MS = 150
+FOLLOW_UP_MS = 50
 REPEATS = 7
 PROMPT = "Say hello."
 ANSWER = "Hello."
@@ -108,6 +112,35 @@ async def sdk_query(p: Provider, cwd: Path) -> Timing:
     return Timing(result_at - start, requests[0]["arrived"] - start)
 
 
+async def sdk_follow_up(p: Provider, cwd: Path) -> float:
+    """Seconds from a second `query()` of a `ClaudeSDKClient` conversation to its ResultMessage: the same
+    task with sagent already running, so what is left is the turn itself and the SDK's routing."""
+    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
+
+    with p.server([p.text(ANSWER), p.text(ANSWER)]) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=_sagent()[0],
+            cwd=str(cwd),
+            env=_env(p, cwd / "data"),
+            extra_args={"provider": p.name, "base-url": fake.url},
+        )
+        async with ClaudeSDKClient(options=options) as client:
+            await client.query(PROMPT)
+            async for _ in client.receive_response():
+                pass
+            result: ResultMessage | None = None
+            result_at = 0.0
+            start = time.perf_counter()
+            await client.query(PROMPT)
+            async for message in client.receive_response():
+                if isinstance(message, ResultMessage):
+                    result, result_at = message, time.perf_counter()
+        requests = list(fake.requests)
+    if result is None or result.is_error or result.result != ANSWER or len(requests) != 2:
+        raise SystemExit(f"{p.name}: the follow-up query failed: {result}")
+    return result_at - start
+
+
 def ts_query(p: Provider, cwd: Path) -> Timing:
     """The same task through the TypeScript SDK's `query()`, timed inside node (its start not counted)."""
     node = shutil.which("node")
@@ -169,6 +202,7 @@ def measure(p: Provider, cwd: Path, with_ts: bool) -> list[bool]:
     bare: list[Timing] = []
     sdk: list[Timing] = []
     ts: list[Timing] = []
+    follow_ups: list[float] = []
     for _ in range(REPEATS):
         # A bare run and the queries back to back, so each difference is taken in the same state of the
         # machine: their median is steadier than the difference of two medians when its load drifts.
@@ -176,6 +210,7 @@ def measure(p: Provider, cwd: Path, with_ts: bool) -> list[bool]:
         sdk.append(asyncio.run(sdk_query(p, cwd)))
         if with_ts:
             ts.append(ts_query(p, cwd))
+        follow_ups.append(asyncio.run(sdk_follow_up(p, cwd)))
     typescript = f", TypeScript {_ms(ts, 'result'):.0f} ms" if ts else ""
     print(
         f"{p.name}: time to the result: bare sagent -p {_ms(bare, 'result'):.0f} ms, Python SDK query() "
@@ -185,6 +220,8 @@ def measure(p: Provider, cwd: Path, with_ts: bool) -> list[bool]:
     results = [_overhead(f"{p.name}: Python SDK query() over bare sagent -p", sdk, bare)]
     if ts:
         results.append(_overhead(f"{p.name}: TypeScript SDK query() over bare sagent -p", ts, bare))
+    follow_up = statistics.median(follow_ups) * 1000
+    results.append(report(f"{p.name}: Python SDK follow-up query() to its result", follow_up, FOLLOW_UP_MS))
     return results
 
 
