@@ -68,6 +68,9 @@ class Output:
         # Text mode holds an error line until the next event, so a result that repeats it prints it once.
         self._held_error: ErrorEvent | None = None
         self.denials = PermissionDenials()  # the calls refused in this turn, for the result's permission_denials
+        from sagent.cli.stream_events import MessageStream
+
+        self.stream = MessageStream()  # with --include-partial-messages: the records around each response's deltas
 
     def _line(self, record: dict[str, Any]) -> None:
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -97,8 +100,11 @@ class Output:
                 from sagent.cli.init_fields import init_fields
 
                 record.update(init_fields(agent))  # the fields of Claude Code's init record
-            if record is not None:
-                self._line(record)
+            lines = [record] if record is not None else []
+            if self.partial:  # the whole stream of each response around its deltas, as Claude Code writes it
+                lines = self.stream.around(event, record, agent.model.name, agent.session_id)
+            for line in lines:
+                self._line(line)
             return
         self._release_error()
         if isinstance(event, ErrorEvent):
