@@ -147,6 +147,10 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
         args.tools = None  # the SDK's preset: every built-in tool
     elif args.tools is not None and sdk_run(args):
         args.tools = _sagent_tools(args.tools, stderr)
+    if sdk_run(args) and args.model and args.provider in (None, "anthropic"):
+        from sagent.providers.catalog import ALIASES
+
+        args.model = ALIASES.get(args.model.lower(), args.model)  # Claude Code's `sonnet`, `opus`, `haiku`
     if args.effort in ("xhigh", "max"):
         args.effort = "high"  # sagent's highest effort
     for name, line in WITHOUT_MECHANISM.items():
@@ -220,6 +224,11 @@ def _permissions(args: argparse.Namespace) -> str | None:
         args.permission_mode = "default"
         sys.stderr.write("sagent: note: --permission-mode auto is the default mode in sagent: what would ask asks\n")
     tool = args.permission_prompt_tool
+    if tool == "stdio" and not sdk_run(args):
+        return (
+            "--permission-prompt-tool stdio asks the program on stdin: it needs --input-format stream-json "
+            "and --output-format stream-json"
+        )
     if tool is not None and tool != "stdio":
         return (
             f"--permission-prompt-tool {tool}: sagent asks through the SDK's control protocol only "

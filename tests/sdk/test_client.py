@@ -198,4 +198,31 @@ async def test_bypass_permissions_is_refused_unless_the_program_allowed_it(proje
                 await client.set_permission_mode("bypassPermissions")
             usage = await client.get_context_usage()
             status = await client.get_mcp_status()
+            info = await client.get_server_info()
+            with pytest.raises(Exception, match="rewind_files is not supported"):
+                await client.rewind_files("some-message-id")
     assert usage["model"] == ANTHROPIC.model and usage["totalTokens"] > 0 and status == {"mcpServers": []}
+    assert info is not None and info["models"][0]["value"] == ANTHROPIC.model
+    assert "init" in [c["name"] for c in info["commands"]] and info["output_style"] == "default"
+
+
+async def test_set_model_moves_the_conversation_to_another_provider(project: Path, tmp_path: Path) -> None:
+    from tests.sdk.harness import OPENAI
+
+    with ANTHROPIC.fake([ANTHROPIC.text("From Claude.")]) as fa, OPENAI.fake([OPENAI.text("From GPT.")]) as fo:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fa, ANTHROPIC, tmp_path),
+            cwd=str(project),
+            env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fo.url},
+        )
+        async with ClaudeSDKClient(options=options) as client:
+            await _turn(client, "Who are you?")
+            await client.set_model("openai:gpt-5.4")
+            messages = await _turn(client, "And now?")
+        openai_bodies = fo.bodies()
+    assistants = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert [m.model for m in assistants] == ["gpt-5.4"]
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "From GPT."
+    assert set(result.model_usage or {}) == {ANTHROPIC.model, "gpt-5.4"}
+    assert "From Claude." in sent_text(openai_bodies)  # the conversation went with it

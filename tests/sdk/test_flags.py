@@ -61,6 +61,21 @@ def test_what_cannot_be_honoured_is_refused(args: list[str], says: str, tmp_path
     assert done.returncode == 2 and says in done.stderr and done.stdout == ""
 
 
+def test_asking_the_program_needs_stream_json_both_ways(tmp_path: Path) -> None:
+    done = run(["-p", "hi", "--permission-prompt-tool", "stdio"], None, tmp_path)
+    assert done.returncode == 2 and "needs --input-format stream-json" in done.stderr
+
+
+def test_claude_codes_model_aliases_name_the_newest_of_their_line(tmp_path: Path) -> None:
+    from sagent.providers.catalog import ALIASES
+
+    with FakeAnthropic([text_response("ok")]) as fake:
+        done = run([*SDK, "--model", "haiku"], fake, tmp_path, [user("hi")])
+        body = fake.bodies()[0]
+    assert done.returncode == 0, done.stderr
+    assert body["model"] == ALIASES["haiku"] and records(done.stdout)[0]["model"] == ALIASES["haiku"]
+
+
 def test_flags_without_a_mechanism_are_accepted_and_said_once(tmp_path: Path) -> None:
     extra = ["--betas", "a,b", "--fallback-model", "claude-haiku-4-5", "--task-budget", "1000", "--json-schema", "{}"]
     extra += ["--plugin-dir", str(tmp_path), "--include-hook-events", "--thinking-display", "summarized"]

@@ -137,9 +137,7 @@ class Answers:
         elif not isinstance(name, str):
             raise ControlRequestError("set_model takes a model name")
         else:
-            provider, model_name = advisor_target(name)
-            if provider is None:
-                provider = self.agent.model.provider  # a bare id stays on this run's provider
+            provider, model_name = advisor_target(name)  # a bare id: the provider it names, else this run's
             try:
                 model = self.agent.fleet.models(provider, model_name)
             except Exception as error:

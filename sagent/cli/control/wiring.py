@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 
 
 def open_channel(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> ControlChannel | None:
-    """The run's control channel: every run that reads stream-json has one (an SDK's program may send
-    control requests on it); None for the others."""
-    if args.input_format != "stream-json":
+    """The run's control channel: every run that reads and writes stream-json has one (an SDK's program
+    may send control requests on it); None for the others."""
+    from sagent.cli.sdk_flags import sdk_run
+
+    if not sdk_run(args):
         return None
 
     def report(line: str) -> None:
