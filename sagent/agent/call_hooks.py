@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sagent.agent.hooks import Ask, Deny, Rewrite
+from sagent.agent.hooks import Allow, Ask, Deny, Rewrite
 from sagent.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:  # annotations only: the agent's rounds call this, never the other way round
@@ -37,17 +37,32 @@ async def clear(agent: Agent, call: ToolCall) -> ToolCall | ToolResult:
         elif isinstance(decision, Ask):
             asks.append(decision.reason)
     approver = agent.settings.approver
-    if denied is None and asks and approver is not None:
-        try:
-            answer = await approver(agent, ran, "; ".join(r for r in asks if r))
-        except Exception as error:  # an approver that fails never lets a call through either
-            answer = Deny(f"the approver failed: {type(error).__name__}: {error}")
+    if denied is None and asks:
+        reason = "; ".join(r for r in asks if r)
+        answer = await _permission_hooks(agent, ran, reason)
+        if answer is None and approver is not None:
+            try:
+                answer = await approver(agent, ran, reason)
+            except Exception as error:  # an approver that fails never lets a call through either
+                answer = Deny(f"the approver failed: {type(error).__name__}: {error}")
         if isinstance(answer, Rewrite):  # approved with changed arguments (the SDK's `updatedInput`)
             ran = replace(ran, arguments=dict(answer.arguments))
         denied = answer if isinstance(answer, Deny) else None
     if denied is not None:
         return ToolResult.of(call, f"denied: {denied.reason}", is_error=True)
     return ran
+
+
+async def _permission_hooks(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny | Rewrite | None:
+    """The first answer a hook gives to the permission question about `call`, or None."""
+    for hook in agent.settings.hooks:
+        try:
+            answer = await hook.on_permission_request(agent, call, reason)
+        except Exception as error:  # a failing approval never lets a call through
+            return Deny(f"{type(hook).__name__} failed: {type(error).__name__}: {error}")
+        if isinstance(answer, Allow | Deny | Rewrite):
+            return answer
+    return None
 
 
 async def reviewed(agent: Agent, call: ToolCall, ran: ToolCall, result: ToolResult) -> ToolResult:

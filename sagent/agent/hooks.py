@@ -29,6 +29,9 @@ And around the rounds, once each:
   `PromptDecision` that blocks it (the model never sees it; the user is told why) or adds context after it.
 - `on_stop(agent, message, active)`: the model answered without tool calls and the run is about to end
   successfully; a returned reason keeps it going, the reason being the model's next input.
+- `before_compact(agent, trigger, focus)`: the history is about to be compacted.
+
+And when a call needs the approver's answer: `on_permission_request(agent, call, reason)` may answer first.
 
 A hook that has something to tell the user (a failure, a message) calls `agent.notify(HookNotice(...))`:
 the notice is logged like every event and shown in the main agent's stream (headless stderr, the REPL).
@@ -44,6 +47,7 @@ from sagent.types import AssistantMessage, ModelRequest, ToolCall, ToolResult, U
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
+    from sagent.agent.compaction import Trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +175,19 @@ class Hook:
         looping; past `MAX_STOP_CONTINUES` the run ends regardless. An exception ends the run as an
         internal error."""
         return None
+
+    async def on_permission_request(self, agent: Agent, call: ToolCall, reason: str) -> ToolDecision | None:
+        """Called when a call needs an answer from the approver (a hook or the policy asked; `reason` says
+        why), before the approver is asked, and also when there is no approver: `ALLOW`, `Deny(reason)` or
+        `Rewrite(arguments)` (allowed with these arguments) answers in its place; None (or an `Ask`) leaves
+        the question to the next hook, then to the approver. An exception denies the call."""
+        return None
+
+    async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:
+        """Called before the agent's history is compacted (`trigger`: `manual` when asked for, `auto` when
+        the window filled, `overflow` when the provider refused a request as too long), with the `focus` the
+        summary is to keep, while the history is still whole: for a hook that saves or reports it first.
+        An exception ends the compaction (and a run that was compacting) as an internal error."""
 
     def on_event(self, agent: Agent, event: Event) -> None:
         """Called with every event the agent emits, in order, after the session log has written it (persist,

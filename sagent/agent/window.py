@@ -109,6 +109,8 @@ class ContextWindow:
         is nothing to compact."""
         if not history:
             return
+        for hook in self.agent.settings.hooks:
+            await hook.before_compact(self.agent, trigger, focus)
         request = self.agent.request()
         before = self.meter.next_total(request.system, request.tools, history)  # the last count, if it holds
         keep = self.policy.recent_tokens(self.limit or before) if keep_recent else 0

@@ -13,7 +13,7 @@ shown to the user; `decision: "block"` with `reason` blocks as exit 2 does (`"ap
 call, the older spelling); `hookSpecificOutput` holds `permissionDecision` (`allow`, `deny` or `ask`) with
 `permissionDecisionReason` and `updatedInput` for `PreToolUse`, `updatedToolOutput` (or
 `updatedMCPToolOutput`) for `PostToolUse`, and `additionalContext` for `PostToolUse`, `PostToolUseFailure`,
-`UserPromptSubmit` and `SessionStart`.
+`UserPromptSubmit`, `SessionStart` and `SubagentStart`.
 """
 
 from __future__ import annotations
@@ -122,6 +122,9 @@ def _read_json(event: str, data: dict[str, Any], answer: Answer) -> None:
             answer.updated_input = updated
         else:
             wrong("updatedInput", updated, "an object of the tool's arguments (for PreToolUse)")
+    decided = specific.get("decision")
+    if decided is not None:
+        _read_request_decision(event, decided, answer, wrong)
     for member in ("updatedToolOutput", "updatedMCPToolOutput"):
         output = specific.get(member)
         if output is not None and answer.updated_output is None:
@@ -135,6 +138,21 @@ def _read_json(event: str, data: dict[str, Any], answer: Answer) -> None:
             answer.context = context.strip()
         else:
             wrong("additionalContext", context, "a string")
+
+
+def _read_request_decision(event: str, decided: Any, answer: Answer, wrong: Any) -> None:
+    """PermissionRequest's `decision`: `{"behavior": "allow", "updatedInput"?}` or `{"behavior": "deny",
+    "message"?}`, read as a PreToolUse permission decision is."""
+    behavior = decided.get("behavior") if isinstance(decided, dict) else None
+    if event != "PermissionRequest" or behavior not in ("allow", "deny"):
+        wrong("hookSpecificOutput.decision", decided, '{"behavior": "allow" or "deny"} (for PermissionRequest)')
+        return
+    answer.permission = behavior
+    message = decided.get("message")
+    answer.reason = message.strip() if isinstance(message, str) else ""
+    updated = decided.get("updatedInput")
+    if behavior == "allow" and isinstance(updated, dict):
+        answer.updated_input = updated
 
 
 def _output_text(output: Any) -> str:

@@ -4,17 +4,19 @@
         {"type": "command", "command": "./.sagent/hooks/check-bash.sh"}]}]}, project_dir=".")
     agent = Agent(model, tools=builtin_tools(), hooks=[hooks])
 
-Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main
-agent only), `UserPromptSubmit` to `on_prompt` (the user's messages to the main agent), `PreToolUse` to
-`before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call whose result is an
-error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and
-of a sub-agent). The commands an event selects run at the same time; each gets one JSON object on stdin:
+Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_session_start` (the main agent
+only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the main
+agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call
+whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a sub-agent),
+`PreCompact` to `before_compact`, `PermissionRequest` to `on_permission_request`. The commands an event
+selects run at the same time; each gets one JSON object on stdin:
 
-    {"session_id", "transcript_path", "cwd", "hook_event_name", "agent",
+    {"session_id", "transcript_path", "cwd", "hook_event_name", "agent", "permission_mode",
      "tool_name", "tool_input", "tool_use_id", "tool_response",   (tool events; "error" for a failure)
      "prompt",                                                    (UserPromptSubmit)
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
      "source",                                                    (SessionStart: startup or resume)
+     "trigger", "custom_instructions",                            (PreCompact: manual or auto, the focus)
      "agent_id", "agent_type", "agent_transcript_path"}           (a sub-agent's: its label, ...)
 
 `transcript_path` is the agent's session log (sagent's JSON lines; empty for a session kept in memory) and
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from sagent.agent.agent import Agent
+    from sagent.agent.compaction import Trigger
 
 SUBAGENT_TYPE = "general-purpose"
 """The `agent_type` hooks are told for a sub-agent: sagent's sub-agents are all of Claude Code's general kind."""
@@ -81,7 +84,8 @@ class CommandHooks(Hook):
 
     async def on_session_start(self, agent: Agent, source: SessionSource) -> str | None:
         if agent.parent is not None:
-            return None
+            starting = await self._run(agent, "SubagentStart", SUBAGENT_TYPE, {})
+            return _joined(a.context for _, a in starting) or None
         answers = await self._run(agent, "SessionStart", source, {"source": source})
         for name, answer in answers:
             if answer.block is not None:  # exit 2 here blocks nothing: its stderr is for the user
@@ -137,6 +141,27 @@ class CommandHooks(Hook):
             content = (*content, TextPart(f"\n\n{note}"))
         return replace(result, content=content)
 
+    async def on_permission_request(self, agent: Agent, call: ToolCall, reason: str) -> ToolDecision | None:
+        fields = {"tool_name": call.name, "tool_input": call.arguments, "tool_use_id": call.id}
+        answers = [a for _, a in await self._run(agent, "PermissionRequest", call.name, fields)]
+        for answer in answers:
+            if answer.block is not None:
+                return Deny(answer.block)
+            if answer.permission == "deny":
+                return Deny(answer.reason or NO_REASON)
+        allowed = [a for a in answers if a.permission == "allow"]
+        if not allowed:
+            return None
+        rewrite = next((a.updated_input for a in allowed if a.updated_input is not None), None)
+        return Rewrite(rewrite) if rewrite is not None else ALLOW
+
+    async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:
+        kind = "manual" if trigger == "manual" else "auto"  # Claude Code's two: a refused request is auto
+        fields = {"trigger": kind, "custom_instructions": focus}
+        for name, answer in await self._run(agent, "PreCompact", kind, fields):
+            if answer.block is not None:  # nothing to block here: its reason is for the user
+                agent.notify(HookNotice(name, answer.block, "warning"))
+
     async def on_stop(self, agent: Agent, message: AssistantMessage, active: bool) -> str | None:
         event = "Stop" if agent.parent is None else "SubagentStop"
         fields = {"stop_hook_active": active, "last_assistant_message": message.text}
@@ -167,6 +192,9 @@ class CommandHooks(Hook):
             "agent": agent.label,
             **fields,
         }
+        mode = getattr(agent.settings.permissions, "mode", None)  # a `Permissions` policy's
+        if isinstance(mode, str):
+            payload["permission_mode"] = mode
         if agent.parent is not None:  # Claude Code's names for the sub-agent a hook runs for
             payload["agent_id"] = agent.label
             payload["agent_type"] = SUBAGENT_TYPE

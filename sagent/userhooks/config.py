@@ -6,9 +6,10 @@
       ]
     }
 
-The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by
-name for `PreToolUse`, `PostToolUse` and `PostToolUseFailure` (and the source, `startup` or `resume`, for
-`SessionStart`): empty, absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names
+The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by name
+for `PreToolUse`, `PostToolUse`, `PostToolUseFailure` and `PermissionRequest` (the source, `startup` or
+`resume`, for `SessionStart`; the agent type, `general-purpose`, for `SubagentStart`; `manual` or `auto` for
+`PreCompact`): empty, absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names
 exactly; anything else is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other
 events ignore it.
 
@@ -32,16 +33,37 @@ EVENTS = (
     "Stop",
     "SubagentStop",
     "SessionStart",
+    "SubagentStart",
+    "PreCompact",
+    "PermissionRequest",
 )
 """The events sagent runs command hooks for."""
 OTHER_CLAUDE_EVENTS = frozenset(
     {
         "Notification",
-        "PreCompact",
         "SessionEnd",
-        "PermissionRequest",
         "PermissionDenied",
-        "SubagentStart",
+        "PostToolBatch",
+        "UserPromptExpansion",
+        "StopFailure",
+        "PostCompact",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "Setup",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "Elicitation",
+        "ElicitationResult",
+        "ConfigChange",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "InstructionsLoaded",
+        "CwdChanged",
+        "FileChanged",
+        "DirectoryAdded",
+        "MessageDisplay",
+        "PreSkillShellCommand",
     }
 )
 """Events Claude Code has and sagent does not run: a settings file shared with it may name them (a warning)."""

@@ -271,3 +271,41 @@ async def test_a_user_prompt_hook_blocks_a_prompt_before_the_model_sees_it(
     assert len(bodies) == 1 and "Hi" in sent_text(bodies)
     assert isinstance(first[-1], ResultMessage) and isinstance(second[-1], ResultMessage)
     assert second[-1].result == "Hello."
+
+
+@pytest.mark.parametrize("provider", [PROVIDERS[0], PROVIDERS[2]], ids=str)
+async def test_a_permission_request_hook_answers_before_can_use_tool_is_asked(
+    provider: Provider, project: Path, tmp_path: Path
+) -> None:
+    from claude_agent_sdk import PermissionResultAllow
+
+    asked: list[str] = []
+    requests: list[dict[str, Any]] = []
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(name)
+        return PermissionResultAllow()
+
+    async def no_notes(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        requests.append(hook_input)
+        decision = {"behavior": "deny", "message": "Notes are written by hand here"}
+        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+    async def prompt() -> Any:
+        yield {"type": "user", "message": {"role": "user", "content": "Write some notes"}}
+
+    steps = [provider.tools([("Write", {"path": "NOTES.md", "content": "hi"})]), provider.text("Not written.")]
+    with provider.fake(steps) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path),
+            cwd=str(project),
+            can_use_tool=can_use_tool,
+            hooks={"PermissionRequest": [HookMatcher(matcher="Write", hooks=[no_notes])]},
+        )
+        messages = [m async for m in query(prompt=prompt(), options=options)]
+        bodies = fake.bodies()
+    assert asked == [] and not (project / "NOTES.md").exists()
+    assert [r["hook_event_name"] for r in requests] == ["PermissionRequest"]
+    assert requests[0]["tool_name"] == "Write" and requests[0]["tool_input"]["path"] == "NOTES.md"
+    assert "Notes are written by hand here" in sent_text(bodies[1:])
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Not written."

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from sagent.agent.agent import Agent
-from sagent.agent.hooks import ALLOW, Allow, Deny, Hook, ToolDecision
+from sagent.agent.hooks import ALLOW, Allow, Ask, Deny, Hook, ToolDecision
 from sagent.cli.control.hooks import install_hook_callbacks
 from sagent.events import Result
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
@@ -261,8 +261,8 @@ def test_events_sagent_does_not_run_are_named_and_nothing_is_installed_for_none(
     assert install_hook_callbacks(agent, None, callbacks()) == []
     assert install_hook_callbacks(agent, {}, callbacks()) == []
     assert agent.settings.hooks == before
-    warnings = install_hook_callbacks(agent, {"PreCompact": [matcher("hook_0")]}, callbacks())
-    assert len(warnings) == 1 and "PreCompact" in warnings[0]
+    warnings = install_hook_callbacks(agent, {"Notification": [matcher("hook_0")]}, callbacks())
+    assert len(warnings) == 1 and "Notification" in warnings[0]
     assert agent.settings.hooks == before
     warnings = install_hook_callbacks(agent, {"SomeEventOfNextYear": [matcher("hook_0")]}, callbacks())
     assert len(warnings) == 1 and "SomeEventOfNextYear" in warnings[0]
@@ -418,3 +418,137 @@ async def test_a_callback_that_gives_no_answer_in_its_timeout_fails_and_may_bloc
     assert ran == [] and requester.timeouts == [0.2]
     assert "no answer" in tool_result_sent(model).text
     assert any(n.level == "error" for n in notices(events))
+
+
+async def test_subagent_start_hears_of_a_sub_agent_and_gives_it_context() -> None:
+    model = ScriptedModel([text_turn("child done")])
+    seen: list[dict[str, Any]] = []
+
+    def start(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append(hook_input)
+        return {"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "use the staging db"}}
+
+    parent = Agent(model)
+    assert install_hook_callbacks(parent, {"SubagentStart": [matcher("hook_0")]}, callbacks(hook_0=start)) == []
+    child = parent.spawn("look around", label="scout")
+    result = await child.wait()
+    await parent.aclose()
+    assert result.subtype == "success"
+    [hook_input] = seen
+    assert hook_input["hook_event_name"] == "SubagentStart" and hook_input["agent_id"] == "scout"
+    assert hook_input["agent_type"]
+    assert "use the staging db" in str(model.requests[0].messages)
+
+
+async def test_pre_compact_hears_of_a_compaction_before_it_runs() -> None:
+    model = ScriptedModel([text_turn("first answer"), text_turn("## Goal\nsummary of the talk")])
+    seen: list[tuple[dict[str, Any], int]] = []
+    agent = Agent(model)
+
+    def before(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append((hook_input, len(agent.history)))
+        return {"systemMessage": "transcript saved"}
+
+    config = {"PreCompact": [matcher("hook_0", matcher="manual")], "SessionStart": []}
+    assert install_hook_callbacks(agent, config, callbacks(hook_0=before)) == []
+    await run(agent, "hello")
+    history = len(agent.history)
+    await agent.compact("keep the greeting")
+    [(hook_input, length)] = seen
+    assert hook_input["hook_event_name"] == "PreCompact" and hook_input["trigger"] == "manual"
+    assert hook_input["custom_instructions"] == "keep the greeting"
+    assert length == history  # it ran before the history was replaced
+
+
+async def test_the_hook_input_carries_the_permission_mode_when_a_policy_has_one() -> None:
+    from sagent.permissions.policy import PermissionHook, Permissions
+
+    requester = callbacks(hook_0={})
+    agent = Agent(
+        bash_then_done("ls"),
+        tools=[bash_tool([])],
+        hooks=[PermissionHook()],
+        permissions=Permissions(mode="acceptEdits", allow=()),
+    )
+    install_hook_callbacks(agent, {"PreToolUse": [matcher("hook_0")]}, requester)
+    await run(agent, "go")
+    assert requester.requests[0]["input"]["permission_mode"] == "acceptEdits"
+
+
+class AsksAboutBash(Hook):
+    """Stands for the permission policy: every Bash call needs the user's approval."""
+
+    async def before_tool(self, agent: Agent, call: ToolCall) -> ToolDecision:
+        return Ask("Bash needs approval") if call.name == "Bash" else ALLOW
+
+
+def permission_answer(**decision: Any) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+
+async def test_a_permission_request_hook_answers_a_question_instead_of_the_approver() -> None:
+    asked: list[str] = []
+
+    async def approver(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+        asked.append(call.name)
+        return ALLOW
+
+    ran: list[str] = []
+    model = ScriptedModel(
+        [tool_turn(("Bash", {"command": "rm -rf /"})), tool_turn(("Bash", {"command": "ls"})), text_turn("ok")]
+    )
+    seen: list[dict[str, Any]] = []
+
+    def decide(hook_input: dict[str, Any]) -> dict[str, Any]:
+        seen.append(hook_input)
+        if "rm" in hook_input["tool_input"]["command"]:
+            return permission_answer(behavior="deny", message="never rm -rf /")
+        return permission_answer(behavior="allow", updatedInput={"command": "ls -la"})
+
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[AsksAboutBash()], approver=approver)
+    assert (
+        install_hook_callbacks(
+            agent, {"PermissionRequest": [matcher("hook_0", matcher="Bash")]}, callbacks(hook_0=decide)
+        )
+        == []
+    )
+    await run(agent, "go")
+    assert asked == [] and ran == ["ls -la"]
+    assert tool_result_sent(model).text == "denied: never rm -rf /"
+    assert seen[0]["hook_event_name"] == "PermissionRequest" and seen[0]["tool_name"] == "Bash"
+    assert seen[0]["tool_input"] == {"command": "rm -rf /"}
+
+
+async def test_a_permission_request_hook_with_no_decision_leaves_the_question_to_the_approver() -> None:
+    asked: list[str] = []
+
+    async def approver(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny:
+        asked.append(reason)
+        return Deny("the user said no")
+
+    requester = callbacks(hook_0={})
+    model = bash_then_done()
+    agent = Agent(model, tools=[bash_tool([])], hooks=[AsksAboutBash()], approver=approver)
+    install_hook_callbacks(agent, {"PermissionRequest": [matcher("hook_0")]}, requester)
+    await run(agent, "go")
+    assert asked == ["Bash needs approval"] and len(requester.requests) == 1
+    assert tool_result_sent(model).text == "denied: the user said no"
+
+
+async def test_a_permission_request_hook_is_not_asked_about_a_call_nobody_asks_about() -> None:
+    requester = callbacks(hook_0=permission_answer(behavior="deny", message="no"))
+    ran: list[str] = []
+    agent = Agent(bash_then_done(), tools=[bash_tool(ran)])
+    install_hook_callbacks(agent, {"PermissionRequest": [matcher("hook_0")]}, requester)
+    await run(agent, "go")
+    assert requester.requests == [] and ran == ["make clean"]
+
+
+async def test_a_permission_request_hook_decides_when_nobody_is_there_to_ask() -> None:
+    ran: list[str] = []
+    requester = callbacks(hook_0=permission_answer(behavior="deny", message="not unattended"))
+    model = bash_then_done()
+    agent = Agent(model, tools=[bash_tool(ran)], hooks=[AsksAboutBash()])  # no approver: a headless run
+    install_hook_callbacks(agent, {"PermissionRequest": [matcher("hook_0")]}, requester)
+    await run(agent, "go")
+    assert ran == [] and tool_result_sent(model).text == "denied: not unattended"

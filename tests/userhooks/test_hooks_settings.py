@@ -147,3 +147,10 @@ def test_a_headless_run_blocks_a_call_and_reports_a_failing_hook(p: Project) -> 
     assert records[-1]["type"] == "result" and records[-1]["result"] == "I used make clean"
     logs = list(p.data.rglob("*.jsonl"))
     assert len(logs) == 1 and '"hook_notice"' in logs[0].read_text()
+
+
+def test_claude_codes_newer_events_are_warnings_too() -> None:
+    value = {event: [entry("true")] for event in ("PostToolBatch", "StopFailure", "FileChanged", "TaskCompleted")}
+    table, warnings = parse_hooks(value, where="f: ")
+    assert table == {} and len(warnings) == 4
+    assert all("sagent does not run" in w for w in warnings)

@@ -52,9 +52,10 @@ def attach_sdk_servers(
     agent: Agent, names: object, requester: Requester, report: Callable[[str], None] | None = None
 ) -> McpServers | None:
     """The servers an `initialize` request names (`sdkMcpServers`, as the TypeScript SDK sends them rather
-    than in `--mcp-config`) added to `agent`'s MCP servers, or given to it as its own (returned then, for
-    the caller to close when the run ends; None when they joined servers closed with the run). A name the
-    agent has already is left alone. ValueError for a value that is not a list of server names."""
+    than in `--mcp-config`) added to `agent`'s MCP servers, or given to it as its own: returned then (None
+    when they joined servers the run closes). Closing those is tidy, not needed: the servers run in the
+    program, and what sagent holds of them ends with its event loop. A name the agent has already is left
+    alone. ValueError for a value that is not a list of server names."""
     if isinstance(names, str | bytes) or not isinstance(names, Iterable):
         raise ValueError(f'"sdkMcpServers": must be a list of server names, not {json_kind(names)}')
     listed = list(names)
