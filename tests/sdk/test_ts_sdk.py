@@ -293,3 +293,30 @@ def test_partial_messages_stream_the_answer_as_it_is_written(provider: Provider,
         report = run_program("partial.mjs", provider, fake, project, tmp_path)
         assert len(fake.bodies()) == 1
     assert report["streamed"] == poem
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_a_program_with_many_options_runs_as_they_ask(provider: Provider, project: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    steps = [
+        provider.tools([("Glob", {"pattern": "*"})]),
+        provider.tools([("Read", {"path": "VERSION"})]),
+        provider.text("Version 4.2.0."),
+    ]
+    with provider.fake(steps) as fake:
+        report = run_program(
+            "options.mjs",
+            provider,
+            fake,
+            project,
+            tmp_path,
+            OTHER_MODEL=OTHER_MODELS[provider.name],
+            EXTRA_DIR=str(extra),
+        )
+        bodies = fake.bodies()
+    assert len(bodies) == 3 and "Answer in one line." in sent_text(bodies[0])
+    assert "Read" in report["tools"] and "Bash" not in report["tools"]
+    if provider.name == "anthropic":  # the thinking budget the program gave, as the Messages API takes it
+        assert bodies[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+        assert {t["name"] for t in bodies[0]["tools"]} <= {"Read", "Glob", "Grep"}  # the tools option's
