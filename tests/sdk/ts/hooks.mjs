@@ -33,7 +33,8 @@ const options = {
   permissionMode: "bypassPermissions",
   allowDangerouslySkipPermissions: true,
   hooks: {
-    PreToolUse: [{ matcher: "Bash", hooks: [blockRemovals] }],
+    // onFailure "block": a failing check must deny, so the SDK holds the prompt until sagent confirms it.
+    PreToolUse: [{ matcher: "Bash", hooks: [blockRemovals], onFailure: "block" }],
     PostToolUse: [{ hooks: [afterCall] }],
   },
 };
