@@ -320,3 +320,19 @@ def test_a_program_with_many_options_runs_as_they_ask(provider: Provider, projec
     if provider.name == "anthropic":  # the thinking budget the program gave, as the Messages API takes it
         assert bodies[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
         assert {t["name"] for t in bodies[0]["tools"]} <= {"Read", "Glob", "Grep"}  # the tools option's
+
+
+@pytest.mark.parametrize("delivery", ["argv", "initialize"])
+@pytest.mark.parametrize("provider", PROVIDERS, ids=str)
+def test_an_mcp_server_the_program_names_is_started_and_its_tool_called(
+    provider: Provider, delivery: str, project: Path, tmp_path: Path
+) -> None:
+    server = [sys.executable, str(REPO / "tests" / "fakes" / "mcp_server.py"), "basic"]
+    steps = [provider.tools([("mcp__helper__echo", {"text": "hello"})]), provider.text("It said hello.")]
+    with provider.fake(steps) as fake:
+        report = run_program(
+            "mcp_servers.mjs", provider, fake, project, tmp_path, MCP_COMMAND=json.dumps(server), MCP_DELIVERY=delivery
+        )
+        bodies = fake.bodies()
+    assert [s["status"] for s in report["servers"]] == ["connected"]
+    assert "mcp__helper__echo" in sent_text(bodies[0]) and "hello" in sent_text(bodies[1])
