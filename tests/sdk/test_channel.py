@@ -84,3 +84,22 @@ def test_lines_that_are_not_the_channels_go_on_to_the_agent() -> None:
     assert not channel.take_line(b"not json\n")
     assert channel.take_line(b'{"type": "keep_alive"}\n')
     assert channel.take_line('{"type": "control_response", "response": {"request_id": "nobody", "subtype": "success"}}')
+
+
+async def test_every_request_of_the_program_is_answered_an_unknown_one_with_an_error() -> None:
+    from sagent.agent.agent import Agent
+    from sagent.cli.control.answers import Answers
+    from sagent.providers.scripted import ScriptedModel
+
+    out = io.StringIO()
+    channel = ControlChannel(out)
+    agent = Agent(ScriptedModel([]))
+    channel.attach(agent, Answers(agent, channel))
+    for n, subtype in enumerate(["say", "answer", "__init__", "set_model_x", "interrupt"]):
+        channel.take({"type": "control_request", "request_id": f"r{n}", "request": {"subtype": subtype}})
+    for _ in range(5):
+        await asyncio.sleep(0)
+    answers = {a["response"]["request_id"]: a["response"] for a in lines(out)}
+    assert [answers[f"r{n}"]["subtype"] for n in range(5)] == ["error"] * 4 + ["success"]
+    assert "does not support the control request 'say'" in answers["r0"]["error"]
+    await agent.aclose()

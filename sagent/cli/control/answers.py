@@ -33,6 +33,25 @@ OUTPUT_STYLE = "default"
 SDK_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 
 
+REQUESTS = frozenset(
+    {
+        "initialize",
+        "interrupt",
+        "set_permission_mode",
+        "set_model",
+        "set_max_thinking_tokens",
+        "mcp_status",
+        "get_context_usage",
+        "mcp_message",
+        "rewind_files",
+        "mcp_reconnect",
+        "mcp_toggle",
+        "stop_task",
+    }
+)
+"""The control requests of the SDK's program that sagent answers (each by its `_<subtype>` method)."""
+
+
 class ControlRequestError(Exception):
     """A control request sagent cannot do: its text is the error response."""
 
@@ -55,10 +74,9 @@ class Answers:
 
     async def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         subtype = body.get("subtype")
-        handler = getattr(self, f"_{subtype}", None) if isinstance(subtype, str) and subtype.isidentifier() else None
-        if handler is None:
+        if subtype not in REQUESTS:
             raise ControlRequestError(f"sagent does not support the control request {subtype!r}")
-        result: dict[str, Any] = await handler(body)
+        result: dict[str, Any] = await getattr(self, f"_{subtype}")(body)
         return result
 
     # ----------------------------------------------------------------------------------------- requests

@@ -7,7 +7,8 @@ so the SDK keeps stdin open until the state reads `idle`. The states:
 - `running`: a turn is under way (written when the agent takes up a message);
 - `requires_action`: sagent waits for the SDK's answer to a request of its own (a permission question, a
   hook callback, an MCP call), so the SDK must keep stdin open;
-- `idle`: the turn's result is written and no message waits: nothing more is owed until the next message.
+- `idle`: the turn's result is written, no message waits and no call runs in the background: nothing more
+  is owed until the next message.
 
 Asked for only by the SDK (`CLAUDE_CODE_SDK_READS_SESSION_STATE`), a record carries `sdk_host_only: true`
 and the SDK does not show it to the program; `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1` shows them.
@@ -90,6 +91,8 @@ class SessionState:
             return  # a new turn is under way: its own result settles the state
         if self._agent.running:  # the run is winding down after its result: look again shortly
             asyncio.get_running_loop().call_later(0.05, self._settled)
+        elif self._agent.jobs.running():  # a call still runs in the background: its result may wake the agent
+            asyncio.get_running_loop().call_later(0.5, self._settled)
         elif self._asking == 0 and not self._agent.has_pending_input and self._state != "idle":
             self._set("idle")
 
