@@ -14,7 +14,14 @@ from typing import IO, TYPE_CHECKING, Any
 from sagent.agent.agent import Agent
 from sagent.agent.fleet import FleetError
 from sagent.cli.decoding import InputNotice
-from sagent.cli.records import InputError, PermissionDenials, event_record, parse_input_line, result_record
+from sagent.cli.records import (
+    InputError,
+    PermissionDenials,
+    claude_code_subtype,
+    event_record,
+    parse_input_line,
+    result_record,
+)
 from sagent.events import (
     AdvisorConsulted,
     Compacted,
@@ -68,6 +75,8 @@ class Output:
         # Text mode holds an error line until the next event, so a result that repeats it prints it once.
         self._held_error: ErrorEvent | None = None
         self.denials = PermissionDenials()  # the calls refused in this turn, for the result's permission_denials
+        # Whether a program on the Claude Agent SDK reads the records (it sent initialize): its result subtypes.
+        self.claude_code: Callable[[], bool] = lambda: False
         from sagent.cli.stream_events import MessageStream
 
         self.stream = MessageStream()  # with --include-partial-messages: the records around each response's deltas
@@ -99,7 +108,7 @@ class Output:
                 record["sandbox"] = sandbox_record(agent.context.sandbox, agent.context.roots)
                 from sagent.cli.init_fields import init_fields
 
-                record.update(init_fields(agent))  # the fields of Claude Code's init record
+                record.update(init_fields(agent, record["tools"]))  # the fields of Claude Code's init record
             lines = [record] if record is not None else []
             if self.partial:  # the whole stream of each response around its deltas, as Claude Code writes it
                 lines = self.stream.around(event, record, agent.model.name, agent.session_id)
@@ -141,6 +150,8 @@ class Output:
     def result(self, result: Result, agent: Agent) -> None:
         record = result_record(result, agent.cost)
         record["permission_denials"] = self.denials.take()
+        if self.claude_code():
+            claude_code_subtype(record)
         self.last_result = record
         if self.fmt == "stream-json":
             self._line(record)

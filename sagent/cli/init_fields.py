@@ -16,14 +16,21 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
 
 
-def init_fields(agent: Agent) -> dict[str, Any]:
+def init_fields(agent: Agent, tools: list[str]) -> dict[str, Any]:
+    """The fields to add to (or, for `tools`, replace in) the init record of `agent` listing `tools`: a tool
+    a deny rule refuses outright is not listed, as it is not offered."""
     from sagent.cli.control.answers import OUTPUT_STYLE, slash_commands
     from sagent.mcp.setup import servers_of
-    from sagent.permissions.policy import mode_of
+    from sagent.permissions.modes import PLAN_TOOL
+    from sagent.permissions.policy import denied_tools, mode_of, policies
 
     servers = servers_of(agent)
     connections = servers.connections.values() if servers is not None else ()
+    denied = denied_tools(agent, tools)
+    if all(p.mode != "plan" for p in policies(agent)):
+        denied.add(PLAN_TOOL)  # offered only in plan mode
     return {
+        "tools": [t for t in tools if t not in denied],
         "permissionMode": mode_of(agent) or "default",
         "apiKeySource": "user",  # read from the user's environment (or the provider's own login)
         "slash_commands": [c["name"] for c in slash_commands(agent)],

@@ -98,6 +98,23 @@ def model_usage(costs: CostTracker) -> dict[str, dict[str, Any]]:
     }
 
 
+TERMINAL_REASONS = {
+    "success": "completed",
+    "error_max_turns": "max_turns",
+    "error_max_budget_usd": "budget_exhausted",
+    "interrupted": "aborted_streaming",
+}
+"""Why a run ended, in Claude Code's words (`terminal_reason`); another error is the model's or provider's."""
+
+
+def claude_code_subtype(record: dict[str, Any]) -> None:
+    """A result record as Claude Code writes it for a program on the Claude Agent SDK: an interrupted turn
+    is an `error_during_execution` whose `terminal_reason` says it was aborted (the SDKs know no
+    `interrupted` subtype)."""
+    if record.get("subtype") == "interrupted":
+        record["subtype"] = "error_during_execution"
+
+
 def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
     """The `result` record. `usage`, `modelUsage` and `total_cost_usd` all count the same responses: every
     response of the agent tree in this process (sub-agents, compaction summaries, the small model behind
@@ -115,6 +132,7 @@ def result_record(result: Result, costs: CostTracker) -> dict[str, Any]:
         "usage": usage_record(costs.usage),
         "modelUsage": model_usage(costs),
         "permission_denials": [],
+        "terminal_reason": TERMINAL_REASONS.get(result.subtype, "model_error"),
         "uuid": str(uuid.uuid4()),
     }
     if result.is_error:

@@ -87,7 +87,9 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
 
     output = Output(args.output_format, args.include_partial_messages, sys.stdout, sys.stderr)
     output.key_hint = key_hint(model.provider, args.api_key_env)
-    control = args.control  # the Claude Agent SDK's control protocol, on every stream-json input
+    control = args.control  # the Claude Agent SDK's control protocol, on stream-json in and out
+    if control is not None:
+        output.claude_code = lambda: control.initialized
     incoming = read_stream_json(sys.stdin.buffer, sys.stderr, control) if args.input_format == "stream-json" else None
     try:
         if args.fleet:  # the agent joins a fleet on a NATS server: it is built inside the run's event loop

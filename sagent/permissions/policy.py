@@ -239,6 +239,12 @@ def allowed_by(allow: Iterable[Rule], subject: Subject, policy: Permissions | No
 _RANK = {Allow: 0, Ask: 1, Deny: 2}
 
 
+def denied_tools(agent: Agent, names: Iterable[str]) -> set[str]:
+    """Those of `names` that a deny rule for the whole tool (`Grep`, `mcp__server__*`) refuses outright."""
+    bound = policies(agent)
+    return {n for n in names if any(r.kind == "any" for p in bound for r in p.rules_for(n)[0])}
+
+
 def policies(agent: Agent) -> list[Permissions]:
     """The policies that bind `agent`: its own and every ancestor's."""
     found: list[Permissions] = []
@@ -338,6 +344,9 @@ class PermissionHook(Hook):
             set_mode(agent, "default", "the approved plan")
 
     async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
+        denied = denied_tools(agent, [t.name for t in request.tools])
+        if denied:  # a tool every call of which is refused is not offered: the model does not try it
+            request = dataclasses.replace(request, tools=tuple(t for t in request.tools if t.name not in denied))
         if any(p.mode == "plan" for p in policies(agent)):
             return dataclasses.replace(request, system=f"{request.system}\n\n{PLAN_NOTE}".lstrip())
         if any(t.name == PLAN_TOOL for t in request.tools):

@@ -69,7 +69,8 @@ async def test_an_interrupt_stops_the_turn_and_the_next_query_is_answered(projec
             second = await _turn(client, "Why did you stop?")
         bodies = fake.bodies()
     result = seen[-1]
-    assert isinstance(result, ResultMessage) and result.subtype == "interrupted"
+    assert isinstance(result, ResultMessage) and result.is_error  # as Claude Code's: an error that says why
+    assert result.subtype == "error_during_execution" and result.terminal_reason == "aborted_streaming"
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "Stopped counting."
     assert not second[-1].is_error and len(bodies) == 2 and "Why did you stop?" in sent_text(bodies[1:])
 
@@ -154,7 +155,8 @@ async def test_a_deny_that_interrupts_ends_the_turn(project: Path, tmp_path: Pat
         async with ClaudeSDKClient(options=options) as client:
             messages = await _turn(client, "Write a.txt.")
         bodies = fake.bodies()
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "interrupted"
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "error_during_execution"
+    assert messages[-1].terminal_reason == "aborted_streaming"
     assert len(bodies) == 1 and not (project / "a.txt").exists()
 
 
@@ -185,7 +187,7 @@ async def test_the_program_changes_the_permission_mode_and_the_model(project: Pa
     assert not (project / "a.txt").exists() and (project / "b.txt").read_text() == "B"
     assert [b["model"] for b in bodies] == [ANTHROPIC.model] * 2 + ["claude-haiku-4-5"] * 2
     result = messages[-1]
-    assert isinstance(result, ResultMessage) and result.result == "second"
+    assert isinstance(result, ResultMessage) and result.result == "second" and result.terminal_reason == "completed"
     assistants = [m for m in messages if isinstance(m, AssistantMessage)]
     assert assistants and all(m.model == "claude-haiku-4-5" for m in assistants)
 
@@ -226,3 +228,23 @@ async def test_set_model_moves_the_conversation_to_another_provider(project: Pat
     assert isinstance(result, ResultMessage) and result.result == "From GPT."
     assert set(result.model_usage or {}) == {ANTHROPIC.model, "gpt-5.4"}
     assert "From Claude." in sent_text(openai_bodies)  # the conversation went with it
+
+
+async def test_dont_ask_set_by_a_program_without_a_callback_refuses_what_would_ask(
+    project: Path, tmp_path: Path
+) -> None:
+    steps = [
+        anth.tool_use_response([("Write", {"path": "a.txt", "content": "A"})]),
+        anth.text_response("one"),
+        anth.tool_use_response([("Write", {"path": "b.txt", "content": "B"})]),
+        anth.text_response("two"),
+    ]
+    with ANTHROPIC.fake(steps) as fake:
+        options = ClaudeAgentOptions(cli_path=cli(fake, ANTHROPIC, tmp_path), cwd=str(project))
+        async with ClaudeSDKClient(options=options) as client:
+            await client.set_permission_mode("dontAsk")
+            first = await _turn(client, "Write a.txt.")
+            await client.set_permission_mode("default")
+            await _turn(client, "Write b.txt.")
+    assert not (project / "a.txt").exists() and (project / "b.txt").read_text() == "B"  # headless: what asks runs
+    assert isinstance(first[-1], ResultMessage) and first[-1].permission_denials

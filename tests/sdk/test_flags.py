@@ -145,3 +145,30 @@ def test_mcp_config_servers_and_strict_mcp_config(tmp_path: Path) -> None:
     assert sorted(s["name"] for s in init["mcp_servers"]) == ["fromfile", "fromsdk"]
     assert "echo: hi" in json.dumps(bodies[1]) and out[-1]["result"] == "echoed"
     assert not any(t.get("name") == "Read" for t in bodies[0]["tools"])  # tools=[]: no built-in tools
+
+
+@pytest.mark.parametrize(
+    ("initialize", "starts"),
+    [
+        ({"systemPrompt": ["You are terse."]}, "You are terse."),
+        ({"systemPrompt": ["You are terse.", "You like lists."]}, "You are terse.\n\nYou like lists."),
+        ({"appendSystemPrompt": "Answer in French."}, None),  # the preset: sagent's own prompt, then this
+    ],
+)
+def test_the_system_prompt_an_initialize_gives_replaces_sagents(
+    initialize: dict[str, Any], starts: str | None, tmp_path: Path
+) -> None:
+    """The TypeScript SDK gives the system prompt in its initialize request, not on the command line."""
+    request = {"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", **initialize}}
+    with FakeAnthropic([text_response("ok")]) as fake:
+        done = run(SDK, fake, tmp_path, [request, user("hi")])
+        body = fake.bodies()[0]
+    assert done.returncode == 0, done.stderr
+    answer = records(done.stdout)[0]
+    assert answer["type"] == "control_response" and answer["response"]["request_id"] == "init-1"
+    assert answer["response"]["subtype"] == "success" and answer["response"]["response"]["commands"]
+    system = body["system"] if isinstance(body["system"], str) else "".join(b["text"] for b in body["system"])
+    if starts is not None:
+        assert system.startswith(starts)
+    else:
+        assert "Answer in French." in system and len(system) > 200  # sagent's own prompt came first

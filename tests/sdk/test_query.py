@@ -87,3 +87,19 @@ async def test_a_query_that_answers_permission_questions_ends_when_sagent_is_idl
     kinds = [type(m).__name__ for m in messages]
     assert kinds.index("ResultMessage") < len(kinds) - 1  # idle comes after the result
     assert (project / "a.txt").read_text() == "A"
+
+
+async def test_a_tool_the_program_disallows_is_not_offered(project: Path, tmp_path: Path) -> None:
+    from tests.sdk.harness import ANTHROPIC as provider
+
+    with provider.fake([provider.text("ok")]) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path), cwd=str(project), disallowed_tools=["Grep", "Bash(rm:*)"]
+        )
+        messages = [m async for m in query(prompt="hi", options=options)]
+        body = fake.bodies()[0]
+    offered = [t["name"] for t in body["tools"] if "name" in t]
+    assert "Grep" not in offered and "Bash" in offered and "Read" in offered  # a rule for some calls keeps Bash
+    init = messages[0]
+    assert isinstance(init, SystemMessage) and "Grep" not in init.data["tools"] and "Bash" in init.data["tools"]
+    assert sorted(init.data["tools"]) == sorted(offered)  # what the init lists is what the model is offered

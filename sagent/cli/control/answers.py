@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
     from sagent.cli.control.approver import SdkApprover
     from sagent.cli.control.requester import Requester
+    from sagent.permissions.modes import HeadlessDefault
     from sagent.providers.base import Model
 
 OUTPUT_STYLE = "default"
@@ -65,6 +66,7 @@ class Answers:
     approver: SdkApprover | None = None
     stderr: Any = None
     first_model: Model | None = None
+    _headless: HeadlessDefault | None = None  # the policy's own headless default, before a dontAsk
     compose_system: Callable[[str | None, str | None], str] | None = None
     """The system prompt for a replacement (None: sagent's own) and an addition, as the flags make it."""
     _said: set[str] = field(default_factory=set)
@@ -146,6 +148,11 @@ class Answers:
             )
         if self.approver is not None:
             self.approver.refuse_all = mode == "dontAsk"
+        else:  # nobody is asked: dontAsk refuses what would ask; leaving it, the run's own default is back
+            if self._headless is None:
+                self._headless = policy.headless
+            headless = "deny" if mode == "dontAsk" else self._headless
+            self.agent.settings = replace(self.agent.settings, permissions=replace(policy, headless=headless))
         set_mode(self.agent, "default" if mode in ("dontAsk", "auto") else mode, "the SDK's set_permission_mode")
         return {}
 

@@ -51,6 +51,7 @@ class ControlChannel:
         self._on_error = on_error
         self._attached = asyncio.Event()
         self._initializing: asyncio.Task[None] | None = None
+        self.initialized = False  # a program on the SDK is at the other end: it sent initialize
         self.agent: Agent | None = None
         self.answers: Answers | None = None
         self.state: SessionState | None = None  # reports requires_action while a request of sagent waits
@@ -129,6 +130,7 @@ class ControlChannel:
         self._answering[request_id] = task
         if body.get("subtype") == "initialize":
             self._initializing = task
+            self.initialized = True
         task.add_done_callback(lambda _t: self._answering.pop(request_id, None))
 
     async def _answer_one(self, request_id: str, body: dict[str, Any]) -> None:
