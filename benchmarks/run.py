@@ -171,6 +171,9 @@ def main() -> int:
         from benchmarks.startup import startup_figures
 
         results += startup_figures()  # spawn to first request, last answer to exit, gap per tool round
+        from benchmarks.sdk import sdk_figures
+
+        results += sdk_figures()  # the Claude Agent SDK's query() over a bare sagent -p, same task and fake
         from benchmarks.mcp import mcp_figures
 
         results += mcp_figures()  # first request with three MCP servers, request bytes with 60 MCP tools

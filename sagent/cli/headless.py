@@ -80,6 +80,9 @@ class Output:
         self.denials = PermissionDenials()  # the calls refused in this turn, for the result's permission_denials
         # Whether a program on the Claude Agent SDK reads the records (it sent initialize): its result subtypes.
         self.claude_code: Callable[[], bool] = lambda: False
+        from sagent.cli.stream_events import MessageStream
+
+        self.stream = MessageStream()  # with --include-partial-messages: the records around each response's deltas
 
     def _line(self, record: dict[str, Any]) -> None:
         self.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -109,8 +112,11 @@ class Output:
                 from sagent.cli.init_fields import init_fields
 
                 record.update(init_fields(agent, record["tools"]))  # the fields of Claude Code's init record
-            if record is not None:
-                self._line(record)
+            lines = [record] if record is not None else []
+            if self.partial:  # the whole stream of each response around its deltas, as Claude Code writes it
+                lines = self.stream.around(event, record, agent.model.name, agent.session_id)
+            for line in lines:
+                self._line(line)
             return
         self._release_error()
         if isinstance(event, ErrorEvent):

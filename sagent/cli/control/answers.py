@@ -106,6 +106,11 @@ class Answers:
             from sagent.cli.control.bridges import attach_sdk_servers
 
             attach_sdk_servers(self.agent, body["sdkMcpServers"], self.requester, self._say)
+        if "mcpServers" in body:  # the TypeScript SDK's mcpServersDelivery "initialize": not on the command line
+            from sagent.cli.control.initialize_mcp import attach_initialize_servers
+
+            attach_initialize_servers(self.agent, body["mcpServers"], self._say)
+            response["mcp_servers_applied"] = True
         if self.compose_system is not None and ("systemPrompt" in body or "appendSystemPrompt" in body):
             # The TypeScript SDK gives the system prompt here rather than on the command line.
             given = body.get("systemPrompt")
