@@ -45,12 +45,25 @@ async def clear(agent: Agent, call: ToolCall) -> ToolCall | ToolResult:
                 answer = await approver(agent, ran, reason)
             except Exception as error:  # an approver that fails never lets a call through either
                 answer = Deny(f"the approver failed: {type(error).__name__}: {error}")
+        denied = answer if isinstance(answer, Deny) else None
         if isinstance(answer, Rewrite):  # approved with changed arguments (the SDK's `updatedInput`)
             ran = replace(ran, arguments=dict(answer.arguments))
-        denied = answer if isinstance(answer, Deny) else None
+            denied = await _recheck(agent, ran)  # the question was about other arguments: deny still beats it
     if denied is not None:
         return ToolResult.of(call, f"denied: {denied.reason}", is_error=True)
     return ran
+
+
+async def _recheck(agent: Agent, call: ToolCall) -> Deny | None:
+    """The first refusal of `call`, rewritten by its approver, by a hook that judged it before the rewrite."""
+    for hook in agent.settings.hooks:
+        try:
+            refusal = await hook.recheck(agent, call)
+        except Exception as error:  # a failing check never lets a call through
+            return Deny(f"{type(hook).__name__} failed: {type(error).__name__}: {error}")
+        if refusal is not None:
+            return refusal
+    return None
 
 
 async def _permission_hooks(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny | Rewrite | None:

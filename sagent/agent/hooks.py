@@ -183,6 +183,14 @@ class Hook:
         the question to the next hook, then to the approver. An exception denies the call."""
         return None
 
+    async def recheck(self, agent: Agent, call: ToolCall) -> Deny | None:
+        """Called when the approver (or an `on_permission_request` hook) allowed a call with changed
+        arguments, after every hook judged the call as it was: a `Deny` if this hook refuses the call as it
+        will now run (a deny rule, a protected path), else None. Not called for other calls; a hook that
+        keeps per-call state from `before_tool` updates it here for the changed call. An exception denies
+        the call."""
+        return None
+
     async def before_compact(self, agent: Agent, trigger: Trigger, focus: str | None) -> None:
         """Called before the agent's history is compacted (`trigger`: `manual` when asked for, `auto` when
         the window filled, `overflow` when the provider refused a request as too long), with the `focus` the

@@ -337,6 +337,13 @@ class PermissionHook(Hook):
                 return Deny(f"{answer.reason}; nobody is here to approve it (permissions.headlessDefault is deny)")
         return answer
 
+    async def recheck(self, agent: Agent, call: ToolCall) -> Deny | None:
+        """The approver allowed `call` with changed arguments: its deny rules and protected paths still hold
+        for the call as it will run (the question it answered was about other arguments), and the files the
+        tools may open are the changed call's."""
+        answer = await self.before_tool(agent, call)
+        return answer if isinstance(answer, Deny) else None
+
     async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> None:
         if isinstance(agent.context.guard, PolicyGuard):
             agent.context.guard.done(call.id)
