@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings
+from sagent.cli.flags import EXIT_USAGE, checked, parse_with_settings, parser_for
 
 DESCRIPTION = """\
 sagent acp: sagent as an Agent Client Protocol (ACP) agent, for editors that start agents and talk to them
@@ -43,14 +43,7 @@ NOT_HERE = (
 
 def build_acp_parser() -> argparse.ArgumentParser:
     """`sagent`'s parser as `sagent acp` takes it: the one-task flags hidden (and refused)."""
-    parser = build_parser()
-    parser.prog = "sagent acp"
-    parser.description = DESCRIPTION
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    for action in parser._actions:
-        if set(action.option_strings) & set(NOT_HERE):
-            action.help = argparse.SUPPRESS
-    return parser
+    return parser_for("sagent acp", DESCRIPTION, NOT_HERE)
 
 
 def parse_session_args(argv: list[str]) -> argparse.Namespace | None:

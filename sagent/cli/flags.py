@@ -259,6 +259,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def parser_for(prog: str, description: str, hidden: tuple[str, ...]) -> argparse.ArgumentParser:
+    """`sagent`'s parser for another command that runs the same agent (`sagent acp`, `sagent-slack`): its
+    own name and description, and the flags of `hidden` (those it does not take) left out of its --help."""
+    parser = build_parser()
+    parser.prog = prog
+    parser.description = description
+    for action in parser._actions:
+        if set(action.option_strings) & set(hidden):
+            action.help = argparse.SUPPRESS
+    return parser
+
+
 def _permission_flags(p: argparse.ArgumentParser) -> None:
     group = p.add_argument_group("permissions (see docs/security.md)")
     group.add_argument(

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from sagent.cli.flags import EXIT_USAGE, build_parser, checked, parse_with_settings
+from sagent.cli.flags import EXIT_USAGE, checked, parse_with_settings, parser_for
 
 DESCRIPTION = """\
 sagent-slack: persistent sagent agents in a Slack workspace, over Socket Mode.
@@ -48,12 +48,8 @@ NOT_HERE = (
 
 def build_slack_parser() -> argparse.ArgumentParser:
     """`sagent`'s parser with the Slack flags added and the one-task flags hidden."""
-    parser = build_parser()
-    parser.prog = "sagent-slack"
-    parser.description = DESCRIPTION
+    parser = parser_for("sagent-slack", DESCRIPTION, NOT_HERE)
     for action in parser._actions:
-        if set(action.option_strings) & set(NOT_HERE):
-            action.help = argparse.SUPPRESS
         if "--continue" in action.option_strings:
             action.help = "restore the agents of the newest Slack session under --session-dir, with their histories"
     slack = parser.add_argument_group("slack")
