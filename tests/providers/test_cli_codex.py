@@ -140,7 +140,7 @@ def test_a_tool_denied_by_a_permission_rule_never_runs_and_codex_hears_why(cli_e
     with FakeResponses(steps) as fake:
 
         async def go() -> list[Event]:
-            rules = Permissions.build(deny=["Write"], cwd=cli_env)
+            rules = Permissions.build(deny=["Write(x.txt)"], cwd=cli_env)  # a whole-tool rule would not offer it
             agent = Agent(
                 model(fake, cli_env),
                 tools=builtin_tools(fleet=False),

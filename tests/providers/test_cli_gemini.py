@@ -86,7 +86,9 @@ def test_a_multi_round_tool_task_runs_every_tool_in_sagent_and_a_rule_denies_one
 
         async def go() -> tuple[list[Event], Path | None]:
             m = model(fake)
-            policy = Permissions.build(mode="default", allow=["Read", "Write"], deny=["Bash"], cwd=str(cli_env))
+            policy = Permissions.build(
+                mode="default", allow=["Read", "Write"], deny=["Bash(touch:*)"], cwd=str(cli_env)
+            )
             agent = Agent(
                 m, tools=builtin_tools(fleet=False), cwd=cli_env, permissions=policy, hooks=[PermissionHook()]
             )
