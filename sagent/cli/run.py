@@ -276,11 +276,11 @@ def _sdk_servers(args: argparse.Namespace) -> list[Any]:
         raise UsageError(
             '--mcp-config: servers of "type": "sdk" run in the SDK\'s program; use --input-format stream-json'
         )
-    from sagent.cli.control.bridges import BridgeMissing, sdk_server_configs
+    from sagent.cli.control.sdk_mcp import sdk_server_configs
 
     try:
         return sdk_server_configs(servers, channel)
-    except (BridgeMissing, ValueError) as error:
+    except ValueError as error:
         raise UsageError(f"--mcp-config: {error}") from None
 
 

@@ -96,14 +96,14 @@ class Answers:
         }
         hooks = body.get("hooks")
         if isinstance(hooks, dict) and hooks:
-            from sagent.cli.control.bridges import install_hook_callbacks
+            from sagent.cli.control.hooks import install_hook_callbacks
 
             for warning in install_hook_callbacks(self.agent, hooks, self.requester):
                 self._say(warning)
             response["hooks_applied"] = True
             response["hook_on_failure_supported"] = True  # a callback that fails blocks, when it says so
         if body.get("sdkMcpServers"):  # the TypeScript SDK names its in-process servers here, not in --mcp-config
-            from sagent.cli.control.bridges import attach_sdk_servers
+            from sagent.cli.control.sdk_mcp import attach_sdk_servers
 
             attach_sdk_servers(self.agent, body["sdkMcpServers"], self.requester, self._say)
         if "mcpServers" in body:  # the TypeScript SDK's mcpServersDelivery "initialize": not on the command line
