@@ -220,8 +220,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
         case TextDelta() | ThinkingDelta() | ToolCallDelta():
             if not partial:
                 return None
-            delta = {"type": "stream_event", "event": _delta(event), "parent_tool_use_id": None}
-            return {**delta, "uuid": str(uuid.uuid4()), **base}
+            return stream_record(_delta(event), session_id)
         case (
             Result()
             | ModelSwitched()
@@ -234,6 +233,17 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
             return None  # a result is written with the cost table; the others have no record in this format
         case _:
             assert_never(event)
+
+
+def stream_record(event: dict[str, Any], session_id: str) -> dict[str, Any]:
+    """A `stream_event` record of the main agent carrying `event`, one event of the provider's stream."""
+    return {
+        "type": "stream_event",
+        "event": event,
+        "parent_tool_use_id": None,
+        "uuid": str(uuid.uuid4()),
+        "session_id": session_id,
+    }
 
 
 def _delta(event: TextDelta | ThinkingDelta | ToolCallDelta) -> dict[str, Any]:

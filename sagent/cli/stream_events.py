@@ -11,9 +11,9 @@ events carry only the deltas; `MessageStream` adds the rest around them, one res
 from __future__ import annotations
 
 import copy
-import uuid
 from typing import Any
 
+from sagent.cli.records import stream_record
 from sagent.events import ErrorEvent, Event, Result, Retrying, TextDelta, ThinkingDelta, ToolCallDelta, TurnFinished
 
 _EMPTY_BLOCKS: dict[str, dict[str, Any]] = {
@@ -38,7 +38,7 @@ class MessageStream:
             case TextDelta() | ThinkingDelta() | ToolCallDelta() if record is not None:
                 events = self._opening(model) + self._block_for(event)
                 indexed = {**record, "event": {**record["event"], "index": self._index}}
-                return [*(self._record(e, session_id) for e in events), indexed]
+                return [*(stream_record(e, session_id) for e in events), indexed]
             case TurnFinished(message=message) if self._open:
                 closing = self._closing()
                 closing.append(
@@ -50,7 +50,7 @@ class MessageStream:
                 )
                 closing.append({"type": "message_stop"})
                 self._open = False
-                return [*(self._record(e, session_id) for e in closing), *own]
+                return [*(stream_record(e, session_id) for e in closing), *own]
             case Retrying() | ErrorEvent() | Result():
                 self._open, self._block = False, None  # the response that streamed is over: a retry starts anew
         return own
@@ -91,13 +91,3 @@ class MessageStream:
             return []
         self._block = None
         return [{"type": "content_block_stop", "index": self._index}]
-
-    @staticmethod
-    def _record(event: dict[str, Any], session_id: str) -> dict[str, Any]:
-        return {
-            "type": "stream_event",
-            "event": event,
-            "parent_tool_use_id": None,
-            "uuid": str(uuid.uuid4()),
-            "session_id": session_id,
-        }
