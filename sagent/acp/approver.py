@@ -14,11 +14,11 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
+from sagent.agent.hooks import ALLOW, Allow, Deny
 from sagent.permissions.modes import PLAN_TOOL
-from sagent.permissions.policy import allowed_by, decide, set_mode
+from sagent.permissions.policy import allowed_by, set_mode
 from sagent.permissions.rules import Rule, RuleError, parse_rule, subject_of
-from sagent.permissions.suggest import suggest_rules
+from sagent.permissions.suggest import remembered, suggest_rules
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -59,15 +59,11 @@ class EditorApprover:
         return answer
 
     def _remembered(self, agent: Agent, call: ToolCall) -> Allow | Deny | None:
-        if call.name == PLAN_TOOL or not (self.allowed or self.refused):
+        if call.name == PLAN_TOOL:
             return None
-        subject = subject_of(call.name, call.arguments, str(agent.context.cwd))
-        if self.refused and allowed_by(self.refused, subject):
+        if self.refused and allowed_by(self.refused, subject_of(call.name, call.arguments, str(agent.context.cwd))):
             return Deny("the user refused calls like this one for this session")
-        answer = decide(agent, call)
-        if isinstance(answer, Ask) and answer.refuse_unattended:
-            return None  # a deny rule could not be checked: the user sees each such call
-        return ALLOW if self.allowed and allowed_by(self.allowed, subject) else None
+        return ALLOW if remembered(agent, call, self.allowed) else None
 
     async def _ask(self, agent: Agent, call: ToolCall) -> Allow | Deny:
         from acp.schema import PermissionOption

@@ -7,8 +7,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from sagent.agent.hooks import Ask
+from sagent.permissions.modes import PLAN_TOOL
 from sagent.permissions.paths import inside
-from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, RuleError, parse_rule, subject_of
+from sagent.permissions.policy import allowed_by, decide
+from sagent.permissions.rules import EDITING_TOOLS, READING_TOOLS, Rule, RuleError, parse_rule, subject_of
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -54,3 +57,14 @@ def _readable(rule: str, cwd: str) -> bool:
     except RuleError:
         return False
     return True
+
+
+def remembered(agent: Agent, call: ToolCall, rules: list[Rule]) -> bool:
+    """Whether the rules the user said "don't ask again" to this session let `call` run unasked: never a
+    plan, nor a call whose deny rules could not be checked (the user sees each such call)."""
+    if not rules or call.name == PLAN_TOOL:
+        return False
+    answer = decide(agent, call)
+    if isinstance(answer, Ask) and answer.refuse_unattended:
+        return False
+    return allowed_by(rules, subject_of(call.name, call.arguments, str(agent.context.cwd)))

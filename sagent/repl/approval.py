@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sagent.agent.hooks import ALLOW, Allow, Ask, Deny
+from sagent.agent.hooks import ALLOW, Allow, Deny
 from sagent.lib.realpaths import real_path
 from sagent.lib.words import quantity
 from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, parse_mode
-from sagent.permissions.policy import Permissions, allowed_by, decide, set_mode
-from sagent.permissions.rules import READING_TOOLS, Rule, RuleError, parse_rule, subject_of
-from sagent.permissions.suggest import suggest_rules
+from sagent.permissions.policy import Permissions, set_mode
+from sagent.permissions.rules import READING_TOOLS, Rule, RuleError, parse_rule
+from sagent.permissions.suggest import remembered, suggest_rules
 from sagent.repl.commands import CommandError, command
 from sagent.repl.tool_view import clip
 
@@ -102,12 +102,7 @@ class Approvals:
                 self.repl.refresh()
 
     def _remembered(self, agent: Agent, call: ToolCall) -> bool:
-        if not self.session or call.name == PLAN_TOOL:
-            return False
-        answer = decide(agent, call)
-        if isinstance(answer, Ask) and answer.refuse_unattended:
-            return False  # a deny rule could not be checked: the user sees each such call
-        return allowed_by(self.session, subject_of(call.name, call.arguments, str(agent.context.cwd)))
+        return remembered(agent, call, self.session)
 
     # ------------------------------------------------------------------------------------ answers
 
