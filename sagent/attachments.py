@@ -151,6 +151,8 @@ def attachment_label(part: UserContent) -> str | None:
     if found is None:
         return None
     kind, value = found.group(1), html.unescape(found.group(2))
+    if kind == "image" and value.startswith("[Image #"):  # pasted (sagent.repl.clipboard): no path to name
+        return value
     return f"$ {value}" if kind == "shell" else f"@{value}"
 
 

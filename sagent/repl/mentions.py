@@ -209,7 +209,10 @@ def compose_for(host: ReplHost, text: str) -> UserMessage:
         verdict = decide(host.agent, ToolCall("mention", "Read", {"path": str(path)}))
         return verdict.reason if isinstance(verdict, Deny) else None
 
-    composed = compose(text, host.agent.context.cwd, host.state.context, refuse)
+    from sagent.repl.clipboard import pasted_images
+
+    images = pasted_images(host).parts_for(text)  # `[Image #N]` placeholders of pasted images
+    composed = compose(text, host.agent.context.cwd, [*host.state.context, *images], refuse)
     host.state.context = []
     notes = list(composed.notes)
     message = composed.message
@@ -288,6 +291,10 @@ def add_keys(keys: KeyBindings, host: ReplHost, buffer: Buffer) -> None:
     @keys.add(Keys.BracketedPaste)
     def _paste(event: KeyPressEvent) -> None:
         data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+        from sagent.repl.clipboard import paste_data_url
+
+        if paste_data_url(host, buffer, data):  # a `data:image/...;base64,` URL: an image placeholder
+            return
         paths = pasted_paths(data, host.agent.context.cwd)
         if paths is None:
             buffer.insert_text(data)
