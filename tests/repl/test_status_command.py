@@ -1,0 +1,60 @@
+"""The status line command without a terminal: what a run returns for commands that misbehave, what the
+settings accept, and that a project's command needs a trusted folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from sagent.cli.settings_files import SettingsError, load
+from sagent.repl.status_command import first_line, run_status_command
+from sagent.repl.terminal_settings import channel_of, status_line_of
+
+
+async def test_runs_that_misbehave_give_a_line_or_nothing_and_leave_no_process(tmp_path: Path) -> None:
+    assert await run_status_command("yes colour | head -c 5000000", b"{}", tmp_path) == "colour"  # huge
+    assert await run_status_command("echo oops >&2; exit 1", b"{}", tmp_path) == ""  # fails
+    assert await run_status_command("true", b"{}", tmp_path) == ""  # prints nothing
+    pid_file = tmp_path / "pid"
+    slow = f"sleep 600 & echo $! > {pid_file}; wait"
+    assert await run_status_command(slow, b"{}", tmp_path, timeout=0.5) == ""  # killed before a line
+    with pytest.raises(ProcessLookupError):  # its child went with it
+        for _ in range(100):
+            os.kill(int(pid_file.read_text()), 0)
+            await asyncio.sleep(0.05)
+    said_then_hung = "echo early; exec sleep 600"
+    assert await run_status_command(said_then_hung, b"{}", tmp_path, timeout=0.5) == "early"
+    echo = 'python3 -c "import json,sys; print(json.load(sys.stdin)[\\"model\\"][\\"id\\"])"'
+    assert await run_status_command(echo, json.dumps({"model": {"id": "m-1"}}).encode(), tmp_path) == "m-1"
+
+
+def test_the_first_line_keeps_colours_and_drops_what_moves_the_cursor() -> None:
+    out = b"\x1b[1;31mred\x1b[0m\tplain\x1b[2J\x1b]0;title\x07\r\nsecond"
+    assert first_line(out) == "\x1b[1;31mred\x1b[0m plain"
+
+
+def test_the_settings_keys_are_checked_and_a_project_s_command_needs_trust(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".sagent").mkdir(parents=True)
+    settings = project / ".sagent" / "settings.json"
+    settings.write_text(json.dumps({"statusLine": {"type": "command", "command": "echo hi"}, "notifications": "bell"}))
+    assert status_line_of(load(project, trusted=True).values) is not None
+    untrusted = load(project, trusted=False)
+    assert status_line_of(untrusted.values) is None and channel_of(untrusted.values) == "auto"
+    assert settings in untrusted.skipped
+    settings.write_text(json.dumps({"preferredNotifChannel": "terminal_bell"}))
+    assert channel_of(load(project, trusted=True).values) == "bell"
+    for bad, said in (
+        ({"statusLine": {"type": "static", "command": "x"}}, '"type" must be "command"'),
+        ({"statusLine": {"command": ""}}, '"command" must be a non-empty string'),
+        ({"statusLine": "echo hi"}, "must be an object"),
+        ({"notifications": "loud"}, "must be one of auto, osc9, osc777, osc99, bell, off"),
+        ({"preferredNotifChannel": "osc9"}, "must be one of auto, iterm2"),
+    ):
+        settings.write_text(json.dumps(bad))
+        with pytest.raises(SettingsError, match=said):
+            load(project, trusted=True)
