@@ -92,6 +92,9 @@ KEYS: dict[str, Key] = {
         Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
         Key("modelPrices", "object", "model_prices", "USD per million tokens per model: {MODEL: {input, output, ...}}"),
         Key("sandbox", "object", "sandbox_settings", "the OS sandbox: {mode, network, allowedDomains, ...}"),
+        Key("statusLine", "terminal", "status_line", 'the REPL\'s status line command: {"type": "command", "command"}'),
+        Key("notifications", "terminal", "notifications", "auto, osc9, osc777, osc99, bell or off"),
+        Key("preferredNotifChannel", "terminal", "preferred_notif_channel", "Claude Code's name for notifications"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
@@ -387,6 +390,12 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
             warnings += parse_hooks(value, where=f"{path}: ")[1]
         except HookConfigError as error:
             raise SettingsError(str(error)) from None
+    elif shape == "terminal":  # the REPL's status line command and notifications
+        from sagent.repl.terminal_settings import check_channel, check_status_line
+
+        problem = check_status_line(value) if spec.name == "statusLine" else check_channel(spec.name, value)
+        if problem is not None:
+            raise SettingsError(f'{path}: key "{spec.name}": {problem}')
     elif not isinstance(value, dict):
         raise bad("an object")
     return value

@@ -25,6 +25,7 @@ from sagent.repl import approval, clipboard, escape, mentions, picker, shell_mod
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
 from sagent.repl.resize import ReplApplication
+from sagent.repl.status_command import status_command_window
 
 if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
@@ -182,6 +183,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
             ConditionalContainer(
                 Window(FormattedTextControl(note), height=1), filter=Condition(lambda: bool(repl.state.note))
             ),
+            status_command_window(repl),  # the `statusLine` command's line, when one is set
             Window(FormattedTextControl(lambda: [("class:status", status_line(repl))]), height=1),
         ]
     )
