@@ -35,7 +35,7 @@ from sagent.events import (
     TurnFinished,
 )
 from sagent.providers.base import ProviderError
-from sagent.repl import approval, budget, status_command, stopping
+from sagent.repl import approval, budget, notify, status_command, stopping
 from sagent.repl import config_cmd as config_cmd  # registers /config
 from sagent.repl import doctor_cmd as doctor_cmd  # registers /doctor
 from sagent.repl import init_cmd as init_cmd  # registers /init
@@ -229,6 +229,7 @@ class Repl:
             self._start(None)
         else:
             self.watch()
+            notify.turn_ended(self)  # a terminal not focused is told; the Notification hooks run
 
     def on_event(self, agent: Agent, event: Event) -> None:
         """Show an event of the REPL's agent (its sink: called as the agent emits it, after the log)."""
@@ -355,6 +356,7 @@ class Repl:
         from sagent.repl.screen import build_application
 
         self.app, self.input = build_application(self)
+        notify.start(self)  # the terminal reports focus from now on
         threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
         self.commit(self.banner())
         _tell_local_progress(self)
@@ -373,6 +375,7 @@ class Repl:
                 assert self.task is not None
                 await asyncio.gather(self.task, return_exceptions=True)
             hangup()  # only now: a hangup is often signalled twice, and the second must not kill us mid-cleanup
+            notify.stop(self)
             self.app = None
             self._write()
             await self.agent.aclose()

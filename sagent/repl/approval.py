@@ -29,6 +29,7 @@ from sagent.permissions.modes import DESCRIPTIONS, MODES, PLAN_TOOL, next_mode, 
 from sagent.permissions.policy import Permissions, set_mode
 from sagent.permissions.rules import READING_TOOLS, Rule, RuleError, parse_rule
 from sagent.permissions.suggest import remembered, suggest_rules
+from sagent.repl import notify
 from sagent.repl.commands import CommandError, command
 from sagent.repl.tool_view import clip
 
@@ -94,6 +95,7 @@ class Approvals:
             self.repl.commit(self._preview(question))
             self.current = question
             self.repl.refresh()
+            notify.question_waits(self.repl, call)  # a terminal not focused is told; the Notification hooks run
             try:
                 return await question.future
             finally:

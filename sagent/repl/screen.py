@@ -21,7 +21,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval, clipboard, escape, mentions, picker, shell_mode, stopping, tool_output
+from sagent.repl import approval, clipboard, escape, mentions, notify, picker, shell_mode, stopping, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
 from sagent.repl.resize import ReplApplication
@@ -137,6 +137,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
     tool_output.add_keys(keys, repl)
     mentions.add_keys(keys, repl, buffer)  # a pasted path becomes an @mention
     clipboard.add_keys(keys, repl, buffer)  # Ctrl+V: the clipboard's image as [Image #N]
+    notify.add_keys(keys, repl)  # the terminal's focus reports
     shell_mode.add_keys(keys, repl)  # Esc cancels a running !command
     picker.add_keys(keys, repl, buffer)  # its keys win while a list is open
     escape.add_keys(keys, repl, buffer)  # after every Esc key: Esc acts at once, keys typed after it arrive whole

@@ -8,7 +8,8 @@ Each event maps to a point of `sagent.agent.hooks.Hook`: `SessionStart` to `on_s
 only; `SubagentStart` for a sub-agent), `UserPromptSubmit` to `on_prompt` (the user's messages to the main
 agent), `PreToolUse` to `before_tool`, `PostToolUse` to `after_tool` (and `PostToolUseFailure` too, for a call
 whose result is an error), `Stop` and `SubagentStop` to `on_stop` (of the main agent and of a sub-agent),
-`PreCompact` to `before_compact`, `PermissionRequest` to `on_permission_request`. The commands an event
+`PreCompact` to `before_compact`, `PermissionRequest` to `on_permission_request`; `Notification` runs when a
+surface tells its user something needs them (`on_notification`, sagent.userhooks.notification). The commands an event
 selects run at the same time; each gets one JSON object on stdin:
 
     {"session_id", "transcript_path", "cwd", "hook_event_name", "agent", "permission_mode",
@@ -17,6 +18,7 @@ selects run at the same time; each gets one JSON object on stdin:
      "stop_hook_active", "last_assistant_message",                (Stop, SubagentStop)
      "source",                                                    (SessionStart: startup or resume)
      "trigger", "custom_instructions",                            (PreCompact: manual or auto, the focus)
+     "message", "title", "notification_type",                     (Notification)
      "agent_id", "agent_type", "agent_transcript_path"}           (a sub-agent's: its label, ...)
 
 `transcript_path` is the agent's session log (sagent's JSON lines; empty for a session kept in memory) and
@@ -169,6 +171,11 @@ class CommandHooks(Hook):
         if any(a.stop is not None for a in answers):
             return None  # `continue: false` wins over a reason to go on
         return next((a.block for a in answers if a.block is not None), None)
+
+    async def on_notification(self, agent: Agent, fields: dict[str, Any]) -> None:
+        """Run the `Notification` commands for a notification's `fields` (`message`, `title`,
+        `notification_type`, ...); what they answer is only told to the user."""
+        await self._run(agent, "Notification", str(fields.get("notification_type", "")), fields)
 
     # ------------------------------------------------------------------------------------ running them
 

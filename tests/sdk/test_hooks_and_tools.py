@@ -180,6 +180,12 @@ async def test_a_hook_that_asks_puts_the_question_to_the_programs_can_use_tool(
             return PermissionResultDeny(message="The reviewer said no to NOTES.md")
         return PermissionResultAllow()
 
+    notified: list[dict[str, Any]] = []
+
+    async def note(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        notified.append(hook_input)
+        return {}
+
     async def prompt() -> Any:
         yield {"type": "user", "message": {"role": "user", "content": "Write some notes"}}
 
@@ -190,11 +196,16 @@ async def test_a_hook_that_asks_puts_the_question_to_the_programs_can_use_tool(
             cwd=str(project),
             permission_mode="acceptEdits",
             can_use_tool=can_use_tool,
-            hooks={"PreToolUse": [HookMatcher(matcher="Write|Edit", hooks=[ask_for_writes])]},
+            hooks={
+                "PreToolUse": [HookMatcher(matcher="Write|Edit", hooks=[ask_for_writes])],
+                "Notification": [HookMatcher(matcher="permission_prompt", hooks=[note])],
+            },
         )
         messages = [m async for m in query(prompt=prompt(), options=options)]
         bodies = fake.bodies()
     assert [name for name, _ in asked] == ["Write"]
+    assert [(n["hook_event_name"], n["notification_type"]) for n in notified] == [("Notification", "permission_prompt")]
+    assert notified[0]["message"] == "sagent needs your permission to use Write"
     assert not (project / "NOTES.md").exists()
     assert "The reviewer said no to NOTES.md" in sent_text(bodies[1:])
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Not written."
@@ -290,6 +301,12 @@ async def test_a_permission_request_hook_answers_before_can_use_tool_is_asked(
         requests.append(hook_input)
         decision = {"behavior": "deny", "message": "Notes are written by hand here"}
         return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+    notified: list[dict[str, Any]] = []
+
+    async def note(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        notified.append(hook_input)
+        return {}
 
     async def prompt() -> Any:
         yield {"type": "user", "message": {"role": "user", "content": "Write some notes"}}

@@ -261,8 +261,8 @@ def test_events_sagent_does_not_run_are_named_and_nothing_is_installed_for_none(
     assert install_hook_callbacks(agent, None, callbacks()) == []
     assert install_hook_callbacks(agent, {}, callbacks()) == []
     assert agent.settings.hooks == before
-    warnings = install_hook_callbacks(agent, {"Notification": [matcher("hook_0")]}, callbacks())
-    assert len(warnings) == 1 and "Notification" in warnings[0]
+    warnings = install_hook_callbacks(agent, {"SessionEnd": [matcher("hook_0")]}, callbacks())
+    assert len(warnings) == 1 and "SessionEnd" in warnings[0]
     assert agent.settings.hooks == before
     warnings = install_hook_callbacks(agent, {"SomeEventOfNextYear": [matcher("hook_0")]}, callbacks())
     assert len(warnings) == 1 and "SomeEventOfNextYear" in warnings[0]

@@ -59,13 +59,13 @@ def test_a_bad_value_is_an_error_naming_the_key(value: Any, message: str) -> Non
 
 def test_claude_codes_other_events_and_members_are_warnings() -> None:
     value = {
-        "Notification": [entry("notify-send hi")],
+        "SessionEnd": [entry("notify-send bye")],
         "Stop": [{"hooks": [{"type": "command", "command": "x", "statusMessage": "checking"}], "note": 1}],
     }
     table, warnings = parse_hooks(value, where="f: ")
     assert list(table) == ["Stop"]
     assert warnings == [
-        'f: key "hooks.Notification": sagent does not run Notification hooks; they are ignored',
+        'f: key "hooks.SessionEnd": sagent does not run SessionEnd hooks; they are ignored',
         'f: key "hooks.Stop[0].note": unknown, ignored',
         'f: key "hooks.Stop[0].hooks[0].statusMessage": unknown, ignored',
     ]

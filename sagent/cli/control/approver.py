@@ -12,6 +12,7 @@ lets a call through).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,10 @@ class SdkApprover:
             request["blocked_path"] = path
         if agent.parent is not None:
             request["agent_id"] = agent.label
-        answer = await self.requester.request(request)
+        from sagent.userhooks.notification import permission_message, run_notification_hooks
+
+        notified = run_notification_hooks(agent, permission_message(call.name), "permission_prompt")
+        answer, _ = await asyncio.gather(self.requester.request(request), notified)  # the question, and the hooks
         if answer.get("behavior") == "allow":
             self._apply(agent, answer.get("updatedPermissions"))
             updated = answer.get("updatedInput")
