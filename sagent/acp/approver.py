@@ -73,9 +73,17 @@ class EditorApprover:
         rules = [] if plan else suggest_rules(agent, call)
         choices = _plan_choices() if plan else _choices(rules)
         options = [PermissionOption(option_id=i, name=name, kind=kind) for i, name, kind in choices]
+        from sagent.userhooks.notification import permission_message, run_notification_hooks
+
+        notified = run_notification_hooks(agent, permission_message(call.name), "permission_prompt")
         try:
-            response = await self.client.request_permission(
-                session_id=self.updates.session_id, tool_call=self.updates.question(agent, call, diff), options=options
+            response, _ = await asyncio.gather(  # the question, and the settings' Notification hooks
+                self.client.request_permission(
+                    session_id=self.updates.session_id,
+                    tool_call=self.updates.question(agent, call, diff),
+                    options=options,
+                ),
+                notified,
             )
         except asyncio.CancelledError:
             raise

@@ -73,12 +73,22 @@ async def test_a_permission_question_allowed_once_edits_the_file_and_shows_its_d
 ) -> None:
     editor = Editor(answers=["allow_once"])
     steps = [tool_use_response([READ]), tool_use_response([EDIT]), text_response("Changed it.")]
+    notified = tmp_path / "notified.json"  # the settings' Notification hook runs as the question is put
+    hook = {"type": "command", "command": f"cat > {notified}"}
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "sagent"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(json.dumps({"hooks": {"Notification": [{"hooks": [hook]}]}}))
     with FakeAnthropic(steps) as fake:
         async with connected(editor, anthropic_env(fake, tmp_path)) as conn:
             session = await conn.new_session(cwd=str(project), mcp_servers=[])
             response = await conn.prompt(session_id=session.session_id, prompt=prompt_blocks("fix notes"))
     assert response.stop_reason == "end_turn"
     assert (project / "notes.txt").read_text() == "new line\n"
+    told = json.loads(notified.read_text())
+    assert (told["notification_type"], told["message"]) == (
+        "permission_prompt",
+        "sagent needs your permission to use Edit",
+    )
     [question] = editor.questions  # Read runs unasked in the project; Edit asks
     assert question["tool_call"]["kind"] == "edit"
     kinds = [o["kind"] for o in question["options"]]
