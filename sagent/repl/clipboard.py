@@ -153,8 +153,20 @@ def paste_data_url(host: ReplHost, buffer: Buffer, text: str) -> bool:
     data = data_url_image(text)
     if data is None:
         return False
-    _insert(buffer, pasted_images(host).add(data))
+    placeholder = pasted_images(host).add(data)
+    _insert(buffer, placeholder)
+    host.state.note = _pasted_note(host, placeholder, len(data))
     return True
+
+
+def _pasted_note(host: ReplHost, placeholder: str, size: int) -> str:
+    """The line under the input after a paste; it warns at once when the model cannot read images."""
+    from sagent.agent.runtime import accepts_images
+
+    model = host.agent.model
+    if not accepts_images(model):
+        return f"{placeholder}: {model.provider}/{model.name} does not read images; it goes as a note (/model switches)"
+    return f"{placeholder}: {size:,} bytes, sent with this message"
 
 
 def _insert(buffer: Buffer, placeholder: str) -> None:
@@ -182,5 +194,5 @@ async def _paste_from_clipboard(host: ReplHost, buffer: Buffer) -> None:
     else:
         placeholder = pasted_images(host).add(data)
         _insert(buffer, placeholder)  # clears the note: the text changed
-        host.state.note = f"{placeholder}: {len(data):,} bytes, sent with this message"
+        host.state.note = _pasted_note(host, placeholder, len(data))
     host.refresh()

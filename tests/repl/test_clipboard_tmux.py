@@ -89,6 +89,7 @@ def test_a_model_without_images_gets_a_note_and_the_user_a_line(tmp_path: Path) 
             term.wait_for("› look")
             term.press("C-v")
             term.wait_for("look [Image #1]")
+            term.wait_for("[Image #1]: moonshot/kimi-k2-thinking does not read images; it goes as a note")
             term.press("Enter")
             screen = term.wait_for("I see text only.")
             assert "moonshot/kimi-k2-thinking does not read images" in screen
