@@ -94,12 +94,15 @@ async def run_status_command(
                 return
             out.extend(chunk)
 
+    async def whole_run() -> None:
+        await feed_and_read()
+        if len(out) < MAX_OUTPUT_BYTES:  # all of it read: wait for its exit status
+            await process.wait()
+
     finished = False
     try:
-        await asyncio.wait_for(feed_and_read(), timeout)
+        await asyncio.wait_for(whole_run(), timeout)
         finished = len(out) < MAX_OUTPUT_BYTES
-        if finished:
-            await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
         finished = False
     finally:
@@ -135,11 +138,14 @@ class StatusCommand:
         key += json.dumps({k: v for k, v in payload.get("cost", {}).items() if k != "total_duration_ms"})
         if key == self._last_key:
             return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the REPL's event loop: asked again at the next change
+            return
         self._last_key = key
         self._pending = payload
         if self._task is None or self._task.done():
-            with contextlib.suppress(RuntimeError):  # no event loop: nothing can run yet
-                self._task = asyncio.get_running_loop().create_task(self._drain())
+            self._task = loop.create_task(self._drain())
 
     async def _drain(self) -> None:
         while self._pending is not None:
@@ -154,11 +160,6 @@ class StatusCommand:
             if line != self.line:
                 self.line = line
                 self.on_change()
-
-    def close(self) -> None:
-        """Stop a run in progress (the REPL is leaving)."""
-        if self._task is not None:
-            self._task.cancel()
 
 
 _BY_HOST: weakref.WeakKeyDictionary[object, StatusCommand | None] = weakref.WeakKeyDictionary()

@@ -69,7 +69,12 @@ def test_a_command_that_hangs_or_fails_leaves_the_repl_working(tmp_path: Path, c
         term.wait_for("Esc interrupts")
         term.type("hi")
         term.press("Enter")
-        screen = term.wait_for("Still here.")
+        term.wait_for("Still here.")
+        screen = term.wait_for("─ this turn")  # the turn is over: the input is idle again
         assert "broken" not in screen
-        rows = screen.rstrip("\n").split("\n")
+        for _ in range(100):
+            rows = term.screen().rstrip("\n").split("\n")
+            if rows[-2].startswith("›"):
+                break
+            time.sleep(0.1)
         assert "claude-sonnet-4-6" in rows[-1] and rows[-2].startswith("›")  # no row for the command
