@@ -35,10 +35,11 @@ from sagent.events import (
     TurnFinished,
 )
 from sagent.providers.base import ProviderError
-from sagent.repl import approval, budget, notify, status_command, stopping
+from sagent.repl import approval, budget, stopping
 from sagent.repl import config_cmd as config_cmd  # registers /config
 from sagent.repl import doctor_cmd as doctor_cmd  # registers /doctor
 from sagent.repl import init_cmd as init_cmd  # registers /init
+from sagent.repl import notify as notify  # notifications when a turn ends, and the terminal's focus
 from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
 from sagent.repl import status_cmd as status_cmd  # registers /status
 from sagent.repl.host import Queued, ReplState
@@ -298,7 +299,6 @@ class Repl:
     def refresh(self) -> None:
         if self.app is not None:
             self.app.invalidate()
-            status_command.changed(self)  # the `statusLine` command runs again if what it shows changed
 
     # ------------------------------------------------------------------------------------ status
 
@@ -362,7 +362,6 @@ class Repl:
         _tell_local_progress(self)
         self.measure_context()
         self.watch()
-        status_command.changed(self)  # the `statusLine` command's first run
         if self.first_prompt:
             self.submit(self.first_prompt)
         hangup = _on_hangup(self.quit)

@@ -21,11 +21,11 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval, clipboard, escape, mentions, notify, picker, shell_mode, stopping, tool_output
+from sagent.repl import approval, escape, mentions, picker, shell_mode, stopping, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
 from sagent.repl.resize import ReplApplication
-from sagent.repl.status_command import status_command_window
+from sagent.repl.status_command import rerun_if_changed, status_command_window
 
 if TYPE_CHECKING:
     from sagent.repl.host import ReplHost
@@ -136,6 +136,8 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
     approval.add_keys(keys, repl, buffer)
     tool_output.add_keys(keys, repl)
     mentions.add_keys(keys, repl, buffer)  # a pasted path becomes an @mention
+    from sagent.repl import clipboard, notify
+
     clipboard.add_keys(keys, repl, buffer)  # Ctrl+V: the clipboard's image as [Image #N]
     notify.add_keys(keys, repl)  # the terminal's focus reports
     shell_mode.add_keys(keys, repl)  # Esc cancels a running !command
@@ -235,7 +237,9 @@ def _clear_note(repl: ReplHost) -> None:
 
 
 def status_line(repl: ReplHost) -> str:
-    """The status line, padded, fitted to the terminal's width now (a resize refits it at once)."""
+    """The status line, padded, fitted to the terminal's width now (a resize refits it at once). Each
+    repaint also asks the `statusLine` command to run again if what it would be given changed."""
+    rerun_if_changed(repl)
     return " " + repl.status_text(_size(repl).columns) + " "
 
 

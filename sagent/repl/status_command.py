@@ -177,7 +177,7 @@ def status_command_of(host: ReplHost) -> StatusCommand | None:
     return found
 
 
-def changed(host: ReplHost) -> None:
+def rerun_if_changed(host: ReplHost) -> None:
     """Something the status line command may show changed: run it again (throttled, in the background)."""
     found = status_command_of(host)
     if found is not None:

@@ -54,6 +54,9 @@ def test_the_command_s_first_line_shows_in_colour_and_follows_the_session(tmp_pa
                 break
             time.sleep(0.1)
         assert "SL claude-sonnet-4-6 $0.0" in _status_row(term) and "$0.0000" not in _status_row(term)
+        term.type("/model claude-haiku-4-5")
+        term.press("Enter")
+        term.wait_for("SL claude-haiku-4-5 $0.0")  # a switch shows at once, with no turn after it
 
 
 def _status_row(term: Tmux) -> str:
