@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from sagent.agent.cost import BudgetExceededError
+from sagent.agent.images import readable_request
 from sagent.agent.inbox import Inbox, ModelFailed, ModelOutput
 from sagent.events import ErrorEvent, Event, ResponseComplete, Retrying, TextDelta, TurnFinished
 from sagent.providers.base import ContextTooLongError, ProviderError
@@ -37,6 +38,7 @@ async def call_model(agent: Agent, inbox: Inbox, run: Run) -> AsyncIterator[Even
     request = agent.request()
     for hook in agent.settings.hooks:
         request = await hook.before_request(agent, request)
+    request = readable_request(agent.model, request)  # images left by an earlier model: notes for this one
     task = asyncio.create_task(_pump(agent, inbox, request, epoch))
     try:
         while message is None:
