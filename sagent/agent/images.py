@@ -18,7 +18,7 @@ IMAGE_NOTE = TextPart("[an image was here, but the current model cannot read ima
 def readable_request(model: Model, request: ModelRequest) -> ModelRequest:
     """`request` with its images replaced by `IMAGE_NOTE` when `model` is known not to read images (it
     says so itself, or the catalog does); else `request` itself."""
-    if not any(_has_image(m) for m in request.messages) or not known_not_to_read_images(model):
+    if not known_not_to_read_images(model) or not any(_has_image(m) for m in request.messages):
         return request
     return replace(request, messages=tuple(_without_images(m) for m in request.messages))
 
