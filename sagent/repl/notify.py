@@ -176,3 +176,17 @@ def add_keys(keys: KeyBindings, host: ReplHost) -> None:
     @keys.add(Keys.ControlF24)
     def _focus_out(event: KeyPressEvent) -> None:
         notifier_of(host).focused = False
+
+
+def status_rows(host: ReplHost) -> list[tuple[str, str]]:
+    """`/status`'s rows for the status line command and the notifications."""
+    from sagent.repl.status_command import status_command_of
+
+    found = status_command_of(host)
+    notifier = notifier_of(host)
+    focus = {True: "in", False: "out", None: "not reported yet (taken as in)"}[notifier.focused]
+    channel = "off" if notifier.channel == "off" else f"{notifier.channel} when the terminal is not focused"
+    return [
+        ("status line", found.setting.command if found is not None else "sagent's own (no statusLine setting)"),
+        ("notifications", f"{channel}; focus {focus}"),
+    ]

@@ -41,6 +41,7 @@ def _status(repl: ReplHost, arg: str) -> list[str]:
         ("cwd", str(agent.context.cwd)),
         ("memory", memory_text(agent)),
         *([("fleet", repl.state.fleet.text())] if repl.state.fleet is not None else []),
+        *_terminal_rows(repl),  # the statusLine command, the notifications
     ]
     lines = [repl.renderer.c("bold", "status"), *columns(rows)]
     lines.append(
@@ -48,6 +49,12 @@ def _status(repl: ReplHost, arg: str) -> list[str]:
     )
     lines += settings_rows(agent.context.cwd, launch)
     return lines
+
+
+def _terminal_rows(repl: ReplHost) -> list[tuple[str, str]]:
+    from sagent.repl.notify import status_rows
+
+    return status_rows(repl)
 
 
 def key_source(provider: str, subscription: bool, launch: Launch | None) -> str:

@@ -53,6 +53,9 @@ def test_an_unfocused_terminal_is_notified_and_the_notification_hooks_run(tmp_pa
         term.wait_for("First.")  # focus not reported yet: taken as focused, nothing written
         wait_until(lambda: seen.exists() and seen.read_text().count("\n") >= 1, "the hook ran after the turn")
         term._tmux("send-keys", "-t", "main", "-H", "1b", "5b", "4f")  # ESC [ O: the terminal lost focus
+        term.type("/status")
+        term.press("Enter")
+        term.wait_for("osc777 when the terminal is not focused; focus out")  # /status says why it notifies
         term.type("two")
         term.press("Enter")
         term.wait_for("Second.")
