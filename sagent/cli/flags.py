@@ -123,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
     model.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
     model.add_argument(
+        "--auth",
+        choices=("credentials", "api-key"),
+        help="for AnthropicCLI, OpenAISubscription and GoogleCLI: the CLI's own sign-in (credentials, the "
+        "default) or an API key billed through it (api-key: --api-key-env, else the provider's key variables)",
+    )
+    model.add_argument(
         "--max-tokens", "--max-response-tokens", type=int, metavar="N", help="the most output tokens per response"
     )
     model.add_argument(
@@ -404,7 +410,9 @@ def _check(args: argparse.Namespace) -> str | None:
             return f"--allow-providers: unknown provider(s) {', '.join(unknown)}; see `sagent providers`"
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"--api-key-env {args.api_key_env}: that variable is not set"
-    return None
+    from sagent.cli.auth_flag import resolve_auth
+
+    return resolve_auth(args)
 
 
 def positive_number(unit: str) -> Callable[[str], float]:
