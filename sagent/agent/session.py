@@ -495,14 +495,19 @@ def _first_prompt(path: Path) -> str:
 
 
 def find_session(ref: str, cwd: Path) -> Path:
-    """A session file from an id (of this directory's sessions, or a unique prefix) or a path."""
+    """A session file from an id (of this directory's sessions, or a unique prefix), a name given with
+    `--name` (the newest session of that name), or a path."""
     path = Path(ref).expanduser()
     if path.suffix == ".jsonl" and path.is_file():
         return path
-    matches = [s.path for s in list_sessions(cwd) if s.id.startswith(ref)]
+    sessions = list_sessions(cwd)
+    matches = [s.path for s in sessions if s.id.startswith(ref)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        named = [s.path for s in sessions if s.title == ref]  # newest first: the latest of that name
+        if named:
+            return named[0]
         raise FileNotFoundError(f"no session {ref!r} in {sessions_dir(cwd)}")
     raise FileNotFoundError(f"session id {ref!r} is ambiguous: {len(matches)} sessions start with it")
 

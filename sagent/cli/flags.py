@@ -259,6 +259,19 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument(
         "--ephemeral", action="store_true", help="write no session log, memory, input history or start-up cache"
     )
+    sessions.add_argument(
+        "--name",
+        metavar="TEXT",
+        help="a name for the new session: `sagent sessions` and the pickers show it, and --session and --resume "
+        "take it in place of the id",
+    )
+    sessions.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        type=str.lower,
+        help="write sagent's and its libraries' log lines at this level and above to stderr "
+        "(default: $SAGENT_LOG_LEVEL, else none)",
+    )
     from sagent.cli.sdk_flags import add_sdk_flags
 
     add_sdk_flags(p)
@@ -375,6 +388,10 @@ def _check(args: argparse.Namespace) -> str | None:
         return f"--cwd {args.cwd}: not a directory"
     if sum(bool(x) for x in (args.continue_, args.session, args.resume is not None)) > 1:
         return "--continue, --session and --resume cannot be used together"
+    if args.name is not None and (args.continue_ or args.session or args.resume is not None):
+        return "--name names a new session; a session that is continued keeps its name"
+    if args.name is not None and not args.name.strip():
+        return "--name needs some text"
     if args.ephemeral and (args.continue_ or args.session or args.resume is not None):
         return "--ephemeral cannot continue a session"
     if args.before_compaction and not (args.continue_ or args.session or args.resume is not None):
