@@ -243,6 +243,8 @@ def make_agent(
         header = {"provider": model.provider, "model": model.name, **start_point(cwd)}
         if getattr(args, "name", None):
             header["title"] = args.name
+        if args.base_url:
+            header["base_url"] = args.base_url  # the endpoint, so --continue finds it again; never the key
         log = _new_session_log(cwd, header, getattr(args, "session_id", None), getattr(args, "new_session_at", None))
     return Agent(model, settings, session=log, fleet=fleet)
 
@@ -424,11 +426,20 @@ def setup_failure(error: Exception) -> int:
 
 
 def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
-    """The provider and model: as named, else the ones a continued session was last using, else the default."""
-    if session_path is not None and args.provider is None and args.model is None:
-        state = peek_state(session_path)
-        if state.provider and state.model:
-            return Choice(state.provider, state.model)
+    """The provider and model: as named, else the ones a continued session was last using, else the default.
+    A continued session started with --base-url keeps that endpoint (never a key) while it stays on the
+    provider it started on, unless another one is given."""
+    if session_path is None:
+        return choose(args.provider, args.model)
+    state = peek_state(session_path)
+    header = state.header or {}
+    endpoint, started_on = header.get("base_url"), header.get("provider")
+    if args.base_url is None and isinstance(endpoint, str) and state.provider == started_on:
+        named = choose(args.provider, args.model).provider if args.provider or args.model else started_on
+        if named == started_on:
+            args.base_url = endpoint
+    if args.provider is None and args.model is None and state.provider and state.model:
+        return Choice(state.provider, state.model)
     return choose(args.provider, args.model)
 
 
