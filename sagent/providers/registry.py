@@ -149,6 +149,25 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
     return None
 
 
+EMBEDDED_NAMES = frozenset({"smollm2", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"})
+"""The names of the embedded model: what a session on it records, and what --model may call it."""
+
+
+def _local_file(name: str | None) -> str | None:
+    """The .gguf file `name` names for the local provider; None for the embedded model (no name, or one
+    of its names); a clear error for anything else, which would otherwise be ignored."""
+    if not name or name.lower() in EMBEDDED_NAMES:
+        return None
+    if name.endswith(".gguf") or os.path.isfile(os.path.expanduser(name)):
+        return name
+    raise _bad_request(
+        f"the local provider runs a .gguf file on this machine, and {name!r} is neither one nor the embedded "
+        "model: give the file's path with --model (or leave --model out for the embedded SmolLM2); a model "
+        "served by llama.cpp elsewhere is reached with --provider openai-compat --base-url URL --model NAME",
+        provider=LOCAL,
+    )
+
+
 def _local_unavailable(missing: str, *, by_default: bool) -> str:
     """Why the local model cannot run, and how to get a model: a key, or the local extra."""
     from sagent.providers.llamacpp import install_hint
@@ -192,7 +211,7 @@ def make_model(spec: ProviderSpec, model: str, *, api_key: str | None, base_url:
 def _local_model(choice: Choice) -> Model:
     from sagent.providers.llamacpp import LlamaCppModel, local_model_missing
 
-    path = choice.model if choice.model and choice.model.endswith(".gguf") else None
+    path = _local_file(choice.model)
     missing = local_model_missing(path)
     if missing:
         raise _bad_request(_local_unavailable(missing, by_default=choice.notice is not None), provider=LOCAL)
