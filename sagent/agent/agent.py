@@ -25,11 +25,13 @@ from typing import Any, overload
 
 from sagent.agent.calls import tool_specs
 from sagent.agent.compaction import HistoryChange, Trigger
+from sagent.agent.controls import control_for
 from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
 from sagent.agent.handle import AgentError as AgentError  # its home before the run handle; still imported from here
 from sagent.agent.handle import Prompt, RunHandle, read_prompt
+from sagent.agent.history_window import windowed
 from sagent.agent.inbox import Control, Inbox, Interrupt, Quit, ToBackground
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.loop import apply_controls, drive
@@ -263,14 +265,7 @@ class Agent:
             self._inbox.stopped_by = envelope.sender
             self.quit()
         else:
-            model = None
-            if envelope.control == "switch_model":
-                if not envelope.model and not envelope.provider:
-                    raise FleetError("switch_model needs a model (or a provider)")
-                model = self.fleet.model(envelope.provider, envelope.model)
-            self._inbox.put(
-                Control(envelope.sender, model=model, compact=envelope.control == "compact", focus=envelope.focus)
-            )
+            self._inbox.put(control_for(envelope, self.fleet))
         return Receipt(self.label, was_working, self._inbox.pending)
 
     def control(
@@ -588,7 +583,7 @@ class Agent:
         """The request the next model call sends (the history as it stands now)."""
         return ModelRequest(
             system=self.system,
-            messages=tuple(self.history),
+            messages=windowed(self.history, self.settings.history_turns),
             tools=tuple(tool_specs(self.tools, self.context)),
             max_tokens=self.max_tokens,
             thinking_budget=self.thinking_budget,

@@ -341,6 +341,11 @@ class AgentTools:
     def editor(self) -> Editor | None:
         return self.agent.settings.editor
 
+    def history_window(self) -> int | None:
+        """How many turns the agent sends to its model (None: all): with a window, Recall searches this
+        session's earlier turns too."""
+        return self.agent.settings.history_turns
+
     async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
         me = self.agent
         model, owned = self._small_model()

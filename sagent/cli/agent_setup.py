@@ -60,6 +60,7 @@ def agent_settings(
         background_after=args.background_after,
         input_preempts=getattr(args, "input_preempts", False),  # set by the REPL: typed input never waits
         compaction=compaction_policy(args.compact_at),
+        history_turns=getattr(args, "history_turns", None),
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),

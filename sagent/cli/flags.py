@@ -190,6 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
         "automatically with 'off'; MODEL=FRACTION sets it for one model id. May be repeated",
     )
     agent.add_argument(
+        "--history",
+        type=int,
+        metavar="N",
+        dest="history_turns",
+        help="send only the last N turns to the model; the earlier ones stay in the session log, where the "
+        "Recall tool searches them (default: the whole history, compacted as it fills)",
+    )
+    agent.add_argument(
         "--background-after",
         type=positive_number("seconds"),
         metavar="SECONDS",
@@ -411,6 +419,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--nats and --label place the agent in a fleet: give --fleet NAME too"
     if args.include_partial_messages and args.output_format != "stream-json":
         return "--include-partial-messages needs --output-format stream-json"
+    if args.history_turns is not None and args.history_turns < 1:
+        return "--history must be at least 1 (turns)"
     for name in ("max_tool_rounds", "max_tokens", "thinking_budget", "max_subscription_tokens"):
         value = getattr(args, name)
         if value is not None and value < 1:
