@@ -137,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--effort",
         choices=("none", "minimal", "low", "medium", "high", "xhigh", "max"),
-        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level); "
-        "none sends no effort, leaving the model's default; xhigh and max (from the Claude Agent SDK) are high",
+        help="reasoning effort for models that take one (OpenAI, Anthropic from Opus 4.5, Gemini's thinking "
+        "level); none sends no effort, leaving the model's default; xhigh and max go to the models that have "
+        "them, and are a model's highest level elsewhere",
     )
     agent = p.add_argument_group("agent")
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")

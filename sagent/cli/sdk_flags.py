@@ -151,8 +151,6 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
         from sagent.providers.catalog import ALIASES
 
         args.model = ALIASES.get(args.model.lower(), args.model)  # Claude Code's `sonnet`, `opus`, `haiku`
-    if args.effort in ("xhigh", "max"):
-        args.effort = "high"  # sagent's highest effort
     for name, line in WITHOUT_MECHANISM.items():
         if getattr(args, name, None):
             stderr.write(f"sagent: note: {line}\n")

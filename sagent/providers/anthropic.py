@@ -73,6 +73,17 @@ def tool_id(call_id: str) -> str:
     return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:24]
 
 
+
+_EFFORT_MODELS = ("claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-sonnet-4-6")
+_EFFORT_LINES = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-5")
+
+
+def takes_effort(model: str) -> bool:
+    """Whether the Claude model `model` takes the effort setting (`output_config.effort`): the models from
+    Opus 4.5 on; an older one would refuse the request, so the setting is left out for it."""
+    name = model.lower()
+    return name.startswith(_EFFORT_MODELS) or name.startswith(_EFFORT_LINES)
+
 class AnthropicModel(Model):
     def __init__(
         self,
@@ -162,6 +173,8 @@ class AnthropicModel(Model):
         if tools:
             tools[-1]["cache_control"] = CACHE
             params["tools"] = tools
+        if request.effort and takes_effort(self.name):
+            params["output_config"] = {"effort": "low" if request.effort == "minimal" else request.effort}
         if request.thinking_budget:
             params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
             max_tokens = max(max_tokens, request.thinking_budget + 1024)

@@ -120,7 +120,7 @@ class AgentSelf(_AgentTool):
             "action": {"type": "string", "enum": ["status", "switch", "compact", "clear_tool_results", "detach"]},
             "provider": {"type": "string"},
             "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
-            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high"]},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high", "xhigh", "max"]},
             "thinking": {"type": "integer", "description": "thinking budget in tokens; 0 turns thinking off"},
             "focus": {"type": "string", "description": "for compact: what the summary must keep"},
             "ids": {"type": "array", "items": {"type": "string"}, "description": "tool call ids to clear"},
