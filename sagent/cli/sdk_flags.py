@@ -148,8 +148,11 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
     elif args.tools is not None and sdk_run(args):
         args.tools = _sagent_tools(args.tools, stderr)
     if sdk_run(args) and args.model and args.provider in (None, "anthropic"):
-        from sagent.providers.catalog import ALIASES
+        from sagent.providers.catalog import ALIASES, long_context_base
 
+        base = long_context_base(args.model)  # `sonnet[1m]`: the alias on its 1M-token context
+        if base is not None and base.lower() in ALIASES:
+            args.model = ALIASES[base.lower()] + "+1m"
         args.model = ALIASES.get(args.model.lower(), args.model)  # Claude Code's `sonnet`, `opus`, `haiku`
     for name, line in WITHOUT_MECHANISM.items():
         if getattr(args, name, None):
