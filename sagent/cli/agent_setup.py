@@ -168,7 +168,10 @@ def models_for(args: argparse.Namespace, model: Model) -> ModelFactory:
         wanted = choose(provider, name)
         same = wanted.provider == model.provider
         return build_model(
-            wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
+            wanted,
+            base_url=args.base_url if same else None,
+            api_key_env=args.api_key_env if same else None,
+            resume_mode=getattr(args, "resume_mode", "replay"),
         )
 
     return models

@@ -269,6 +269,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--ephemeral", action="store_true", help="write no session log, memory, input history or start-up cache"
     )
     sessions.add_argument(
+        "--resume-mode",
+        choices=("auto", "resume", "replay"),
+        default="replay",
+        help="replay (the default) sends the whole conversation with every request; resume sends only what is "
+        "new where the provider's server keeps the conversation (OpenAI's Responses API, which then stores it "
+        "for 30 days; the model CLIs keep their own), and says so where none does; auto resumes where it can",
+    )
+    sessions.add_argument(
         "--name",
         metavar="TEXT",
         help="a name for the new session: `sagent sessions` and the pickers show it, and --session and --resume "

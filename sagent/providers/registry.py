@@ -8,8 +8,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from sagent.providers import specs
 from sagent.providers.specs import ProviderSpec
@@ -178,8 +178,25 @@ def _local_unavailable(missing: str, *, by_default: bool) -> str:
     return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {install_hint()}"
 
 
-def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None) -> Model:
-    """The `Model` for a choice: the spec's adapter, imported now, given the model id, key and endpoint."""
+ResumeMode = Literal["auto", "resume", "replay"]
+RESUMING_ADAPTERS = {"openai": "sagent.providers.responses_resume:ResumingOpenAIModel"}
+"""The providers whose server can keep the conversation, and the adapter that resumes on it (see
+`sagent.providers.responses_resume`). The model CLIs (AnthropicCLI, OpenAISubscription, GoogleCLI) keep
+theirs in their own sessions whatever the mode."""
+KEEPS_ITS_OWN = frozenset({"anthropic-cli", "openai-subscription", "google-cli"})
+
+
+def resumes(provider: str) -> bool:
+    """Whether a request to `provider` can send only what is new, the server keeping the rest."""
+    return provider in RESUMING_ADAPTERS or provider in KEEPS_ITS_OWN
+
+
+def build_model(
+    choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None, resume_mode: ResumeMode = "replay"
+) -> Model:
+    """The `Model` for a choice: the spec's adapter, imported now, given the model id, key and endpoint.
+    `resume_mode` other than replay: on a provider whose server keeps the conversation, the adapter that
+    sends only what is new (`auto` and `resume` differ only in what the command line says elsewhere)."""
     spec = specs.find_spec(choice.provider)
     if spec is None:
         names = ", ".join(specs.provider_names())
@@ -193,6 +210,8 @@ def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str
     if not model:
         raise _bad_request(f"the {spec.name} provider needs --model: the id of a model the server serves")
     key = _api_key(spec.name, api_key_env, required=spec.key_required and bool(spec.key_variables))
+    if resume_mode != "replay" and spec.name in RESUMING_ADAPTERS:
+        spec = replace(spec, adapter=RESUMING_ADAPTERS[spec.name])
     return make_model(spec, model, api_key=key, base_url=url)
 
 
