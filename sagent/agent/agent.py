@@ -44,6 +44,7 @@ from sagent.agent.session import SessionLog, SessionWriteError, clear_results
 from sagent.agent.settings import AgentSettings
 from sagent.agent.sinks import EventSink
 from sagent.agent.state import take_snapshot
+from sagent.agent.storage import SessionStorage
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import (
@@ -178,7 +179,7 @@ class Agent:
     @classmethod
     def resume(
         cls,
-        path: str | Path,
+        path: str | Path | SessionStorage,
         model: Model,
         settings: AgentSettings | None = None,
         *,
@@ -190,11 +191,14 @@ class Agent:
         working directory is the session's unless one is given). Tool calls the log shows without a result
         (the process died mid-tool) are answered as interrupted, so the model sees a consistent history.
         `before_compaction` continues instead a new session forked from the log as it was before its last
-        compaction (the original log is left as it is)."""
-        path = Path(path)
-        if before_compaction:
-            path = SessionLog.fork_before_compaction(path)
-        log, state = SessionLog.open(path)
+        compaction (the original log is left as it is). `path` may be a `SessionStorage` holding the log."""
+        if isinstance(path, SessionStorage):
+            if before_compaction:
+                raise ValueError("before_compaction forks a log file; a storage's log is continued as it is")
+            log, state = SessionLog.open_storage(path)
+        else:
+            path = SessionLog.fork_before_compaction(Path(path)) if before_compaction else Path(path)
+            log, state = SessionLog.open(path)
         chosen = AgentSettings.build(settings, **options)
         if chosen.cwd is None and state.header.get("cwd"):
             chosen = replace(chosen, cwd=Path(state.header["cwd"]))
