@@ -25,9 +25,9 @@ from typing import Any, overload
 
 from sagent.agent.calls import tool_specs
 from sagent.agent.compaction import HistoryChange, Trigger
-from sagent.agent.controls import control_for
+from sagent.agent.controls import control_for, send_control
 from sagent.agent.cost import CostTracker
-from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
+from sagent.agent.fleet import Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
 from sagent.agent.handle import AgentError as AgentError  # its home before the run handle; still imported from here
 from sagent.agent.handle import Prompt, RunHandle, read_prompt
@@ -272,23 +272,10 @@ class Agent:
             self._inbox.put(control_for(envelope, self.fleet))
         return Receipt(self.label, was_working, self._inbox.pending)
 
-    def control(
-        self,
-        label: str,
-        kind: ControlKind,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        focus: str | None = None,
-    ) -> Receipt:
-        """As a coordinator, tell an agent below this one to `switch_model` (to `provider`/`model`),
-        `compact` (keeping `focus`) or `stop`. It applies the change at its next safe point (`stop` at once)."""
-        if kind not in CONTROLS:
-            raise FleetError(f"unknown control {kind!r}; the controls are: {', '.join(CONTROLS)}")
-        if not self.fleet.is_above(self.label, label):
-            raise FleetError(f"{self.label} does not coordinate {label!r}: controls go only to agents it started")
-        envelope = Envelope(self.label, label, control=kind, provider=provider, model=model, focus=focus)
-        return self.fleet.bus.deliver(envelope)
+    def control(self, label: str, kind: ControlKind, **fields: Any) -> Receipt:
+        """As a coordinator, tell an agent below this one to change how it works (`send_control` says how:
+        switch_model, tune, compact, clear_tool_results, stop), at its next safe point (`stop` at once)."""
+        return send_control(self, label, kind, **fields)
 
     def spawn(
         self,
