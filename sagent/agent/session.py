@@ -51,6 +51,7 @@ from sagent.agent.session_lock import open_locked, read_all, release
 from sagent.encoding import scrub_deep
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.lib.xdg import data_home
+from sagent.tasks import TaskList
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -104,6 +105,8 @@ class SessionState:
     # The seq of the record that brought each message of `history` (a summary: its compaction's), so a
     # message can be placed in the log (`/rewind`, `/fork`).
     seqs: list[int] = field(default_factory=list)
+    # The task list as the agent last set it (TodoWrite).
+    task_list: TaskList = field(default_factory=TaskList)
 
 
 class SessionLog:
@@ -362,6 +365,8 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
         result = _message(event["result"], ToolResult)
         state.history.append(result)
         answered.add(result.call_id)
+    elif kind == "task_list_changed":
+        state.task_list = TaskList.parse(event["tasks"]["items"])
     elif kind == "rewound":
         kept = event["kept"]
         if type(kept) is not int or not 0 <= kept <= len(state.history):
