@@ -51,6 +51,7 @@ class ReplState:
     shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
     fleet: FleetPlace | None = None  # the agent's place in a fleet across processes (`sagent --fleet`)
     launch: Launch | None = None  # the settings files and flags the REPL started with (/status, /config)
+    tasks_hidden: bool = False  # the user hid the task list above the prompt (Ctrl+T)
 
 
 class ReplHost(Protocol):
