@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.cli.test_fleet_cli import label_of
 from tests.cli.test_headless import env_for, records, run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 
@@ -62,3 +63,24 @@ def test_a_bad_list_is_an_error_result_the_model_can_act_on_and_no_record(tmp_pa
     assert not [r for r in recs if r.get("subtype") == "task_list"]
     result = next(r for r in recs if r["type"] == "user")["message"]["content"][0]
     assert result["is_error"] is True and "its status is 'doing'" in json.dumps(result["content"])
+
+
+def test_a_sub_agents_list_comes_under_its_spawn_call(tmp_path: Path) -> None:
+    scripts = {
+        "main": [
+            tool_use_response([("AgentSpawn", {"prompt": "fix add", "label": "fixer"})]),
+            text_response("the fixer is done"),
+        ],
+        "fixer": [tool_use_response([("TodoWrite", {"todos": STEPS[1:]})]), text_response("fixed")],
+    }
+    with FakeAnthropic(scripts=scripts, route=label_of) as fake:
+        out = run_sagent(
+            ["-p", "go", "--output-format", "stream-json", "--model", "claude-sonnet-4-6", "--cwd", str(tmp_path)],
+            env_for(fake, tmp_path),
+        )
+    assert out.returncode == 0, out.stderr
+    recs = records(out.stdout)
+    (listed,) = [r for r in recs if r.get("subtype") == "task_list"]
+    spawn = next(r for r in recs if r["type"] == "assistant" and r["parent_tool_use_id"] is None)
+    assert listed["parent_tool_use_id"] == spawn["message"]["content"][0]["id"]
+    assert listed["agent"] == "fixer" and listed["todos"] == STEPS[1:]
