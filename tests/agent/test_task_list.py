@@ -159,3 +159,26 @@ async def test_compaction_carries_the_list_into_the_compacted_context(tmp_path: 
     assert resumed.task_list == agent.task_list
     assert "[>] Fix the bug" in resumed.history[0].text
     await agent.aclose()
+
+
+async def test_a_rewind_goes_back_to_the_list_of_that_moment_and_a_resume_agrees(tmp_path: Path) -> None:
+    from sagent.agent.rewind import rewind, user_turns
+
+    later = [{**s, "status": "completed"} for s in STEPS]
+    model = ScriptedModel([tool_turn(write(STEPS)), text_turn("a"), tool_turn(write(later)), text_turn("b")])
+    log = SessionLog.create(tmp_path, {"provider": "scripted", "model": "scripted"})
+    agent = Agent(model, tools=[TodoWrite()], session=log, cwd=tmp_path)
+    await agent.ask("one")
+    first = agent.task_list
+    await agent.ask("two")
+    assert agent.task_list.finished
+    rewind(agent, user_turns(agent)[1])  # before "two": the list "one" left
+    assert agent.task_list == first
+    agent.session.close()
+    assert log.path is not None
+    resumed = Agent.resume(log.path, ScriptedModel([]), tools=[TodoWrite()])
+    assert resumed.task_list == first
+    rewind(resumed, user_turns(resumed)[0])  # before "one": no list yet
+    assert not resumed.task_list
+    await resumed.aclose()
+    await agent.aclose()
