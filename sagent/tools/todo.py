@@ -17,22 +17,21 @@ class TodoWrite(AnyOrder):
     name = "TodoWrite"
     may_background = False  # it takes no time: nothing to move to the background
     description = (
-        "Keep a task list for work of three or more steps, or when the user gives several tasks; skip it for "
-        "a single quick step. Each call sends the whole list and replaces the last. Mark an item in_progress "
-        "before starting it (one at a time) and completed as soon as it is done; add steps you discover."
+        "Keep a task list for work of 3+ steps or several tasks (not for one quick step). Each call sends the "
+        "whole list, replacing the last. Mark an item in_progress before starting it, one at a time, and "
+        "completed as soon as it is done."
     )
     input_schema = {
         "type": "object",
         "properties": {
             "todos": {
                 "type": "array",
-                "description": "the whole list, in order",
                 "items": {
                     "type": "object",
                     "properties": {
-                        "content": {"type": "string", "description": "the step, imperative: 'Run the tests'"},
+                        "content": {"type": "string", "description": "imperative: Run tests"},
                         "status": {"type": "string", "enum": list(STATUSES)},
-                        "activeForm": {"type": "string", "description": "while doing it: 'Running the tests'"},
+                        "activeForm": {"type": "string", "description": "continuous: Running tests"},
                     },
                     "required": ["content", "status", "activeForm"],
                 },
