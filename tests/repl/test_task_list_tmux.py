@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from sagent.repl.tool_view import cells
+from tests.cli.test_headless import run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
 from tests.repl.test_repl_tmux import env_for
 from tests.repl.tmux import HAVE_TMUX, Tmux
@@ -79,3 +80,16 @@ def test_the_list_shows_live_fits_and_hides(tmp_path: Path, trust_tmp_path: None
         term.press("Enter")
         screen = term.wait_for("Task list: 3 of 3 done")
         assert "  ☒ Run the tests" in screen
+
+
+def test_a_continued_session_shows_its_list_at_once(tmp_path: Path, trust_tmp_path: None) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    steps = [tool_use_response([("TodoWrite", {"todos": STEPS})]), text_response("Paused.")]
+    with FakeAnthropic(steps) as fake:
+        env = env_for(fake, tmp_path)
+        assert run_sagent(["-p", "fix add", "--cwd", str(project)], env).returncode == 0
+        with Tmux(["--continue"], env, project, width=100) as term:
+            term.wait_for("resumed session")
+            shown = block(until(term, lambda s: len(block(s)) == 3, "the resumed list"))
+    assert shown[1] == "  ◼ Fixing the sign in add() of the calculator module, carefully"  # the width fits it whole
