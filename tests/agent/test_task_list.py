@@ -182,3 +182,16 @@ async def test_a_rewind_goes_back_to_the_list_of_that_moment_and_a_resume_agrees
     assert not resumed.task_list
     await resumed.aclose()
     await agent.aclose()
+
+
+@pytest.mark.parametrize("mode", ["default", "plan"])
+async def test_it_runs_unasked_in_every_mode_even_where_nobody_could_answer(mode: str, tmp_path: Path) -> None:
+    from sagent.permissions.policy import PermissionHook, Permissions
+
+    policy = Permissions.build(mode=mode, headless="deny", cwd=tmp_path)
+    model = ScriptedModel([tool_turn(write(STEPS)), text_turn("planned")])
+    agent = Agent(model, tools=[TodoWrite()], cwd=tmp_path, permissions=policy, hooks=[PermissionHook()])
+    await agent.ask("plan the fix")
+    result = next(m for m in agent.history if isinstance(m, ToolResult))
+    assert not result.is_error and len(agent.task_list) == 3
+    await agent.aclose()
