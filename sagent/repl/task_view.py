@@ -38,10 +38,17 @@ STYLES = {"completed": "fg:ansibrightblack strike", "in_progress": "bold fg:ansi
 
 
 def shown(host: ReplHost) -> bool:
-    """Whether the block is on the screen: there is a list, the user has not hidden it, and the agent works
-    or some item is not done."""
+    """Whether the block is on the screen: there is a list, the user has not hidden it, and some item is
+    not done, or the agent is still at work on the turn that finished the list."""
     tasks = host.agent.task_list
-    return bool(tasks) and not host.state.tasks_hidden and (host.busy or not tasks.finished)
+    if not tasks or host.state.tasks_hidden:
+        return False
+    if not tasks.finished:
+        return True
+    if not host.busy:
+        host.state.tasks_done = tasks  # seen finished when a turn was over: a later turn does not bring it back
+        return False
+    return tasks is not host.state.tasks_done
 
 
 def room(rows: int) -> int:

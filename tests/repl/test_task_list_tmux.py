@@ -56,7 +56,18 @@ def test_the_list_shows_live_fits_and_hides(tmp_path: Path, trust_tmp_path: None
         going_on.wait(60)  # the model "thinks" until the test has looked at the screen
         return tool_use_response([("TodoWrite", {"todos": [{**s, "status": "completed"} for s in STEPS]})])
 
-    steps = [tool_use_response([("TodoWrite", {"todos": STEPS})]), after_release, text_response("All done.")]
+    answering = threading.Event()
+
+    def held_answer(request: dict[str, Any]) -> Reply:
+        answering.wait(60)
+        return text_response("You are welcome.")
+
+    steps = [
+        tool_use_response([("TodoWrite", {"todos": STEPS})]),
+        after_release,
+        text_response("All done."),
+        held_answer,
+    ]
     with FakeAnthropic(steps) as fake, Tmux([], env_for(fake, tmp_path), project, width=WIDTH) as term:
         term.wait_for("Esc interrupts")
         term.type("fix add")
@@ -76,6 +87,13 @@ def test_the_list_shows_live_fits_and_hides(tmp_path: Path, trust_tmp_path: None
 
         going_on.set()
         until(term, lambda s: any("All done." in line for line in s) and not block(s), "the end of the turn")
+        # The next turn, on something else, does not bring the finished list back.
+        term.type("thanks")
+        term.press("Enter")
+        until(term, lambda s: any("esc to interrupt" in line for line in s), "the next turn")
+        assert not block(term.screen().splitlines())
+        answering.set()
+        term.wait_for("You are welcome.")
         term.type("/tasks")
         term.press("Enter")
         screen = term.wait_for("Task list: 3 of 3 done")
