@@ -6,8 +6,8 @@ and `/tasks` to print it.
     ☐ Run the tests                  (to do)
 
 The block reads the agent's list each time the screen is painted, so it follows every TodoWrite call as
-the agent makes it (each event repaints). It shows while the agent works and, once the turn is over, only
-while some item is not done. Each item keeps to one line, cut to the terminal's width; a list taller than
+the agent makes it (each event repaints). It shows while some item is not done, and a finished list until
+the turn that finished it is over (later turns leave it hidden until the model writes a new one). Each item keeps to one line, cut to the terminal's width; a list taller than
 the room it has shows the item in progress with the items around it, and says how many are left out.
 """
 
