@@ -36,9 +36,9 @@ from sagent.agent.inbox import Control, Inbox, Interrupt, Quit, ToBackground
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.loop import apply_controls, drive
 from sagent.agent.pricing import require_price_in_tree, require_prices
+from sagent.agent.resume import resume_agent
 from sagent.agent.rounds import INTERRUPTED as INTERRUPTED  # the result texts, still imported from here
 from sagent.agent.rounds import NOT_RUN_BUDGET as NOT_RUN_BUDGET
-from sagent.agent.rounds import record_result
 from sagent.agent.runtime import AgentTools
 from sagent.agent.session import SessionLog, SessionWriteError, clear_results
 from sagent.agent.settings import AgentSettings
@@ -55,14 +55,15 @@ from sagent.events import (
     ModelSwitched,
     Result,
     SessionStarted,
-    ToolFinished,
+    TaskListChanged,
     ToolResultsCleared,
 )
 from sagent.evidence.capsules import receive, seal_message
 from sagent.providers.base import Model, RetryPolicy, close_model
 from sagent.providers.catalog import lookup
 from sagent.snapshot import AgentSnapshot, AgentStatus
-from sagent.tools.base import Tool, ToolContext, recover_note
+from sagent.tasks import TaskList
+from sagent.tools.base import Tool, ToolContext
 from sagent.tools.runtime import SpawnRequest
 from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, Usage, UserMessage
 
@@ -114,6 +115,7 @@ class Agent:
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
+        self.task_list = TaskList()  # the list the model keeps with TodoWrite (its changes: TaskListChanged)
         folder, ephemeral = self.session.session_dir, self.session.path is None
         self.context = ToolContext(cwd=cwd, session_dir=folder, runtime=AgentTools(self), ephemeral=ephemeral)
         self.context.sandbox, self.context.roots, self.context.may_leave_sandbox = self.settings.sandboxing()
@@ -128,7 +130,7 @@ class Agent:
         self._closed = False
         self._retired: list[Model] = []  # models switched away from, closed with the agent
         self._sinks: list[EventSink] = []  # this agent's own sinks beside the log (not inherited)
-        self._notices: list[HookNotice | AdvisorConsulted] = []  # hooks' notices for this agent's next event
+        self._notices: list[HookNotice | AdvisorConsulted | TaskListChanged] = []  # for this agent's next event
         self.fleet.join(self)
 
     # ------------------------------------------------------------------- settings, read where they live
@@ -192,26 +194,10 @@ class Agent:
         (the process died mid-tool) are answered as interrupted, so the model sees a consistent history.
         `before_compaction` continues instead a new session forked from the log as it was before its last
         compaction (the original log is left as it is). `path` may be a `SessionStorage` holding the log."""
-        if isinstance(path, SessionStorage):
-            if before_compaction:
-                raise ValueError("before_compaction forks a log file; a storage's log is continued as it is")
-            log, state = SessionLog.open_storage(path)
-        else:
-            path = SessionLog.fork_before_compaction(Path(path)) if before_compaction else Path(path)
-            log, state = SessionLog.open(path)
         chosen = AgentSettings.build(settings, **options)
-        if chosen.cwd is None and state.header.get("cwd"):
-            chosen = replace(chosen, cwd=Path(state.header["cwd"]))
-        agent = cls(model, chosen, session=log, history=state.history, fleet=fleet)
-        agent.window.thread = state.thread
-        calls = {c.id: c for m in state.history if isinstance(m, AssistantMessage) for c in m.tool_calls}
-        for result in state.dangling:
-            # The tool may clean up what the dead run left (processes) and say so in the result.
-            note = recover_note(agent.tools.get(result.name), calls[result.call_id], agent.context)
-            if note:
-                result = ToolResult.of(calls[result.call_id], f"{result.text} {note}", is_error=True)
-            record_result(agent, ToolFinished(result, 0.0))
-        return agent
+        return resume_agent(
+            cls, path if isinstance(path, SessionStorage) else Path(path), model, chosen, before_compaction, fleet
+        )
 
     # ------------------------------------------------------------------------------------ public API
 
@@ -540,14 +526,15 @@ class Agent:
 
     # ------------------------------------------------------------------ what the loop asks of the agent
 
-    def notify(self, notice: HookNotice | AdvisorConsulted) -> None:
+    def notify(self, notice: HookNotice | AdvisorConsulted | TaskListChanged) -> None:
         """Tell the user what a hook has to say (it failed, it blocked a prompt, it sent a message, the
         advisor was consulted): logged at once with this agent's label, and shown in the stream of the main
-        agent's run (now, or the next one), before its next event: headless stderr, the REPL, stream-json."""
+        agent's run (now, or the next one), before its next event: headless stderr, the REPL, stream-json.
+        A change of the task list goes to this agent's own stream: each agent's list is its own."""
         notice = replace(notice, agent=self.label)
         self.emit(notice)
         root = self
-        while root.parent is not None:
+        while root.parent is not None and not isinstance(notice, TaskListChanged):
             root = root.parent
         root._notices.append(notice)
 

@@ -34,6 +34,7 @@ from sagent.events import (
     Result,
     ResultSubtype,
     SessionStarted,
+    TaskListChanged,
     ToolFinished,
 )
 from sagent.lib.words import quantity
@@ -77,6 +78,8 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     first_job = agent.jobs.mark()  # the jobs this run starts come after it
     if opening is not None:
         yield agent.emit(opening)
+        if opening.resumed and agent.task_list:  # the list it kept, for the surfaces that show one
+            yield agent.emit(TaskListChanged(agent.task_list, agent.label))
     inbox.take_idle()
     if not inbox.queued:
         raise ValueError("nothing to run: pass a prompt to run() or send() input first")

@@ -18,10 +18,11 @@ from sagent.agent.calls import SPAWN_TOOL, backgroundable, is_named
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
 from sagent.agent.pricing import require_price_in_tree
-from sagent.events import Event, SmallModelCall
+from sagent.events import AdvisorConsulted, Event, HookNotice, SmallModelCall, TaskListChanged
 from sagent.lib.words import quantity
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
+from sagent.tasks import TaskList
 from sagent.tools.base import Tool, ToolError
 from sagent.tools.runtime import SpawnRequest
 from sagent.types import (
@@ -69,6 +70,9 @@ class ToolsAgent(Protocol):
     def tools(self) -> Mapping[str, Tool]: ...
     @property
     def settings(self) -> AgentSettings: ...
+
+    task_list: TaskList
+
     def spawn(self, prompt: SpawnRequest) -> Child: ...
     def send(self, message: str, text: str) -> Receipt: ...
     def control(self, label: str, kind: ControlKind, **fields: Any) -> Receipt: ...
@@ -90,6 +94,7 @@ class ToolsAgent(Protocol):
     def background(self, name: str | None = None) -> None: ...
     def retract(self, message: UserMessage | PeerMessage) -> bool: ...
     def emit(self, event: Event) -> Event: ...
+    def notify(self, notice: HookNotice | AdvisorConsulted | TaskListChanged) -> None: ...
 
 
 class AgentTools:
@@ -328,6 +333,13 @@ class AgentTools:
         if job.result.is_error:
             raise ToolError(f"{job.summary()} failed:\n{text}")
         return f"{job.summary()} finished after {job.duration_ms / 1000:.1f} s:\n{text}"
+
+    # --------------------------------------------------------------------------------- task list
+
+    def set_task_list(self, tasks: TaskList) -> None:
+        """Make `tasks` the agent's task list (TodoWrite): logged first, then shown by every surface."""
+        self.agent.notify(TaskListChanged(tasks))
+        self.agent.task_list = tasks
 
     # --------------------------------------------------------------------------- models for tools
 

@@ -52,6 +52,7 @@ from sagent.agent.storage import SessionStorage
 from sagent.encoding import scrub_deep
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.lib.xdg import data_home
+from sagent.tasks import TaskList
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -105,6 +106,10 @@ class SessionState:
     # The seq of the record that brought each message of `history` (a summary: its compaction's), so a
     # message can be placed in the log (`/rewind`, `/fork`).
     seqs: list[int] = field(default_factory=list)
+    # The task list as the agent last set it (TodoWrite), and each list set since the last compaction with
+    # the length of the history then, so a rewind finds the list it goes back to.
+    task_list: TaskList = field(default_factory=TaskList)
+    task_lists: list[tuple[int, TaskList]] = field(default_factory=list)
 
 
 class SessionLog:
@@ -379,6 +384,7 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
     elif kind == "compacted":
         kept = event.get("kept", 0)
         state.history = [_message(event["summary"]), *(state.history[-kept:] if kept else [])]
+        state.task_lists = [(0, state.task_list)]  # the summary carries the list: it holds for what follows
         state.thread = Thread(
             tuple(event.get("user_messages", ())),
             tuple(event.get("files_read", ())),
@@ -410,11 +416,16 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
         result = _message(event["result"], ToolResult)
         state.history.append(result)
         answered.add(result.call_id)
+    elif kind == "task_list_changed":
+        state.task_list = TaskList.parse(event["tasks"]["items"])
+        state.task_lists.append((len(state.history), state.task_list))
     elif kind == "rewound":
         kept = event["kept"]
         if type(kept) is not int or not 0 <= kept <= len(state.history):
             raise ValueError(f"it keeps {kept!r} messages of {len(state.history)}")
         del state.history[kept:]
+        state.task_lists = [(n, tasks) for n, tasks in state.task_lists if n <= kept]
+        state.task_list = state.task_lists[-1][1] if state.task_lists else TaskList()
 
 
 def _place(state: SessionState, record: dict[str, Any], seq: int) -> None:

@@ -165,8 +165,8 @@ CLAUDE_CODE_TOOLS = {"LS": "List", "MultiEdit": "Edit", "Task": "AgentSpawn", "A
 
 
 def _sagent_tools(names: str, stderr: Any) -> str:
-    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks (TodoWrite,
-    NotebookEdit) is left out and said once, rather than failing the run."""
+    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks
+    (NotebookEdit) is left out and said once, rather than failing the run."""
     from sagent.tools import BUILTIN
 
     known = {cls.name for cls in BUILTIN}

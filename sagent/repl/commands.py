@@ -134,6 +134,7 @@ KEYS = (
     ("Esc", "stop: interrupt, keep what was done, put queued messages back in the input"),
     ("Ctrl+B", "move the running tool calls to the background"),
     ("Ctrl+O", "show hidden tool output in full (again: collapse)"),
+    ("Ctrl+T", "hide or show the task list above the prompt"),
     ("Shift+Tab", "the next permission mode: default → acceptEdits → plan"),
     ("Ctrl+C", "clear the input; else stop the work; twice within a few seconds quits"),
     ("Ctrl+D", "quit (on an empty input)"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from sagent.tasks import TaskList
     from sagent.tools.editor import Editor
 
 
@@ -97,4 +98,8 @@ class AgentRuntime(Protocol):
 
     def editor(self) -> Editor | None:
         """The editor lending the agent its files and terminals (`sagent.tools.editor`), or None."""
+        ...
+
+    def set_task_list(self, tasks: TaskList) -> None:
+        """Make `tasks` the agent's task list, whole (TodoWrite), and tell the surfaces."""
         ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagent import Agent, RoutedModel, Tool, ToolContext, builtin_tools
+from sagent import Agent, RoutedModel, TaskList, TaskListChanged, Tool, ToolContext, builtin_tools
 from sagent.providers.scripted import text_turn
 from sagent.sandbox import SandboxPolicy
 
@@ -45,3 +45,13 @@ def sandboxed_agent() -> Agent:
     # The sandbox Bash runs in, as the docs show it: one frozen policy value, inherited by sub-agents.
     policy = SandboxPolicy(mode="read-only", allowed_domains=("pypi.org",), deny_read=("~/secrets",))
     return Agent(model(), tools=tools(), sandbox=policy)
+
+
+async def where_the_work_stands(agent: Agent) -> str:
+    # The task list the model keeps (TodoWrite): its changes in the stream, the list on the agent.
+    async for event in agent.run("fix the bug"):
+        if isinstance(event, TaskListChanged):
+            print(event.tasks.line())
+    tasks: TaskList = agent.task_list
+    active = tasks.active
+    return active.active_form if active is not None else tasks.text()
