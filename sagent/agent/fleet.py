@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from sagent.agent.cost import CostTracker
@@ -29,6 +30,7 @@ from sagent.tools.runtime import SpawnRequest
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
+    from sagent.agent.worktrees import Worktree
 
 __all__ = ["DEFAULT_MAX_AGENTS", "DEFAULT_MAX_DEPTH", "SpawnRequest"]  # re-exported for callers of the fleet
 
@@ -251,10 +253,22 @@ class Fleet:
 class Child:
     """A spawned agent and the task that drives it."""
 
-    def __init__(self, agent: Agent, parent: Agent, persistent: bool) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        parent: Agent,
+        persistent: bool,
+        notes: tuple[str, ...] = (),
+        worktree: Worktree | None = None,
+    ) -> None:
         self.agent = agent
         self.parent = parent
         self.persistent = persistent
+        self.notes = notes
+        """What of its agent file could not be applied, for the parent model."""
+        self.worktree = worktree
+        """Its own git worktree (`isolation: worktree`); `worktree_line` says what became of it at the end."""
+        self.worktree_line = ""
         self.status: ChildStatus = "working"
         self.result: Result | None = None
         self._settled = asyncio.Event()  # set whenever the child is not working
@@ -303,6 +317,8 @@ class Child:
                 if not await agent.wait_for_input():
                     break
         finally:
+            if self.worktree is not None:  # before anyone reads the result: it says where the work is
+                self.worktree_line = self.worktree.finish()
             self.status = "stopped"
             self._settled.set()
             if self.result is None:
@@ -346,6 +362,13 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         )
     fleet.check_room()
     name = fleet.new_label(request.label)
+    notes: tuple[str, ...] = ()
+    chosen_model = None
+    if request.agent is not None:
+        from sagent.agent.subagents import apply_definition
+
+        applied = apply_definition(parent, request)
+        request, notes, chosen_model = applied.request, applied.notes, applied.model
     if request.tools is None:
         chosen = list(parent.tools.values())
     else:
@@ -359,6 +382,8 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         chosen = [t for t in chosen if not spawns_agents(t)]
     own_model = request.provider is not None or request.model is not None
     child_model = fleet.model(request.provider, request.model) if own_model else parent.model
+    if chosen_model is not None:
+        child_model, notes = _file_model(parent, request, chosen_model, notes)
     if parent.cost.budgeted() is not None and not has_price(child_model):
         # Under a budget, a child on a model without a price would spend what no one counts: refused.
         raise FleetError(f"not started: {unpriced_message(child_model)}")
@@ -379,6 +404,9 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         from sagent.advisor import with_advisor
 
         settings = with_advisor(settings, request.advisor, fleet.model)
+    worktree = None
+    if request.agent is not None:
+        settings, notes, worktree = _file_settings(settings, request, name, notes)
     agent = type(parent)(
         child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
     )
@@ -387,8 +415,48 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
     except SessionError:
         fleet.leave(agent)
         agent.session.close()
+        if worktree is not None:
+            worktree.finish()
         raise
-    return Child(agent, parent, request.persistent)
+    return Child(agent, parent, request.persistent, notes, worktree)
+
+
+def _file_model(
+    parent: Agent, request: SpawnRequest, chosen: tuple[str | None, str], notes: tuple[str, ...]
+) -> tuple[Model, tuple[str, ...]]:
+    """The model an agent file names, or the parent's with a note when it cannot be built here (no key, a
+    provider not allowed): a file written for another setup still spawns."""
+    from sagent.agent.subagents import model_note
+
+    assert request.agent is not None
+    try:
+        return parent.fleet.model(*chosen), notes
+    except FleetError as error:
+        return parent.model, (*notes, model_note(request.agent, error, parent))
+
+
+def _file_settings(
+    settings: AgentSettings, request: SpawnRequest, label: str, notes: tuple[str, ...]
+) -> tuple[AgentSettings, tuple[str, ...], Worktree | None]:
+    """`settings` with the agent file's permission mode (only a stricter one) and its own worktree."""
+    definition = request.agent
+    assert definition is not None
+    if definition.permission_mode:
+        from sagent.permissions.subagent import tightened
+
+        settings, note = tightened(settings, definition.permission_mode, definition.name)
+        notes = (*notes, note) if note else notes
+    if definition.isolation is None:
+        return settings, notes, None
+    from sagent.agent.worktrees import WorktreeError, make_worktree
+
+    if definition.isolation != "worktree":
+        raise FleetError(f"agent {definition.name}: isolation {definition.isolation!r} is unknown (only 'worktree')")
+    try:
+        worktree = make_worktree(settings.cwd or Path.cwd(), label)
+    except WorktreeError as error:
+        raise FleetError(f"agent {definition.name} not started: {error}") from None
+    return replace(settings, cwd=worktree.cwd), notes, worktree
 
 
 def _child_log(parent: Agent, label: str, model: Model) -> SessionLog:

@@ -1,0 +1,122 @@
+"""Sub-agents defined in files, in Claude Code's shape: a Markdown file per agent in `.claude/agents/` or
+`.sagent/agents/` (of the project, of the home folder, of sagent's config folder, of an enabled plugin):
+
+    ---
+    name: reviewer
+    description: Reviews a change for bugs; use after editing code.
+    tools: Read, Grep, Glob        # or a YAML list; absent: all of the parent's tools
+    model: sonnet                  # an id, provider:model, or inherit / sonnet / opus / haiku
+    permissionMode: plan           # optional; only as strict as the parent's or stricter
+    isolation: worktree            # optional: its own git worktree and branch
+    ---
+    You are a careful reviewer. ...  (the body: its system prompt)
+
+    from sagent.resources.agent_files import load_agent_files
+
+    found = load_agent_files(Path.cwd())
+    agent = Agent(model, tools=[*builtin_tools(fleet=False), AgentSpawn(agents=found.agents)])
+
+A later place wins for the same name (the project's over the user's over a plugin's). A file that cannot be
+used is reported by name in `broken`, never dropped silently; a project that is not trusted is not read,
+and `untrusted_note` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sagent.resources import Place, places
+from sagent.resources.front_matter import ResourceError, names_field, read_markdown, text_field
+from sagent.tools.base import Tool
+from sagent.tools.runtime import AgentDefinition
+
+__all__ = ["AgentFiles", "load_agent_files", "read_agent_file", "with_agent_files"]
+
+_KEYS = ("name", "description", "tools", "disallowedTools", "model", "permissionMode", "isolation")
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFiles:
+    """The sub-agents defined in files in reach from a folder."""
+
+    agents: tuple[AgentDefinition, ...]
+    """The usable ones, by name (sorted), each the one of highest precedence for its name."""
+    broken: tuple[tuple[str, str], ...] = ()
+    """(file, what is wrong) for each file that could not be used."""
+    untrusted_note: str | None = None
+    """Which project folders were not read because the project is not trusted, and how to trust it."""
+
+    def notes(self) -> list[str]:
+        """One line per broken file, and the untrusted note: what to tell the user at start."""
+        lines = [f"agent file {path}: {problem}" for path, problem in self.broken]
+        if self.untrusted_note:
+            lines.append(f"agent files not read: {self.untrusted_note}")
+        return lines
+
+
+def load_agent_files(cwd: Path | str, *, home: Path | None = None) -> AgentFiles:
+    """The agent files in reach from `cwd` (see the module's docstring); `home` stands in for the user's
+    home folder (tests)."""
+    found = places("agents", Path(cwd), home=home)
+    by_name: dict[str, AgentDefinition] = {}
+    broken: list[tuple[str, str]] = []
+    for place in found.found:
+        for path in sorted(place.folder.glob("*.md")):
+            try:
+                agent = read_agent_file(path, place)
+            except ResourceError as error:
+                text = str(error)
+                prefix = f"{path}: "
+                broken.append((str(path), text[len(prefix) :] if text.startswith(prefix) else text))
+                continue
+            by_name[agent.name] = agent
+    agents = tuple(by_name[name] for name in sorted(by_name))
+    return AgentFiles(agents, tuple(broken), found.untrusted_note())
+
+
+def read_agent_file(path: Path, place: Place | None = None) -> AgentDefinition:
+    """One agent file; ResourceError naming the file and what is wrong when it cannot be used."""
+    meta, body = read_markdown(path)
+    name = text_field(meta, "name", path) or path.stem
+    if any(c.isspace() for c in name) or "/" in name:
+        raise ResourceError(f"{path}: `name` must be one word (letters, digits, '-'), got {name!r}")
+    description = text_field(meta, "description", path)
+    if description is None:
+        raise ResourceError(f"{path}: `description` is missing: the model picks an agent by it")
+    system = body.strip()
+    if not system:
+        raise ResourceError(f"{path}: the body (its system prompt) is empty")
+    isolation = text_field(meta, "isolation", path)
+    if isolation is not None and isolation.lower() not in ("worktree", "none"):
+        raise ResourceError(f"{path}: `isolation` must be 'worktree', got {isolation!r}")
+    mode = text_field(meta, "permissionMode", path)
+    if mode is not None:
+        from sagent.permissions.subagent import mode_named
+
+        if mode_named(mode) is None:
+            raise ResourceError(f"{path}: `permissionMode` {mode!r} is not a permission mode")
+    namespace = place.namespace if place is not None else ""
+    return AgentDefinition(
+        name=f"{namespace}{name}",
+        description=description,
+        system=system,
+        tools=names_field(meta, "tools", path),
+        disallowed_tools=names_field(meta, "disallowedTools", path) or (),
+        model=text_field(meta, "model", path),
+        permission_mode=mode,
+        isolation="worktree" if isolation is not None and isolation.lower() == "worktree" else None,
+        origin=place.origin if place is not None else str(path.parent),
+        path=str(path),
+    )
+
+
+def with_agent_files(tools: Sequence[Tool], agents: Sequence[AgentDefinition]) -> list[Tool]:
+    """`tools` with its AgentSpawn replaced by one that can start `agents` (unchanged without an AgentSpawn
+    or without agents)."""
+    from sagent.tools.agents import AgentSpawn
+
+    if not agents:
+        return list(tools)
+    return [AgentSpawn(agents) if isinstance(t, AgentSpawn) else t for t in tools]
