@@ -336,6 +336,8 @@ class Child:
         state = "stopped" if self.status == "stopped" else "idle"
         outcome = "" if self.result.subtype == "success" else f" ({self.result.subtype})"
         text = f"[{state}{outcome}] {self.result.text}".rstrip()
+        if state == "stopped" and self.worktree_line:
+            text = f"{text}\n{self.worktree_line}"
         with contextlib.suppress(FleetError, SessionError):
             capsule = seal_result(self.agent, self.parent, text)
             self.parent.deliver(Envelope(self.label, self.parent.label, text, capsule=capsule))

@@ -3,6 +3,7 @@ offers the agent, and the sub-agent's request carries exactly the file's prompt,
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -28,7 +29,7 @@ def _system(body: dict[str, Any]) -> str:
     return system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
 
 
-def _sagent(repo: Path, fake: FakeAnthropic, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _sagent(repo: Path, fake: FakeAnthropic, tmp_path: Path, *more: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "ANTHROPIC_API_KEY": "sk-ant-test",
@@ -37,7 +38,7 @@ def _sagent(repo: Path, fake: FakeAnthropic, tmp_path: Path) -> subprocess.Compl
         "HOME": str(tmp_path / "home"),
     }
     return subprocess.run(
-        [sys.executable, "-m", "sagent.cli.main", "-p", "review my change", "--model", "claude-sonnet-4-6"],
+        [sys.executable, "-m", "sagent.cli.main", "-p", "review my change", "--model", "claude-sonnet-4-6", *more],
         capture_output=True,
         text=True,
         env=env,
@@ -61,10 +62,12 @@ def test_sagent_p_spawns_a_claude_code_agent_file(tmp_path: Path) -> None:
     trust(repo)
     call = ("AgentSpawn", {"agent": "reviewer", "prompt": "review a.py", "label": "rev"})
     with FakeAnthropic([tool_use_response([call]), text_response("no bugs"), text_response("all good")]) as fake:
-        out = _sagent(repo, fake, tmp_path)
+        out = _sagent(repo, fake, tmp_path, "--output-format", "stream-json", "--verbose")
         bodies = [r["body"] for r in fake.requests]
     assert out.returncode == 0, out.stderr
-    assert "all good" in out.stdout
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert records[0]["subtype"] == "init" and records[0]["agents"] == ["reviewer"]
+    assert records[-1]["result"] == "all good"
     assert "agent file" in out.stderr and "broken.md" in out.stderr and "description" in out.stderr
     main, child = bodies[0], bodies[1]
     spawn = next(t for t in main["tools"] if t["name"] == "AgentSpawn")
