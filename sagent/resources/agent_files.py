@@ -32,9 +32,7 @@ from sagent.resources.front_matter import ResourceError, names_field, read_markd
 from sagent.tools.base import Tool
 from sagent.tools.runtime import AgentDefinition
 
-__all__ = ["AgentFiles", "load_agent_files", "read_agent_file", "with_agent_files"]
-
-_KEYS = ("name", "description", "tools", "disallowedTools", "model", "permissionMode", "isolation")
+__all__ = ["AgentFiles", "definitions_from_mapping", "load_agent_files", "read_agent_file", "with_agent_files"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +77,15 @@ def load_agent_files(cwd: Path | str, *, home: Path | None = None) -> AgentFiles
 def read_agent_file(path: Path, place: Place | None = None) -> AgentDefinition:
     """One agent file; ResourceError naming the file and what is wrong when it cannot be used."""
     meta, body = read_markdown(path)
-    name = text_field(meta, "name", path) or path.stem
-    if any(c.isspace() for c in name) or "/" in name:
+    if not text_field(meta, "name", path):
+        meta["name"] = path.stem
+    origin = place.origin if place is not None else str(path.parent)
+    return _definition(meta, body, path, origin, place.namespace if place is not None else "")
+
+
+def _definition(meta: dict[str, object], body: str, path: Path | str, origin: str, namespace: str) -> AgentDefinition:
+    name = text_field(meta, "name", path) or ""
+    if not name or any(c.isspace() for c in name) or "/" in name:
         raise ResourceError(f"{path}: `name` must be one word (letters, digits, '-'), got {name!r}")
     description = text_field(meta, "description", path)
     if description is None:
@@ -97,7 +102,6 @@ def read_agent_file(path: Path, place: Place | None = None) -> AgentDefinition:
 
         if mode_named(mode) is None:
             raise ResourceError(f"{path}: `permissionMode` {mode!r} is not a permission mode")
-    namespace = place.namespace if place is not None else ""
     return AgentDefinition(
         name=f"{namespace}{name}",
         description=description,
@@ -107,9 +111,33 @@ def read_agent_file(path: Path, place: Place | None = None) -> AgentDefinition:
         model=text_field(meta, "model", path),
         permission_mode=mode,
         isolation="worktree" if isolation is not None and isolation.lower() == "worktree" else None,
-        origin=place.origin if place is not None else str(path.parent),
-        path=str(path),
+        origin=origin,
+        path=str(path) if isinstance(path, Path) else "",
     )
+
+
+def definitions_from_mapping(given: object, origin: str) -> tuple[list[AgentDefinition], list[str]]:
+    """Agents given as data rather than files, as the Claude Agent SDK's `agents` option and Claude Code's
+    `--agents` JSON give them: `{name: {"description", "prompt", "tools", "disallowedTools", "model",
+    "permissionMode"}}`; the usable ones, and one line for each that is not (other keys are ignored)."""
+    if not isinstance(given, dict):
+        return [], [f"{origin}: agents must be an object of name: definition"]
+    found: list[AgentDefinition] = []
+    problems: list[str] = []
+    for name, fields in given.items():
+        where = f"{origin} agent {name!r}"
+        if not isinstance(fields, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        try:
+            meta = {"name": name, **{k: v for k, v in fields.items() if k != "name"}}
+            prompt = fields.get("prompt")
+            if not isinstance(prompt, str):
+                raise ResourceError(f"{where}: `prompt` (its system prompt) is missing")
+            found.append(_definition(meta, prompt, where, origin, ""))
+        except ResourceError as error:
+            problems.append(str(error))
+    return found, problems
 
 
 def with_agent_files(tools: Sequence[Tool], agents: Sequence[AgentDefinition]) -> list[Tool]:
