@@ -89,3 +89,23 @@ def test_an_untrusted_project_offers_no_agent_and_says_why(tmp_path: Path) -> No
     spawn = next(t for t in main["tools"] if t["name"] == "AgentSpawn")
     assert "agent" not in spawn["input_schema"]["properties"]
     assert "not trusted" in out.stderr and f"sagent trust {repo}" in out.stderr
+
+
+def test_agents_json_on_the_command_line_joins_the_files(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    trust(repo)
+    given = {"tester": {"description": "Runs the tests.", "prompt": "You run tests.", "tools": ["Bash"]}}
+    call = ("AgentSpawn", {"agent": "tester", "prompt": "run them", "label": "t"})
+    with FakeAnthropic([tool_use_response([call]), text_response("2 passed"), text_response("green")]) as fake:
+        out = _sagent(repo, fake, tmp_path, "--agents", json.dumps(given))
+        bodies = [r["body"] for r in fake.requests]
+    assert out.returncode == 0, out.stderr
+    spawn = next(t for t in bodies[0]["tools"] if t["name"] == "AgentSpawn")
+    assert spawn["input_schema"]["properties"]["agent"]["enum"] == ["reviewer", "tester"]
+    assert _system(bodies[1]).startswith("You run tests.") and [t["name"] for t in bodies[1]["tools"]] == ["Bash"]
+
+
+def test_agents_that_are_not_a_json_object_are_bad_usage(tmp_path: Path) -> None:
+    with FakeAnthropic([]) as fake:
+        out = _sagent(_repo(tmp_path), fake, tmp_path, "--agents", "[1, 2]")
+    assert out.returncode == 2 and "--agents: give a JSON object" in out.stderr
