@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagent import Agent, RoutedModel, Tool, ToolContext, builtin_tools
+from sagent import Agent, AgentDefinition, RoutedModel, Tool, ToolContext, builtin_tools, load_agent_files
 from sagent.providers.scripted import text_turn
 from sagent.sandbox import SandboxPolicy
+from sagent.tools import AgentSpawn
 
 
 class Notes:
@@ -45,3 +46,12 @@ def sandboxed_agent() -> Agent:
     # The sandbox Bash runs in, as the docs show it: one frozen policy value, inherited by sub-agents.
     policy = SandboxPolicy(mode="read-only", allowed_domains=("pypi.org",), deny_read=("~/secrets",))
     return Agent(model(), tools=tools(), sandbox=policy)
+
+
+def agent_with_agent_files() -> Agent:
+    # Sub-agents defined in files, as docs/agents.md shows them: found from a folder, or written in code.
+    found = load_agent_files(".")
+    reviewer = AgentDefinition("reviewer", "Reviews code.", "You review code.", tools=("Read", "Grep"))
+    if not found.agents:
+        return Agent(model(), tools=[Notes(), AgentSpawn([reviewer])])
+    return Agent(model(), tools=builtin_tools(agents=[*found.agents, reviewer]))
