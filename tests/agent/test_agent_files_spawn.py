@@ -154,3 +154,25 @@ async def test_fields_given_in_the_call_still_work_with_an_agent(given: list[str
     names = [t.name for t in model.requests("r")[0].tools]
     assert names == (given or ["Read", "Grep", "List"])
     await main.aclose()
+
+
+@pytest.mark.parametrize(
+    ("tools", "disallowed", "expected"),
+    [
+        ((), (), []),  # `tools: []`: none
+        (None, ("Bash", "MultiEdit"), ["Read", "Grep", "Glob", "List", "AgentSpawn", "AgentSend", "AgentSelf"]),
+        (("Bash(git diff:*)", "Task", "Read"), (), ["Bash", "AgentSpawn", "Read"]),
+    ],
+)
+async def test_the_tool_list_forms(tools: tuple[str, ...] | None, disallowed: tuple[str, ...], expected: list) -> None:
+    definition = AgentDefinition("w", "works", "Work.", tools=tools, disallowed_tools=disallowed)
+    model = RoutedModel(
+        {
+            "main": [tool_turn(("AgentSpawn", {"agent": "w", "prompt": "x", "label": "k"})), text_turn("ok")],
+            "k": [text_turn("done")],
+        }
+    )
+    main = Agent(model, tools=_tools(definition))
+    await _run(main, "go")
+    assert [t.name for t in model.requests("k")[0].tools] == expected
+    await main.aclose()

@@ -96,3 +96,19 @@ def test_agentspawn_lists_the_agents_only_when_there_are_some(tmp_path: Path) ->
     assert offered.input_schema["properties"]["agent"]["enum"] == ["reviewer"]
     assert offered.description.startswith(plain.description)
     assert AgentSpawn.description == plain.description  # the class is left as it was
+
+
+def test_agents_given_as_data_and_what_is_wrong_with_them() -> None:
+    from sagent.resources.agent_files import definitions_from_mapping
+
+    given = {
+        "ok": {"description": "fine", "prompt": "Do it.", "tools": ["Read"], "model": "haiku", "skills": ["x"]},
+        "noprompt": {"description": "no prompt"},
+        "nodesc": {"prompt": "Do it."},
+        "two words": {"description": "d", "prompt": "p"},
+        "notobject": "text",
+    }
+    found, problems = definitions_from_mapping(given, "--agents")
+    assert [(a.name, a.tools, a.model, a.system) for a in found] == [("ok", ("Read",), "haiku", "Do it.")]
+    assert len(problems) == 4 and all(p.startswith("--agents agent") for p in problems)
+    assert definitions_from_mapping([1], "--agents") == ([], ["--agents: agents must be an object of name: definition"])
