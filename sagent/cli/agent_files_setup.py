@@ -20,7 +20,8 @@ def agent_file_tools(args: argparse.Namespace, cwd: Path, tools: list[Tool]) -> 
     found = getattr(args, "agent_files", None)
     if not isinstance(found, AgentFiles):
         found = load_agent_files(cwd)
-        notes = found.notes()
+        # A folder not trusted is named by the settings loader's one line (agent folders among its files).
+        notes = found.broken_lines()
         given = getattr(args, "agents", None)
         if isinstance(given, dict):  # --agents JSON: the session's own, over the files
             more, problems = definitions_from_mapping(given, "--agents")

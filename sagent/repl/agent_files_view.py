@@ -20,7 +20,10 @@ def agent_file_rows(repl: ReplHost) -> list[str]:
         return ["no agent files (.claude/agents/*.md, .sagent/agents/*.md); docs/agents.md says how to write one"]
     offered = next((t for t in repl.agent.tools.values() if t.name == "AgentSpawn"), None)
     known = getattr(offered, "agents", {})
-    lines = ["agent files (AgentSpawn starts them by name):"] if found.agents else []
+    head = "agent files (AgentSpawn starts them by name):"
+    if offered is None:
+        head = "agent files (not offered: AgentSpawn is not among this session's tools):"
+    lines = [head] if found.agents else []
     for agent in found.agents:
         tools = "all tools" if agent.tools is None else (", ".join(agent.tools) or "no tools")
         extras = [f"model {agent.model or 'inherit'}", tools]
@@ -28,7 +31,7 @@ def agent_file_rows(repl: ReplHost) -> list[str]:
             extras.append(f"permissionMode {agent.permission_mode}")
         if agent.isolation:
             extras.append(f"isolation {agent.isolation}")
-        later = "" if agent.name in known else c("yellow", " (new: offered from the next session)")
+        later = "" if offered is None or agent.name in known else c("yellow", " (new: offered from the next session)")
         lines.append(f"  {agent.name} ({agent.origin}){later}: {' '.join(agent.description.split())}")
         lines.append(c("dim", f"    {'; '.join(extras)}"))
     for path, problem in found.broken:

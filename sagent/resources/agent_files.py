@@ -46,9 +46,13 @@ class AgentFiles:
     untrusted_note: str | None = None
     """Which project folders were not read because the project is not trusted, and how to trust it."""
 
+    def broken_lines(self) -> list[str]:
+        """One line per file that cannot be used, naming it and what is wrong."""
+        return [f"agent file {path}: {problem}" for path, problem in self.broken]
+
     def notes(self) -> list[str]:
         """One line per broken file, and the untrusted note: what to tell the user at start."""
-        lines = [f"agent file {path}: {problem}" for path, problem in self.broken]
+        lines = self.broken_lines()
         if self.untrusted_note:
             lines.append(f"agent files not read: {self.untrusted_note}")
         return lines

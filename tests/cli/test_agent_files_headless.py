@@ -89,6 +89,7 @@ def test_an_untrusted_project_offers_no_agent_and_says_why(tmp_path: Path) -> No
     spawn = next(t for t in main["tools"] if t["name"] == "AgentSpawn")
     assert "agent" not in spawn["input_schema"]["properties"]
     assert "not trusted" in out.stderr and f"sagent trust {repo}" in out.stderr
+    assert ".claude/agents" in out.stderr and out.stderr.count("not trusted") == 1
 
 
 def test_agents_json_on_the_command_line_joins_the_files(tmp_path: Path) -> None:
