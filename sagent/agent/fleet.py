@@ -408,10 +408,16 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         settings = with_advisor(settings, request.advisor, fleet.model)
     worktree = None
     if request.agent is not None:
-        settings, notes, worktree = _file_settings(settings, request, name, notes)
-    agent = type(parent)(
-        child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
-    )
+        start = settings.cwd or parent.context.cwd
+        settings, notes, worktree = _file_settings(settings, request, name, notes, start)
+    try:
+        agent = type(parent)(
+            child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
+        )
+    except BaseException:
+        if worktree is not None:  # nothing ran there: it goes
+            worktree.finish()
+        raise
     try:  # the handoff is sealed in both logs before the child exists for anyone else
         seal_spawn(parent, agent, request.prompt)
     except SessionError:
@@ -438,9 +444,10 @@ def _file_model(
 
 
 def _file_settings(
-    settings: AgentSettings, request: SpawnRequest, label: str, notes: tuple[str, ...]
+    settings: AgentSettings, request: SpawnRequest, label: str, notes: tuple[str, ...], start: Path
 ) -> tuple[AgentSettings, tuple[str, ...], Worktree | None]:
-    """`settings` with the agent file's permission mode (only a stricter one) and its own worktree."""
+    """`settings` with the agent file's permission mode (only a stricter one) and its own worktree, made from
+    the repository `start` is in."""
     definition = request.agent
     assert definition is not None
     if definition.permission_mode:
@@ -455,7 +462,7 @@ def _file_settings(
     if definition.isolation != "worktree":
         raise FleetError(f"agent {definition.name}: isolation {definition.isolation!r} is unknown (only 'worktree')")
     try:
-        worktree = make_worktree(settings.cwd or Path.cwd(), label)
+        worktree = make_worktree(start, label)
     except WorktreeError as error:
         raise FleetError(f"agent {definition.name} not started: {error}") from None
     return replace(settings, cwd=worktree.cwd), notes, worktree

@@ -76,3 +76,18 @@ async def test_outside_a_git_repository_the_spawn_says_so(tmp_path: Path) -> Non
     (text,) = await _spawn_texts(main)
     assert "isolation: worktree needs a git repository" in text and str(folder) in text
     await main.aclose()
+
+
+async def test_a_persistent_sub_agent_keeps_its_worktree_until_it_stops(tmp_path: Path) -> None:
+    from sagent.tools.runtime import SpawnRequest
+
+    repo = _repo(tmp_path)
+    model = RoutedModel({"main": [], "keeper": [text_turn("ready")]})
+    main = Agent(model, tools=[Read(), AgentSpawn([ISOLATED])], cwd=repo)
+    child = main.spawn(SpawnRequest("wait", label="keeper", persistent=True, agent=ISOLATED))
+    assert child.worktree is not None and child.worktree.branch == "sagent/keeper"
+    await child.wait()
+    assert child.worktree.path.is_dir() and child.agent.context.cwd == child.worktree.path.resolve()
+    await child.stop()
+    assert "removed: no changes were made" in child.worktree_line and not child.worktree.path.exists()
+    await main.aclose()
