@@ -396,6 +396,7 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         max_tool_rounds=inherited.max_tool_rounds if request.max_tool_rounds is None else request.max_tool_rounds,
         label=name,
         role=_fleet_note(name, parent.label, request.persistent),
+        agent_type=request.agent.name if request.agent is not None else "",
         tools=tuple(chosen),
         max_depth=deepest,
         # The parent's budget already holds the child: its cost tracker counts into the parent's.

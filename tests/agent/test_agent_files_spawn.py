@@ -176,3 +176,24 @@ async def test_the_tool_list_forms(tools: tuple[str, ...] | None, disallowed: tu
     await _run(main, "go")
     assert [t.name for t in model.requests("k")[0].tools] == expected
     await main.aclose()
+
+
+async def test_subagent_start_hooks_match_and_hear_the_agent_files_name() -> None:
+    from sagent.cli.control.hooks import install_hook_callbacks
+    from tests.sdk.test_hooks_bridge import callbacks, matcher
+
+    seen: list[dict] = []
+
+    def start(hook_input: dict) -> dict:
+        seen.append(hook_input)
+        return {}
+
+    parent = Agent(ScriptedModel([text_turn("done"), text_turn("done")]), tools=_tools(REVIEWER))
+    config = {"SubagentStart": [matcher("hook_0", matcher="reviewer")]}
+    assert install_hook_callbacks(parent, config, callbacks(hook_0=start)) == []
+    from sagent.tools.runtime import SpawnRequest
+
+    await parent.spawn(SpawnRequest("look", label="plain")).wait()
+    await parent.spawn(SpawnRequest("look", label="rev", agent=REVIEWER)).wait()
+    await parent.aclose()
+    assert [(s["agent_id"], s["agent_type"]) for s in seen] == [("rev", "reviewer")]
