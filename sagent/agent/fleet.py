@@ -363,7 +363,9 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
             f"{parent.max_depth} (max_depth); do the work yourself"
         )
     fleet.check_room()
-    name = fleet.new_label(request.label)
+    name = fleet.new_label(
+        request.label if request.agent is None else request.label or _named(fleet, request.agent.name)
+    )
     notes: tuple[str, ...] = ()
     chosen_model = None
     if request.agent is not None:
@@ -428,6 +430,13 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
             worktree.finish()
         raise
     return Child(agent, parent, request.persistent, notes, worktree)
+
+
+def _named(fleet: Fleet, agent: str) -> str | None:
+    """A label after an agent file's name: `reviewer`, else `reviewer-2`, ...; None: the next `agent-N`."""
+    base = "-".join(agent.split())
+    taken = {*fleet.agents, *fleet.remote, *RESERVED_LABELS}
+    return next((label for n in range(1, 100) if (label := f"{base}-{n}" if n > 1 else base) not in taken), None)
 
 
 def _file_model(

@@ -6,6 +6,7 @@ commit is removed when the sub-agent ends; one with changes is kept."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +91,7 @@ def make_worktree(cwd: Path, label: str) -> Worktree:
         raise WorktreeError(f"isolation: worktree needs a commit to start from; {repository} has none yet")
     base = head.stdout.strip()
     _exclude(repository)
+    label = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip(".-") or "agent"  # a branch and a folder name
     name, number = label, 1
     while (repository / FOLDER / name).exists() or _branch_exists(repository, BRANCH_PREFIX + name):
         number += 1

@@ -197,3 +197,18 @@ async def test_subagent_start_hooks_match_and_hear_the_agent_files_name() -> Non
     await parent.spawn(SpawnRequest("look", label="rev", agent=REVIEWER)).wait()
     await parent.aclose()
     assert [(s["agent_id"], s["agent_type"]) for s in seen] == [("rev", "reviewer")]
+
+
+async def test_a_file_agent_without_a_label_is_named_after_its_file() -> None:
+    spawn = ("AgentSpawn", {"agent": "reviewer", "prompt": "x"})
+    model = RoutedModel(
+        {
+            "main": [tool_turn(spawn, spawn), lambda request: text_turn(" | ".join(_results(request)))],
+            "reviewer": [text_turn("first")],
+            "reviewer-2": [text_turn("second")],
+        }
+    )
+    main = Agent(model, tools=_tools(REVIEWER))
+    _, result = await _run(main, "go")
+    assert "reviewer (scripted/scripted" in result.text and "reviewer-2 (scripted/scripted" in result.text
+    await main.aclose()

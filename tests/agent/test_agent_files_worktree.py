@@ -91,3 +91,18 @@ async def test_a_persistent_sub_agent_keeps_its_worktree_until_it_stops(tmp_path
     await child.stop()
     assert "removed: no changes were made" in child.worktree_line and not child.worktree.path.exists()
     await main.aclose()
+
+
+async def test_a_plugin_agents_name_makes_a_valid_branch(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    plugin = AgentDefinition("tools:isolated", "works apart", "You work apart.", isolation="worktree")
+    model = RoutedModel(
+        {
+            "main": [tool_turn(("AgentSpawn", {"agent": plugin.name, "prompt": "x"})), text_turn("ok")],
+            "tools:isolated": [text_turn("done")],
+        }
+    )
+    main = Agent(model, tools=[Read(), AgentSpawn([plugin])], cwd=repo)
+    (text,) = await _spawn_texts(main)
+    assert "on branch sagent/tools-isolated" in text and "removed: no changes were made" in text
+    await main.aclose()
