@@ -65,6 +65,7 @@ def load_agent_files(cwd: Path | str, *, home: Path | None = None) -> AgentFiles
     by_name: dict[str, AgentDefinition] = {}
     broken: list[tuple[str, str]] = []
     for place in found.found:
+        here: dict[str, Path] = {}
         for path in sorted(place.folder.glob("*.md")):
             try:
                 agent = read_agent_file(path, place)
@@ -73,6 +74,10 @@ def load_agent_files(cwd: Path | str, *, home: Path | None = None) -> AgentFiles
                 prefix = f"{path}: "
                 broken.append((str(path), text[len(prefix) :] if text.startswith(prefix) else text))
                 continue
+            if agent.name in here:  # two files of one folder with one name: the first keeps it
+                broken.append((str(path), f"the name {agent.name!r} is taken by {here[agent.name].name} here"))
+                continue
+            here[agent.name] = path
             by_name[agent.name] = agent
     agents = tuple(by_name[name] for name in sorted(by_name))
     return AgentFiles(agents, tuple(broken), found.untrusted_note())

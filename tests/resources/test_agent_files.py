@@ -66,12 +66,14 @@ def test_the_project_wins_over_the_user_and_broken_files_are_named(tmp_path: Pat
     _write(root / ".claude" / "agents", "nodesc.md", "---\nname: nodesc\n---\nBody.\n")
     _write(root / ".claude" / "agents", "badmode.md", "---\ndescription: x\npermissionMode: yolo\n---\nBody.\n")
     _write(root / ".claude" / "agents", "open.md", "---\ndescription: x\nBody.\n")
+    _write(root / ".sagent" / "agents", "twin.md", REVIEWER.replace("careful", "twin's"))
     found = load_agent_files(root, home=home)
     by_name = {a.name: a for a in found.agents}
     assert sorted(by_name) == ["helper", "reviewer"]
     assert "project's" in by_name["reviewer"].system
     problems = {Path(path).name: problem for path, problem in found.broken}
-    assert set(problems) == {"nodesc.md", "badmode.md", "open.md"}
+    assert set(problems) == {"nodesc.md", "badmode.md", "open.md", "twin.md"}
+    assert "'reviewer' is taken by reviewer.md" in problems["twin.md"]
     assert "description" in problems["nodesc.md"]
     assert "yolo" in problems["badmode.md"]
     assert any("nodesc.md" in line for line in found.notes())
