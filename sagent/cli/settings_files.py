@@ -256,7 +256,7 @@ def untrusted_agent_files(root: Path) -> list[Path]:
     """The project's agent-file folders (`.claude/agents/`, `.sagent/agents/`) that hold an agent."""
     folders = [root / name / "agents" for name in (".claude", ".sagent")]  # sagent.resources.PROJECT_FOLDERS
     try:
-        return [f for f in folders if f.is_dir() and next(f.glob("*.md"), None) is not None]
+        return [f for f in folders if f.is_dir() and next(f.rglob("*.md"), None) is not None]
     except OSError:
         return folders
 

@@ -1,5 +1,6 @@
 """Sub-agents defined in files, in Claude Code's shape: a Markdown file per agent in `.claude/agents/` or
-`.sagent/agents/` (of the project, of the home folder, of sagent's config folder, of an enabled plugin):
+`.sagent/agents/` (of the project, of the home folder, of sagent's config folder, of an enabled plugin), or in
+a subfolder of one (a README is not an agent):
 
     ---
     name: reviewer
@@ -66,7 +67,7 @@ def load_agent_files(cwd: Path | str, *, home: Path | None = None) -> AgentFiles
     broken: list[tuple[str, str]] = []
     for place in found.found:
         here: dict[str, Path] = {}
-        for path in sorted(place.folder.glob("*.md")):
+        for path in _agent_paths(place.folder):
             try:
                 agent = read_agent_file(path, place)
             except ResourceError as error:
@@ -75,12 +76,19 @@ def load_agent_files(cwd: Path | str, *, home: Path | None = None) -> AgentFiles
                 broken.append((str(path), text[len(prefix) :] if text.startswith(prefix) else text))
                 continue
             if agent.name in here:  # two files of one folder with one name: the first keeps it
-                broken.append((str(path), f"the name {agent.name!r} is taken by {here[agent.name].name} here"))
+                taken = here[agent.name].relative_to(place.folder)
+                broken.append((str(path), f"the name {agent.name!r} is taken by {taken} in the same folder"))
                 continue
             here[agent.name] = path
             by_name[agent.name] = agent
     agents = tuple(by_name[name] for name in sorted(by_name))
     return AgentFiles(agents, tuple(broken), found.untrusted_note())
+
+
+def _agent_paths(folder: Path) -> list[Path]:
+    """The Markdown files of an agents folder and of its subfolders (Claude Code reads those too; a file's
+    place there does not change its name), but a folder's README."""
+    return sorted(p for p in folder.rglob("*.md") if p.name.lower() != "readme.md" and p.is_file())
 
 
 def read_agent_file(path: Path, place: Place | None = None) -> AgentDefinition:

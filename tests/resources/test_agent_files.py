@@ -41,9 +41,11 @@ def test_the_claude_code_forms_are_read(tmp_path: Path) -> None:
     _write(root / ".claude" / "agents", "lister.md", listed)
     stem = "---\ndescription: no name given\npermissionMode: plan\nisolation: worktree\n---\nBody.\n"
     _write(root / ".sagent" / "agents", "from-stem.md", stem)
+    _write(root / ".claude" / "agents" / "review", "deep.md", REVIEWER.replace("name: reviewer", "name: deep"))
+    _write(root / ".claude" / "agents", "README.md", "# Our agents\n")
     found = load_agent_files(root, home=tmp_path / "home")
     by_name = {a.name: a for a in found.agents}
-    assert sorted(by_name) == ["from-stem", "lister", "reviewer"]
+    assert sorted(by_name) == ["deep", "from-stem", "lister", "reviewer"]
     reviewer = by_name["reviewer"]
     assert reviewer.tools == ("Read", "Grep", "Glob")
     assert reviewer.model == "sonnet"
