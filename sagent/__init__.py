@@ -32,6 +32,9 @@ _EXPORTS = {
     "AgentSettings": "sagent.agent.settings",
     "SandboxPolicy": "sagent.sandbox.policy",
     "SpawnRequest": "sagent.tools.runtime",
+    "AgentDefinition": "sagent.tools.runtime",
+    "AgentFiles": "sagent.resources.agent_files",
+    "load_agent_files": "sagent.resources.agent_files",
     "AgentSnapshot": "sagent.snapshot",
     "Hook": "sagent.agent.hooks",
     "Allow": "sagent.agent.hooks",
@@ -135,6 +138,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.providers.registry import resolve_model as resolve_model
     from sagent.providers.scripted import RoutedModel as RoutedModel
     from sagent.providers.scripted import ScriptedModel as ScriptedModel
+    from sagent.resources.agent_files import AgentFiles as AgentFiles
+    from sagent.resources.agent_files import load_agent_files as load_agent_files
     from sagent.snapshot import AgentSnapshot as AgentSnapshot
     from sagent.tasks import TaskList as TaskList
     from sagent.tasks import TodoItem as TodoItem
@@ -143,6 +148,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.tools.base import ToolContext as ToolContext
     from sagent.tools.base import ToolError as ToolError
     from sagent.tools.base import tool as tool
+    from sagent.tools.runtime import AgentDefinition as AgentDefinition
     from sagent.tools.runtime import SpawnRequest as SpawnRequest
     from sagent.types import *  # noqa: F403
 

@@ -97,6 +97,24 @@ class ToolsAgent(Protocol):
     def notify(self, notice: HookNotice | AdvisorConsulted | TaskListChanged) -> None: ...
 
 
+def _for_elsewhere(request: SpawnRequest, have: list[str]) -> SpawnRequest:
+    """An agent file's request for another process of the fleet: its prompt and tools go with it (the
+    process's own model and policy apply there); a worktree is made only here."""
+    from dataclasses import replace
+
+    from sagent.agent.subagents import tool_names
+
+    definition = request.agent
+    assert definition is not None
+    if definition.isolation is not None:
+        raise ToolError(f"agent {definition.name} runs in its own worktree, which `on` cannot give; leave out `on`")
+    tools = request.tools
+    if tools is None and definition.tools is not None:
+        tools = tuple(tool_names(definition.tools, have)[0])
+    system = definition.system if request.system is None else request.system
+    return replace(request, system=system, tools=tools, agent=None)
+
+
 class AgentTools:
     def __init__(self, agent: ToolsAgent) -> None:
         self.agent = agent
@@ -130,6 +148,8 @@ class AgentTools:
         return lines
 
     async def spawn(self, request: SpawnRequest) -> str:
+        if request.on is not None and request.agent is not None:
+            request = _for_elsewhere(request, list(self.agent.tools))
         if request.on is not None:
             # Another process of a fleet on NATS runs it (a bus that can place sub-agents says how).
             elsewhere = getattr(self.agent.fleet.bus, "spawn_remote", None)
@@ -141,10 +161,13 @@ class AgentTools:
         except FleetError as error:
             raise ToolError(str(error)) from None
         where = f"{child.agent.model.provider}/{child.agent.model.name}"
+        notes = "".join(f"\nnote: {note}" for note in child.notes)
+        if child.worktree is not None:
+            notes += f"\nit works in worktree {child.worktree.path} on branch {child.worktree.branch}"
         if request.persistent:
             return (
                 f"started {child.label} ({where}); it works on its own and reports to you when it goes idle. "
-                f"Message it with AgentSend to {child.label!r}."
+                f"Message it with AgentSend to {child.label!r}.{notes}"
             )
         try:
             result = await child.wait()
@@ -155,9 +178,11 @@ class AgentTools:
         spent = f"${result.total_cost_usd:.4f}"
         responses = f"{result.num_turns} response{'s' if result.num_turns != 1 else ''}"
         head = f"{child.label} ({where}, {responses}, {spent})"
+        if child.worktree_line:
+            notes = f"{notes}\n{child.worktree_line}"
         if result.is_error:
-            raise ToolError(f"{head} did not finish ({result.subtype}): {result.text}")
-        return f"{head} answered:\n{result.text}"
+            raise ToolError(f"{head} did not finish ({result.subtype}): {result.text}{notes}")
+        return f"{head} answered:\n{result.text}{notes}"
 
     def send(self, to: str, text: str, control: str | None, **fields: Any) -> str:
         me = self.agent

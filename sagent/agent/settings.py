@@ -128,6 +128,10 @@ class AgentSettings:
     """A note after the system prompt for this agent only: a sub-agent's place in the fleet. Spawning
     always replaces it, so a sub-agent never carries its parent's note."""
 
+    agent_type: str = ""
+    """The name of the agent definition (an agent file, an SDK program's agent) this sub-agent was started
+    from; empty for any other agent. Hooks are told it as `agent_type`. Spawning always replaces it."""
+
     hooks: tuple[Hook, ...] = ()
     """Called by the loop at fixed points (see `sagent.agent.hooks`); sub-agents run the same hooks."""
 

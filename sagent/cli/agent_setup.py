@@ -16,6 +16,7 @@ from sagent.agent.hooks import Approver, Hook
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.settings import AgentSettings
+from sagent.cli.agent_files_setup import agent_file_tools
 from sagent.encoding import scrub
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.registry import build_model, choose, infer_provider
@@ -45,6 +46,7 @@ def agent_settings(
     system prompt (`--system`, else the coding prompt) before --append-system and the memory files;
     `model` is the agent's own, beside which an `--advisor` is built (none without it)."""
     system = system_prompt(args, cwd, system if system is not None else args.system, args.append_system)
+    tools = agent_file_tools(args, cwd, tools)  # AgentSpawn learns the agents defined in files
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
     perms = _permission_settings(args, cwd, tools, settings_from)
     settings = AgentSettings(

@@ -115,6 +115,12 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--thinking-display", metavar="MODE", help="accepted; not supported")
     g.add_argument("--json-schema", metavar="SCHEMA", help="accepted; structured output is not supported")
     g.add_argument("--agent", metavar="NAME", help="accepted; not supported")
+    g.add_argument(
+        "--agents",
+        metavar="JSON",
+        help='sub-agents AgentSpawn starts by name, as JSON ({"NAME": {"description": ..., "prompt": ..., '
+        '"tools": [...], "model": ...}}), beside the agent files and winning over one of the same name',
+    )
     g.add_argument("--channels", action="append", metavar="NAME", help="accepted; not supported")
     g.add_argument("--debug", nargs="?", const="", metavar="FILTER", help="accepted; no effect")
     g.add_argument("--debug-file", metavar="FILE", help="accepted; no effect")
@@ -132,7 +138,7 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
     """Turn the SDKs' flags into sagent's own settings on `args`; a problem to report as bad usage, or
     None. Flags without a mechanism are said once on `stderr`."""
     stderr = stderr or sys.stderr
-    problem = _prompts(args) or _sessions(args) or _permissions(args) or _mcp(args)
+    problem = _prompts(args) or _sessions(args) or _permissions(args) or _mcp(args) or _agents(args)
     if problem:
         return problem
     if args.max_turns is not None:
@@ -181,6 +187,21 @@ def _sagent_tools(names: str, stderr: Any) -> str:
     if missing:
         stderr.write(f"sagent: note: --tools: sagent has no tool {', '.join(missing)}; left out\n")
     return ",".join(kept) or "none"
+
+
+def _agents(args: argparse.Namespace) -> str | None:
+    """--agents JSON read now, so text that is not a JSON object is bad usage before anything starts."""
+    text = getattr(args, "agents", None)
+    if text is None:
+        return None
+    try:
+        given = json.loads(text)
+    except ValueError as error:
+        return f"--agents: not JSON ({error})"
+    if not isinstance(given, dict):
+        return '--agents: give a JSON object, {"NAME": {"description": ..., "prompt": ...}}'
+    args.agents = given
+    return None
 
 
 def _prompts(args: argparse.Namespace) -> str | None:

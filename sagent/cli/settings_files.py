@@ -239,8 +239,8 @@ def load(
 
 
 def untrusted_extras(root: Path) -> list[Path]:
-    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`, and
-    `.sagent/commands/` when it holds a command."""
+    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`,
+    `.sagent/commands/` when it holds a command, and the agent-file folders that hold an agent."""
     found = []
     if (root / ".mcp.json").exists():
         found.append(root / ".mcp.json")
@@ -250,7 +250,17 @@ def untrusted_extras(root: Path) -> list[Path]:
             found.append(commands)
     except OSError:
         found.append(commands)
+    found += untrusted_agent_files(root)
     return found
+
+
+def untrusted_agent_files(root: Path) -> list[Path]:
+    """The project's agent-file folders (`.claude/agents/`, `.sagent/agents/`) that hold an agent."""
+    folders = [root / name / "agents" for name in (".claude", ".sagent")]  # sagent.resources.PROJECT_FOLDERS
+    try:
+        return [f for f in folders if f.is_dir() and next(f.rglob("*.md"), None) is not None]
+    except OSError:
+        return folders
 
 
 def _tightening(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], bool]:

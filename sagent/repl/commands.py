@@ -407,7 +407,7 @@ def session_list(cwd: Path, open_now: Path | None) -> list[str]:
     return [*lines, "/resume N or /resume ID opens one; /resume alone searches them"]
 
 
-@command("agents", "the sub-agents: label, model, status, spend")
+@command("agents", "the sub-agents: label, model, status, spend; and the agent files")
 def _agents(repl: ReplHost, arg: str) -> list[str]:
     rows = []
     for row in repl.agent.snapshot(measure=False).walk()[1:]:
@@ -423,7 +423,10 @@ def _agents(repl: ReplHost, arg: str) -> list[str]:
         if rows
         else ["no sub-agents; the agent starts them with AgentSpawn"]
     )
-    return [*here, *remote_rows(repl.state.fleet)]  # with --fleet, the fleet's agents in other processes too
+    from sagent.repl.agent_files_view import agent_file_rows
+
+    # with --fleet, the fleet's agents in other processes too; then the sub-agents defined in files
+    return [*here, *remote_rows(repl.state.fleet), *agent_file_rows(repl)]
 
 
 @command("send", "message a sub-agent", "/send LABEL MESSAGE")

@@ -21,6 +21,7 @@ from sagent.tools.files import Edit, Read, Write
 from sagent.tools.memory_tools import Memory, Recall
 from sagent.tools.net import Fetcher
 from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
+from sagent.tools.runtime import AgentDefinition
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
 from sagent.tools.todo import TodoWrite
@@ -66,10 +67,15 @@ __all__ = [
 ]
 
 
-def builtin_tools(fleet: bool = True, *, fetcher: Fetcher | None = None) -> list[Tool]:
+def builtin_tools(
+    fleet: bool = True, *, fetcher: Fetcher | None = None, agents: Iterable[AgentDefinition] = ()
+) -> list[Tool]:
     """New instances of every built-in tool; without the fleet tools when `fleet` is False. The web and
-    paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS)."""
-    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + TASKS + WEB + MEMORY)], fetcher=fetcher)
+    paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS); AgentSpawn can
+    start `agents` by name (sub-agents defined in files: `sagent.resources.agent_files.load_agent_files`)."""
+    made = tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + TASKS + WEB + MEMORY)], fetcher=fetcher)
+    agents = tuple(agents)
+    return [AgentSpawn(agents) if isinstance(t, AgentSpawn) else t for t in made] if agents else made
 
 
 def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:

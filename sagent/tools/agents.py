@@ -4,10 +4,11 @@ the agent through `ToolContext.runtime`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
-from sagent.tools.runtime import SpawnRequest
+from sagent.tools.runtime import AgentDefinition, SpawnRequest
 
 MAX_WAIT = 600
 # The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
@@ -60,10 +61,39 @@ class AgentSpawn(_AgentTool):
         "required": ["prompt"],
     }
 
+    def __init__(self, agents: Iterable[AgentDefinition] = ()) -> None:
+        """`agents`: the sub-agents defined in files (`sagent.resources.agent_files`) it may start by name;
+        the model reads their names and descriptions in this tool's description."""
+        self.agents = {agent.name: agent for agent in agents}
+        if self.agents:
+            self.description = type(self).description + agent_list(self.agents.values())
+            names = sorted(self.agents)
+            choice = {"type": "string", "enum": names, "description": "start a sub-agent defined in a file, by name"}
+            self.input_schema = {
+                **type(self).input_schema,
+                "properties": {**type(self).input_schema["properties"], "agent": choice},
+            }
+
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         fields = {name: arguments[name] for name in _SPAWN_FIELDS if arguments.get(name) is not None}
+        wanted = arguments.get("agent")
+        if wanted is not None:
+            definition = self.agents.get(str(wanted).strip())
+            if definition is None:
+                known = ", ".join(sorted(self.agents)) or "none (no agent files were found)"
+                raise ToolError(f"no agent is called {wanted!r}; the agents are: {known}")
+            fields["agent"] = definition
         request = SpawnRequest(arguments["prompt"], **fields, persistent=bool(arguments.get("persistent", False)))
         return await ctx.agent().spawn(request)
+
+
+def agent_list(agents: Iterable[AgentDefinition]) -> str:
+    """The agents as AgentSpawn's description lists them: one line each, name and description."""
+    lines = [f"\n- {agent.name}: {' '.join(agent.description.split())}" for agent in agents]
+    return (
+        "\n\nAgents defined in files: give `agent` with one of these names and it starts with its own "
+        "instructions, tools and model (the prompt is still its task):" + "".join(lines)
+    )
 
 
 class AgentSend(_AgentTool):

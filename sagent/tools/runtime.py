@@ -18,6 +18,34 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    """A sub-agent defined in a file (Claude Code's shape: `.claude/agents/NAME.md`, `.sagent/agents/`):
+    what AgentSpawn's `agent` field starts. Loaded by `sagent.resources.agent_files`; the fleet applies it."""
+
+    name: str
+    """What AgentSpawn's `agent` names it by (a plugin's are `plugin:name`)."""
+    description: str
+    """When to use it: the parent model reads this in AgentSpawn's description."""
+    system: str
+    """Its system prompt (the file's body), used exactly; the fleet adds only its note on the sub-agent's place."""
+    tools: tuple[str, ...] | None = None
+    """The tools it may use, as the file names them (Claude Code's names are mapped when it spawns, names its
+    parent lacks are left out with a note); None: all of its parent's."""
+    disallowed_tools: tuple[str, ...] = ()
+    """Tools taken out of what it would get (Claude Code's `disallowedTools`)."""
+    model: str | None = None
+    """A model id, `provider:model`, or an alias (`inherit`, `sonnet`, `opus`, `haiku`); None: the parent's."""
+    permission_mode: str | None = None
+    """A permission mode; applied only when it is as strict as the parent's or stricter."""
+    isolation: str | None = None
+    """`worktree`: it works in its own git worktree, on its own branch."""
+    origin: str = ""
+    """Where the file was found, for lists (`.claude`, `~/.claude`, `plugin NAME`)."""
+    path: str = ""
+    """The file it was read from."""
+
+
+@dataclass(frozen=True, slots=True)
 class SpawnRequest:
     """A request to start a sub-agent, as it travels from the AgentSpawn tool (or `Agent.spawn`) to the
     fleet. Every field but `prompt` is optional: what is not given is inherited from the parent."""
@@ -46,6 +74,9 @@ class SpawnRequest:
     on: str | None = None
     """Run it on another process of a fleet on NATS: a `sagent serve` label, or "any" for whichever
     serve process takes it first (a queue group); None: in this process. One-shot only."""
+    agent: AgentDefinition | None = None
+    """A sub-agent defined in a file: its system prompt, tools, model, permission mode and isolation apply
+    (a field given here as well wins over the file's, except the permission mode and the isolation)."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

@@ -6,9 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagent import Agent, RoutedModel, TaskList, TaskListChanged, Tool, ToolContext, builtin_tools
+from sagent import (
+    Agent,
+    AgentDefinition,
+    RoutedModel,
+    TaskList,
+    TaskListChanged,
+    Tool,
+    ToolContext,
+    builtin_tools,
+    load_agent_files,
+)
 from sagent.providers.scripted import text_turn
 from sagent.sandbox import SandboxPolicy
+from sagent.tools import AgentSpawn
 
 
 class Notes:
@@ -55,3 +66,12 @@ async def where_the_work_stands(agent: Agent) -> str:
     tasks: TaskList = agent.task_list
     active = tasks.active
     return active.active_form if active is not None else tasks.text()
+
+
+def agent_with_agent_files() -> Agent:
+    # Sub-agents defined in files, as docs/agents.md shows them: found from a folder, or written in code.
+    found = load_agent_files(".")
+    reviewer = AgentDefinition("reviewer", "Reviews code.", "You review code.", tools=("Read", "Grep"))
+    if not found.agents:
+        return Agent(model(), tools=[Notes(), AgentSpawn([reviewer])])
+    return Agent(model(), tools=builtin_tools(agents=[*found.agents, reviewer]))
