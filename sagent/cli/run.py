@@ -75,6 +75,8 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
         return _setup_failure(error)
     if choice.notice:
         sys.stderr.write(choice.notice + "\n")
+    for line in skill_problems(tools, cwd):  # each skill that cannot be offered, said once
+        sys.stderr.write(f"sagent: note: {line}\n")
 
     def build(bus: Bus | None = None, label: str | None = None) -> Agent:
         agent = make_agent(args, model, tools, cwd, session_path, label=label, bus=bus)
@@ -500,14 +502,23 @@ def _tools_for(choice: Choice, tools: list[Tool], args: argparse.Namespace) -> l
     return [t for t in tools if t.name in LOCAL_MODEL_TOOLS]
 
 
+def skill_problems(tools: list[Tool], cwd: Path) -> list[str]:
+    """One line for each skill that cannot be offered (a broken SKILL.md), when the run offers skills."""
+    if not any(t.name == "Skill" for t in tools):
+        return []
+    from sagent.resources.skills import load_skills
+
+    return [f"skill {name}: {problem}" for name, problem in load_skills(cwd).problems.items()]
+
+
 def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
     """The tools `--tools` names (every built-in when it names none), with the web tools allowed the
     `--allow-host` hosts."""
     spec = args.tools
     fetcher = Fetcher.from_env()
     fetcher.allow(*(h.strip() for value in args.allow_host or () for h in value.split(",") if h.strip()))
-    if spec is None:
-        return builtin_tools(fetcher=fetcher)
+    if spec is None:  # and Skill, which the agent's settings fill with the skills in reach (or leave out)
+        return [*builtin_tools(fetcher=fetcher), *tools_by_name(["Skill"])]
     if spec.strip().lower() == "none":
         return []
     try:

@@ -237,8 +237,8 @@ def load(
 
 
 def untrusted_extras(root: Path) -> list[Path]:
-    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`, and
-    `.sagent/commands/` when it holds a command."""
+    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`,
+    `.sagent/commands/` when it holds a command, and each skills folder holding a skill."""
     found = []
     if (root / ".mcp.json").exists():
         found.append(root / ".mcp.json")
@@ -248,6 +248,13 @@ def untrusted_extras(root: Path) -> list[Path]:
             found.append(commands)
     except OSError:
         found.append(commands)
+    for name in (".agents", ".claude", ".sagent"):  # the skills folders (sagent.resources.PROJECT_FOLDERS)
+        skills = root / name / "skills"
+        try:
+            if skills.is_dir() and next(skills.glob("*/SKILL.md"), None) is not None:
+                found.append(skills)
+        except OSError:
+            found.append(skills)
     return found
 
 

@@ -5,6 +5,7 @@
     agent = Agent(model, tools=[tools.Read(), tools.Glob(), tools.Grep(), tools.Bash()])
     agent = Agent(model, tools=tools.builtin_tools())        # all of them
     agent = Agent(model, tools=tools.tools_by_name(["Read", "WebFetch"]))
+    agent = Agent(model, tools=[*tools.builtin_tools(), tools.Skill.from_folders(".claude/skills")])
 
 A tool built without arguments reads its settings from the environment as `builtin_tools` does: the web
 and paper tools allow the hosts in SAGENT_ALLOW_HOSTS, and the paper tools built one by one share one
@@ -23,6 +24,7 @@ from sagent.tools.net import Fetcher
 from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
+from sagent.tools.skill import Skill
 from sagent.tools.web import WebFetch, WebSearch
 
 CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
@@ -31,9 +33,11 @@ WEB = (WebFetch, WebSearch, *PAPERS)  # the web and the literature
 FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
 MEMORY = (Memory, Recall)  # facts kept for later sessions, and the past sessions searched
 BUILTIN = CORE + WEB + MEMORY + FLEET
+BY_CATALOG = (Skill,)  # built here without their catalog: the CLI gives them theirs (sagent.cli.agent_setup)
 
 __all__ = [
     "BUILTIN",
+    "BY_CATALOG",
     "CORE",
     "FLEET",
     "MEMORY",
@@ -54,6 +58,7 @@ __all__ = [
     "PaperSearch",
     "Read",
     "Recall",
+    "Skill",
     "WebFetch",
     "WebSearch",
     "Write",
@@ -69,9 +74,10 @@ def builtin_tools(fleet: bool = True, *, fetcher: Fetcher | None = None) -> list
 
 
 def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:
-    """Built-in tools by name; ValueError naming the valid ones for an unknown name."""
+    """Built-in tools by name; ValueError naming the valid ones for an unknown name. `Skill` is made
+    without skills: give it its own (`Skill.from_folders(...)`), as the CLI does."""
     names = list(names)
-    by_name = {cls.name: cls for cls in BUILTIN}
+    by_name = {cls.name: cls for cls in (*BUILTIN, *BY_CATALOG)}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown tool(s): {', '.join(unknown)}; the tools are: {', '.join(by_name)}")
