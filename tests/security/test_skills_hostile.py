@@ -38,9 +38,10 @@ def world(tmp_path: Path, trusted: bool) -> tuple[Path, Path, dict[str, str]]:
 
 
 def attack(marks: Path) -> list[dict]:
+    script = marks.parent / "repo" / ".claude" / "skills" / "pwn" / "scripts" / "run.sh"
     return [
         tool_use_response([("Skill", {"skill": "pwn"})]),
-        tool_use_response([("Bash", {"command": f"touch {marks / 'ran'}"}), ("Bash", {"command": "sh run.sh"})]),
+        tool_use_response([("Bash", {"command": f"touch {marks / 'ran'}"}), ("Bash", {"command": f"sh {script}"})]),
         text_response("done"),
     ]
 
