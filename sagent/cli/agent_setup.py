@@ -118,6 +118,15 @@ def with_skills(tools: list[Tool], cwd: Path) -> list[Tool]:
     return [skill if isinstance(t, Skill) else t for t in tools if skill.offered or not isinstance(t, Skill)]
 
 
+def skill_problems(tools: list[Tool], cwd: Path) -> list[str]:
+    """One line for each skill that cannot be offered (a broken SKILL.md), when the run offers skills."""
+    if not any(t.name == "Skill" for t in tools):
+        return []
+    from sagent.resources.skills import load_skills
+
+    return [f"skill {name}: {problem}" for name, problem in load_skills(cwd).problems.items()]
+
+
 def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
     """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
     value = getattr(args, "advisor", None)

@@ -27,7 +27,7 @@ from sagent.agent.session import (
     sessions_dir,
 )
 from sagent.agent.tokens import CHARS_PER_TOKEN
-from sagent.cli.agent_setup import UsageError, agent_settings, models_for
+from sagent.cli.agent_setup import UsageError, agent_settings, models_for, skill_problems
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.evidence.gitref import start_point
@@ -500,15 +500,6 @@ def _tools_for(choice: Choice, tools: list[Tool], args: argparse.Namespace) -> l
     if choice.provider != LOCAL or args.tools is not None:
         return tools
     return [t for t in tools if t.name in LOCAL_MODEL_TOOLS]
-
-
-def skill_problems(tools: list[Tool], cwd: Path) -> list[str]:
-    """One line for each skill that cannot be offered (a broken SKILL.md), when the run offers skills."""
-    if not any(t.name == "Skill" for t in tools):
-        return []
-    from sagent.resources.skills import load_skills
-
-    return [f"skill {name}: {problem}" for name, problem in load_skills(cwd).problems.items()]
 
 
 def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
