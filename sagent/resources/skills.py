@@ -134,11 +134,6 @@ class Skills:
     untrusted_note: str | None = None
     """One line saying which folders were left out and how to trust them; None when none were."""
 
-    def lines(self) -> list[str]:
-        """One line per skill folder that was not offered: the broken ones and the untrusted folders."""
-        lines = [f"skill {name}: {problem}" for name, problem in self.problems.items()]
-        return lines + ([self.untrusted_note] if self.untrusted_note else [])
-
 
 def valid_name(name: str) -> bool:
     """Whether `name` can be a skill's name: the format asks for lowercase letters, digits and hyphens (at

@@ -56,8 +56,9 @@ class Skill(AnyOrder):
     @classmethod
     def from_folders(cls, *folders: Path | str) -> Skill:
         """The skills of `folders`, each holding `<name>/SKILL.md` folders (a later folder wins for a name).
-        A skill file that cannot be used is left out; `sagent.resources.skills.skills_in` says why."""
-        return cls.from_skills(skills_in(*(Path(f) for f in folders)))
+        A skill file that cannot be used is left out; `sagent.resources.skills.skills_in` says why. `~` is
+        the user's home."""
+        return cls.from_skills(skills_in(*(Path(f).expanduser() for f in folders)))
 
     @classmethod
     def from_skills(cls, skills: Skills) -> Skill:

@@ -45,3 +45,15 @@ def sandboxed_agent() -> Agent:
     # The sandbox Bash runs in, as the docs show it: one frozen policy value, inherited by sub-agents.
     policy = SandboxPolicy(mode="read-only", allowed_domains=("pypi.org",), deny_read=("~/secrets",))
     return Agent(model(), tools=tools(), sandbox=policy)
+
+
+def agent_with_skills() -> Agent:
+    # Skills from folders the program chose, or everything the CLI would find from a working directory.
+    from pathlib import Path
+
+    from sagent.resources.skills import load_skills
+    from sagent.tools import Skill
+
+    chosen = Skill.from_folders("~/.claude/skills", Path(".claude/skills"))
+    found = Skill.from_skills(load_skills(Path.cwd()))
+    return Agent(model(), tools=[*tools(), found if found.offered else chosen])
