@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.cli.test_custom_commands_cli import user_texts
-from tests.cli.test_headless import env_for, run_sagent
+from tests.cli.test_headless import env_for, records, run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 from tests.trusting import trust_in
 
@@ -39,9 +39,13 @@ def test_the_first_request_lists_skills_without_bodies_and_a_call_brings_one(tmp
     project, _, extra = setup(tmp_path)
     steps = [tool_use_response([("Skill", {"skill": "release-notes", "args": "v1.2"})]), text_response("Notes.")]
     with FakeAnthropic(steps) as fake:
-        out = run_sagent(["-p", "write release notes"], {**env_for(fake, tmp_path), **extra}, cwd=project)
+        args = ["-p", "write release notes", "--output-format", "stream-json"]
+        out = run_sagent(args, {**env_for(fake, tmp_path), **extra}, cwd=project)
         first, second = fake.requests[0]["body"], fake.requests[1]["body"]
     assert out.returncode == 0, out.stderr
+    init = records(out.stdout)[0]  # Claude Code's init record names the skills and their slash commands
+    assert init["subtype"] == "init" and init["skills"] == ["release-notes", "tidy"] and "Skill" in init["tools"]
+    assert {"release-notes", "tidy"} <= set(init["slash_commands"])
     (tool,) = [t for t in first["tools"] if t["name"] == "Skill"]
     assert "- release-notes: Write release notes from the git log." in tool["description"]
     assert "- tidy: Tidy imports." in tool["description"]
