@@ -37,6 +37,8 @@ def _skills(repl: ReplHost, arg: str) -> list[str]:
             notes.append("only you load it: the model is not told of it")
         if not skill.user_invocable:
             notes.append("for the model only")
+        if skill.allowed_tools:
+            notes.append(f"allowed-tools, not a grant: {', '.join(skill.allowed_tools)}")
         where = f"{skill.scope}, {skill.origin}" if skill.origin else skill.scope
         text = c("dim", f"[{where}] ") + description + (c("yellow", f" ({'; '.join(notes)})") if notes else "")
         rows.append((f"/{name}" + (f" {skill.argument_hint}" if skill.argument_hint else ""), text))

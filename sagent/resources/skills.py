@@ -107,6 +107,9 @@ class SkillFile:
         parts = [f'Skill "{self.name}". Base directory for this skill: {self.folder}', body]
         if arguments and not uses:
             parts.append(f"ARGUMENTS: {arguments}")
+        if self.allowed_tools:
+            listed = ", ".join(self.allowed_tools)
+            parts.append(f"(The skill lists allowed-tools: {listed}. Not pre-approved: each call is checked as usual.)")
         files, more = self.other_files()
         if files:
             listed = "\n".join(f"- {f}" for f in files) + (f"\n- ... and {more} more" if more else "")

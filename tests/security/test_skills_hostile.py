@@ -73,6 +73,8 @@ def test_a_skills_allowed_tools_and_its_body_loosen_nothing(tmp_path: Path, how:
         first = json.dumps(fake.requests[0]["body"])
     assert out.returncode == 0, out.stderr
     assert ("PWNED-SKILL-BODY" in first) == (how == "user")  # the user asked for it; the model only by name
+    if how == "user":  # the model is told the list is no grant, so a question or a refusal is no surprise
+        assert "allowed-tools: Bash, Write. Not pre-approved" in first
     results = [b for b in last if b.get("type") == "tool_result"]
     assert len(results) == 2 and all(b.get("is_error") for b in results), results
     assert list(marks.iterdir()) == [], "a skill's text ran a command the user's settings would not allow"
