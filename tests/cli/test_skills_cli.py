@@ -88,3 +88,13 @@ def test_without_skills_or_with_tools_that_leave_it_out_there_is_no_skill_tool(t
         names = [[t["name"] for t in r["body"].get("tools", [])] for r in fake.requests]
     assert "Skill" not in names[0] and "Read" in names[0]
     assert "Skill" not in names[1]
+
+
+def test_a_claude_agent_sdk_programs_tools_list_keeps_skill() -> None:
+    import io
+
+    from sagent.cli.sdk_flags import _sagent_tools
+
+    said = io.StringIO()
+    assert _sagent_tools("Read,Skill,TodoWrite9", said) == "Read,Skill"
+    assert "Skill" not in said.getvalue()
