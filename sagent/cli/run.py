@@ -152,7 +152,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     def new_agent(path: Path | None) -> Agent:
         def build() -> Agent:
             old = repl.agent
-            return make_agent(args, old.model, list(old.tools.values()), cwd, path, settings_from=old, **_placed(seat))
+            kept = [*old.tools.values(), *(t for t in tools if t.name == "Skill" and t.name not in old.tools)]
+            return make_agent(args, old.model, kept, cwd, path, settings_from=old, **_placed(seat))
 
         return seat.rebuild(repl.agent, build) if seat is not None else build()
 

@@ -5,6 +5,7 @@ the skill as the user's turn."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,45 @@ def test_skills_are_listed_completed_and_loaded_by_slash_name(tmp_path: Path) ->
     assert "BUMP-BODY: set the version to 2.0." in prompt and str(skills / "bump-version") in prompt
     (tool,) = [t for t in body["tools"] if t["name"] == "Skill"]
     assert "- bump-version: Bump the version" in tool["description"] and "- tidy:" in tool["description"]
+
+
+def test_a_skill_saved_during_a_session_is_offered_after_clear(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    config = tmp_path / "config"
+    trust_in(config, project)
+    with FakeAnthropic([text_response("ANSWER-ONE"), text_response("ANSWER-TWO")]) as fake:
+        env = {
+            **os.environ,
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "ANTHROPIC_BASE_URL": fake.url,
+            "HOME": str(tmp_path / "home"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+            "XDG_CONFIG_HOME": str(config),
+            "TERM": "xterm-256color",
+        }
+        with Tmux([], env, project) as term:
+            term.wait_for("Esc interrupts")
+            term.type("hello")
+            term.press("Enter")
+            term.wait_for("ANSWER-ONE")
+            skill = project / ".sagent" / "skills" / "fresh"
+            skill.mkdir(parents=True)
+            (skill / "SKILL.md").write_text("---\ndescription: Saved a moment ago.\n---\nFRESH\n")
+            refused = 0
+            term.type("/clear")
+            term.press("Enter")
+            for _ in range(600):  # the turn may still be closing
+                if "─ new session" in (screen := term.screen()):
+                    break
+                if screen.count("press Esc first") > refused:  # then /clear says so: once more
+                    refused += 1
+                    term.type("/clear")
+                    term.press("Enter")
+                time.sleep(0.1)
+            term.type("again")
+            term.press("Enter")
+            term.wait_for("ANSWER-TWO")
+            before, after = ([t["name"] for t in r["body"]["tools"]] for r in fake.requests)
+            description = next(t["description"] for t in fake.requests[1]["body"]["tools"] if t["name"] == "Skill")
+    assert "Skill" not in before and "Skill" in after and "- fresh: Saved a moment ago." in description
