@@ -98,3 +98,25 @@ def test_a_claude_agent_sdk_programs_tools_list_keeps_skill() -> None:
     said = io.StringIO()
     assert _sagent_tools("Read,Skill,TodoWrite9", said) == "Read,Skill"
     assert "Skill" not in said.getvalue()
+
+
+def test_sagent_skills_lists_them_and_says_what_cannot_be_used(tmp_path: Path) -> None:
+    import os
+
+    project, _, extra = setup(tmp_path)
+    env = {**os.environ, **extra}
+    out = run_sagent(["skills", "--json", "--cwd", str(project)], env)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert [(s["name"], s["scope"], s["origin"]) for s in report["skills"]] == [
+        ("release-notes", "project", ".claude"),
+        ("tidy", "user", "~/.agents"),
+    ]
+    assert (
+        report["skills"][0]["allowedTools"] == ["Bash(git log:*)"]
+        and "no `description`" in report["problems"]["broken"]
+    )
+    text = run_sagent(["skills"], env, cwd=project)
+    assert "release-notes  [project, .claude]  Write release notes" in text.stdout
+    assert "broken  cannot be used:" in text.stdout
+    assert run_sagent(["skills", "--bogus"], env).returncode == 2
