@@ -173,7 +173,7 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     custom, broken = custom_commands(repl)
     if custom or broken:
         lines.append(
-            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's commands)")
+            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's; skills: /skills)")
         )
     rows = []
     for name, found in custom.items():
