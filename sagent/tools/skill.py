@@ -71,7 +71,9 @@ class Skill(AnyOrder):
         return [s for s in self.skills.values() if s.model_invocable]
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        name = str(arguments.get("skill") or arguments.get("name") or "").strip().lstrip("/")
+        # `skill` as the schema says; `name` or `command` (older shapes of this tool) from a model that remembers them
+        given = arguments.get("skill") or arguments.get("name") or arguments.get("command") or ""
+        name = str(given).strip().lstrip("/")
         args = arguments.get("args") or ""
         if not isinstance(args, str):
             raise ToolError("args is text (the arguments the skill takes)")

@@ -9,6 +9,7 @@ from pathlib import Path
 from sagent.agent.agent import Agent
 from sagent.providers.scripted import ScriptedModel, text_turn, tool_turn
 from sagent.tools import Skill, tools_by_name
+from sagent.tools.base import ToolContext
 from sagent.tools.skill import MAX_LISTING_CHARS, MAX_NAMES_CHARS
 from sagent.types import ToolResult
 
@@ -66,6 +67,8 @@ async def test_arguments_without_a_placeholder_are_appended_and_model_only_flags
     tool = Skill.from_folders(skills)
     assert "manual" not in tool.description and [s.name for s in tool.offered] == ["fmt"]
     assert tool.skills["fmt"].content("src/").endswith("Format the files.\n\nARGUMENTS: src/")
+    ctx = ToolContext(cwd=tmp_path)
+    assert "Format the files." in await tool.run({"command": "/fmt"}, ctx)  # an older shape of the call
     model = ScriptedModel([tool_turn(("Skill", {"skill": "manual"})), text_turn("ok")])
     agent = Agent(model, tools=[tool], cwd=tmp_path)
     [e async for e in agent.run("go")]
