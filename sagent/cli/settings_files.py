@@ -250,6 +250,8 @@ def untrusted_extras(root: Path) -> list[Path]:
         found.append(commands)
     for name in (".agents", ".claude", ".sagent"):  # the skills folders (sagent.resources.PROJECT_FOLDERS)
         skills = root / name / "skills"
+        if name != ".sagent" and root.resolve() == Path.home().resolve():
+            continue  # run in the home folder: ~/.claude/skills are the user's own, read in every project
         try:
             if skills.is_dir() and next(skills.glob("*/SKILL.md"), None) is not None:
                 found.append(skills)

@@ -148,3 +148,21 @@ def test_skills_are_slash_commands_a_skill_wins_over_a_command_and_invocation_fl
     text = deploy.expand("staging fast")
     assert "Deploy to staging now." in text and str(skills / "deploy") in text
     assert "ARGUMENTS:" not in text  # the body named its arguments
+
+
+def test_run_in_the_home_folder_the_users_skills_are_not_called_untrusted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)  # a home folder kept in git: it is its own project root
+    skill(home / ".claude" / "skills", "mine", "---\ndescription: the user's own\n---\n")
+    found = load_skills(home, home=home)
+    assert list(found.found) == ["mine"] and found.untrusted == {} and found.untrusted_note is None
+
+
+def test_untrusted_extras_leave_the_users_own_skills_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sagent.cli.settings_files import untrusted_extras
+
+    home = tmp_path / "home"
+    skill(home / ".claude" / "skills", "mine", "---\ndescription: the user's own\n---\n")
+    skill(home / ".sagent" / "skills", "proj", "---\ndescription: sagent's project folder\n---\n")
+    monkeypatch.setattr(Path, "home", lambda: home)
+    assert untrusted_extras(home) == [home / ".sagent" / "skills"]
