@@ -43,6 +43,7 @@ MAX_WALKED_FILES = 5_000
 """Files counted in a skill's folder before the count stops (a skill with a dependency tree inside it)."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ARGUMENT = re.compile(r"\$ARGUMENTS\[(\d+)\]")
+_POSITIONAL = re.compile(r"\$(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class SkillFile:
     allowed_tools: tuple[str, ...] | None = None
     """The skill's `allowed-tools`, shown to the user; never a grant (docs/security.md)."""
     argument_hint: str = ""
+    argument_names: tuple[str, ...] = ()
+    """The front matter's `arguments`: names for the arguments in order, each put in for `$NAME`."""
     model_invocable: bool = True
     """False when `disable-model-invocation: true`: only the user runs it (`/name`), the model is not told."""
     user_invocable: bool = True
@@ -93,14 +96,27 @@ class SkillFile:
 
     def content(self, arguments: str = "") -> str:
         """What loading the skill puts in the conversation (the Skill tool's result, and the prompt `/name`
-        sends): where its folder is, the instructions with the arguments put in (`$ARGUMENTS` all of them,
-        `$ARGUMENTS[0]`, `$ARGUMENTS[1]`, ... one word each, `${CLAUDE_SKILL_DIR}` its folder; appended as a
-        last `ARGUMENTS:` line when the body names none), and its other files, to Read when needed."""
+        sends): where its folder is, the instructions with the arguments put in, and its other files, to Read
+        when needed. As in Claude Code: `$ARGUMENTS` is all of them; `$ARGUMENTS[0]`, `$0`, `$1`, ... one
+        each (zero-based, quotes group words) and `$NAME` for each name the front matter's `arguments`
+        lists, these only when arguments were given, so a body's shell `$1` stays as written otherwise;
+        `${CLAUDE_SKILL_DIR}` is the skill's folder. Arguments a body names nowhere are appended as a last
+        `ARGUMENTS:` line."""
         arguments = arguments.strip()
-        words = arguments.split()
         body = self.body.strip()
         uses = "$ARGUMENTS" in body
-        body = _ARGUMENT.sub(lambda m: words[int(m.group(1))] if int(m.group(1)) < len(words) else "", body)
+        if arguments:
+            words = _words(arguments)
+
+            def word(index: int) -> str:
+                return words[index] if index < len(words) else ""
+
+            before = body
+            body = _ARGUMENT.sub(lambda m: word(int(m.group(1))), body)
+            body = _POSITIONAL.sub(lambda m: word(int(m.group(1))), body)
+            for index, name in enumerate(self.argument_names):
+                body = re.sub(rf"\${re.escape(name)}\b", word(index).replace("\\", "\\\\"), body)
+            uses = uses or body != before
         body = body.replace("$ARGUMENTS", arguments)
         for variable in ("${CLAUDE_SKILL_DIR}", "${SAGENT_SKILL_DIR}"):
             body = body.replace(variable, str(self.folder))
@@ -138,6 +154,16 @@ class Skills:
     """One line saying which folders were left out and how to trust them; None when none were."""
 
 
+def _words(arguments: str) -> list[str]:
+    """The arguments one by one: quotes group words, as in a shell; an unclosed quote leaves plain words."""
+    import shlex
+
+    try:
+        return shlex.split(arguments)
+    except ValueError:
+        return arguments.split()
+
+
 def valid_name(name: str) -> bool:
     """Whether `name` can be a skill's name: the format asks for lowercase letters, digits and hyphens (at
     most 64 characters); sagent also takes capitals, `_` and `.`, as Claude Code does, but never a space, a
@@ -166,6 +192,7 @@ def read_skill(path: Path, namespace: str = "", scope: str = "user", origin: str
         origin=origin,
         allowed_tools=names_field(meta, "allowed-tools", path),
         argument_hint=text_field(meta, "argument-hint", path) or "",
+        argument_names=names_field(meta, "arguments", path) or (),
         model_invocable=not _flag(meta, "disable-model-invocation", False, path),
         user_invocable=_flag(meta, "user-invocable", True, path),
     )

@@ -91,3 +91,18 @@ def test_hundreds_of_skills_stay_within_the_cap_and_each_can_still_be_loaded(tmp
 def test_the_tool_made_by_name_has_no_skills_until_given_some() -> None:
     (tool,) = tools_by_name(["Skill"])
     assert isinstance(tool, Skill) and tool.offered == []
+
+
+def test_arguments_are_put_in_as_claude_code_does(tmp_path: Path) -> None:
+    skills = tmp_path / "skills"
+    (skills / "migrate").mkdir(parents=True)
+    (skills / "migrate" / "SKILL.md").write_text(
+        "---\ndescription: Migrate a component.\narguments: [component, source]\n---\n"
+        "Move $0 from $1 ($ARGUMENTS[1]); $component from $source; awk '{print $2}' stays? Dir ${CLAUDE_SKILL_DIR}\n"
+    )
+    migrate = Skill.from_folders(skills).skills["migrate"]
+    text = migrate.content('"my widget" React')
+    assert "Move my widget from React (React); my widget from React; awk '{print }' stays?" in text
+    assert f"Dir {skills / 'migrate'}" in text and "ARGUMENTS:" not in text
+    plain = migrate.content()  # no arguments: a body's $1 stays as written
+    assert "Move $0 from $1" in plain and "awk '{print $2}'" in plain
