@@ -57,7 +57,7 @@ class SkillFile:
     """The Markdown instructions after the front matter."""
     path: Path
     """The SKILL.md file; its folder holds the skill's other files."""
-    scope: str = "user"
+    scope: Scope = "user"
     """Whose it is: `plugin`, `user` or `project`."""
     origin: str = ""
     """Where it was found, for lists: `.claude`, `~/.claude`, `sagent config`, `plugin NAME`."""
@@ -171,7 +171,7 @@ def valid_name(name: str) -> bool:
     return len(name) <= MAX_NAME_CHARS and _NAME.match(name) is not None
 
 
-def read_skill(path: Path, namespace: str = "", scope: str = "user", origin: str = "") -> SkillFile:
+def read_skill(path: Path, namespace: str = "", scope: Scope = "user", origin: str = "") -> SkillFile:
     """Read one SKILL.md; ResourceError naming the file when it cannot be offered."""
     meta, body = read_markdown(path)
     name = text_field(meta, "name", path) or path.parent.name
