@@ -48,6 +48,7 @@ def agent_settings(
     system = system_prompt(args, cwd, system if system is not None else args.system, args.append_system)
     tools = agent_file_tools(args, cwd, tools)  # AgentSpawn learns the agents defined in files
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
+    tools = with_skills(tools, cwd)
     perms = _permission_settings(args, cwd, tools, settings_from)
     settings = AgentSettings(
         system=system,
@@ -104,6 +105,29 @@ def _sandbox(args: argparse.Namespace, tools: tuple[Tool, ...], settings_from: A
     if problem is not None:
         raise UsageError(problem)
     return policy
+
+
+def with_skills(tools: list[Tool], cwd: Path) -> list[Tool]:
+    """`tools` with their Skill tool over the skills in reach from `cwd` (read again: a skill saved since
+    counts), or without it when there are none. Tools without a Skill tool (`--tools` did not name it) stay
+    as they are."""
+    from sagent.tools.skill import Skill
+
+    if not any(isinstance(t, Skill) for t in tools):
+        return tools
+    from sagent.resources.skills import load_skills
+
+    skill = Skill.from_skills(load_skills(cwd))
+    return [skill if isinstance(t, Skill) else t for t in tools if skill.offered or not isinstance(t, Skill)]
+
+
+def skill_problems(tools: list[Tool], cwd: Path) -> list[str]:
+    """One line for each skill that cannot be offered (a broken SKILL.md), when the run offers skills."""
+    if not any(t.name == "Skill" for t in tools):
+        return []
+    from sagent.resources.skills import load_skills
+
+    return [f"skill {name}: {problem}" for name, problem in load_skills(cwd).problems.items()]
 
 
 def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:

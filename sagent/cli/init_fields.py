@@ -37,7 +37,7 @@ def init_fields(agent: Agent, tools: list[str]) -> dict[str, Any]:
         "mcp_servers": [{"name": c.name, "status": c.state} for c in connections],
         "output_style": OUTPUT_STYLE,
         "agents": sorted(getattr(agent.tools.get("AgentSpawn"), "agents", None) or ()),  # agent files by name
-        "skills": [],
+        "skills": [s.name for s in getattr(agent.tools.get("Skill"), "offered", ())],  # sagent.tools.skill
         "plugins": [],
         "sagent_version": __version__,
         "claude_code_version": __version__,

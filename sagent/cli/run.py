@@ -27,7 +27,7 @@ from sagent.agent.session import (
 )
 from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli import session_choice
-from sagent.cli.agent_setup import UsageError, agent_settings, models_for
+from sagent.cli.agent_setup import UsageError, agent_settings, models_for, skill_problems
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.cli.session_choice import session_to_continue
@@ -75,6 +75,8 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
     _say_choice(args, choice, model)
+    for line in skill_problems(tools, cwd):  # each skill that cannot be offered, said once
+        sys.stderr.write(f"sagent: note: {line}\n")
 
     def build(bus: Bus | None = None, label: str | None = None) -> Agent:
         agent = make_agent(args, model, tools, cwd, session_path, label=label, bus=bus)
@@ -149,7 +151,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     def new_agent(path: Path | None) -> Agent:
         def build() -> Agent:
             old = repl.agent
-            return make_agent(args, old.model, list(old.tools.values()), cwd, path, settings_from=old, **_placed(seat))
+            kept = [*old.tools.values(), *(t for t in tools if t.name == "Skill" and t.name not in old.tools)]
+            return make_agent(args, old.model, kept, cwd, path, settings_from=old, **_placed(seat))
 
         return seat.rebuild(repl.agent, build) if seat is not None else build()
 
@@ -539,8 +542,8 @@ def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
     spec = args.tools
     fetcher = Fetcher.from_env()
     fetcher.allow(*(h.strip() for value in args.allow_host or () for h in value.split(",") if h.strip()))
-    if spec is None:
-        return builtin_tools(fetcher=fetcher)
+    if spec is None:  # and Skill, which the agent's settings fill with the skills in reach (or leave out)
+        return [*builtin_tools(fetcher=fetcher), *tools_by_name(["Skill"])]
     if spec.strip().lower() == "none":
         return []
     try:

@@ -173,9 +173,9 @@ CLAUDE_CODE_TOOLS = {"LS": "List", "MultiEdit": "Edit", "Task": "AgentSpawn", "A
 def _sagent_tools(names: str, stderr: Any) -> str:
     """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks
     (NotebookEdit) is left out and said once, rather than failing the run."""
-    from sagent.tools import BUILTIN
+    from sagent.tools import BUILTIN, BY_CATALOG
 
-    known = {cls.name for cls in BUILTIN}
+    known = {cls.name for cls in (*BUILTIN, *BY_CATALOG)}  # Skill among them
     kept: list[str] = []
     missing: list[str] = []
     for name in (n.strip() for n in names.split(",") if n.strip()):

@@ -240,7 +240,8 @@ def load(
 
 def untrusted_extras(root: Path) -> list[Path]:
     """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`,
-    `.sagent/commands/` when it holds a command, and the agent-file folders that hold an agent."""
+    `.sagent/commands/` when it holds a command, the agent-file folders that hold an agent, and each skills
+    folder holding a skill."""
     found = []
     if (root / ".mcp.json").exists():
         found.append(root / ".mcp.json")
@@ -251,6 +252,15 @@ def untrusted_extras(root: Path) -> list[Path]:
     except OSError:
         found.append(commands)
     found += untrusted_agent_files(root)
+    for name in (".agents", ".claude", ".sagent"):  # the skills folders (sagent.resources.PROJECT_FOLDERS)
+        skills = root / name / "skills"
+        if name != ".sagent" and root.resolve() == Path.home().resolve():
+            continue  # run in the home folder: ~/.claude/skills are the user's own, read in every project
+        try:
+            if skills.is_dir() and next(skills.glob("*/SKILL.md"), None) is not None:
+                found.append(skills)
+        except OSError:
+            found.append(skills)
     return found
 
 

@@ -37,10 +37,12 @@ SAFE_TOOLS = frozenset(
         "AgentSelf",
         "Jobs",
         "TodoWrite",
+        "Skill",
     }
 )
 """Built-in tools that run unasked in every mode: they read the web through a search engine or paper index,
-work on sub-agents, which run under the same permissions, or keep the agent's task list."""
+work on sub-agents, which run under the same permissions, keep the agent's task list, or load a skill's
+text (which runs nothing)."""
 
 PLAN_TOOLS = frozenset({"Read", "Glob", "Grep", "List", "WebFetch", PLAN_TOOL}) | SAFE_TOOLS
 """The tools plan mode lets the model call (reading tools; a fetch still asks as in default mode)."""

@@ -52,9 +52,9 @@ def command(name: str, summary: str, usage: str = "") -> Callable[[Handler], Han
 def custom_commands(repl: ReplHost) -> tuple[dict[str, CustomCommand], dict[str, str]]:
     """The Markdown commands in reach (read again each time, so a file saved a moment ago counts), and the
     broken ones by name with what is wrong."""
-    from sagent.custom_commands import load_commands
+    from sagent.skill_commands import load_prompt_commands
 
-    return load_commands(repl.agent.context.cwd)
+    return load_prompt_commands(repl.agent.context.cwd)  # and the skills, as /NAME
 
 
 def expand_custom(repl: ReplHost, text: str) -> Expansion | None:
@@ -174,7 +174,7 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     custom, broken = custom_commands(repl)
     if custom or broken:
         lines.append(
-            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's commands)")
+            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's; skills: /skills)")
         )
     rows = []
     for name, found in custom.items():

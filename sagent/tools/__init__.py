@@ -5,6 +5,7 @@
     agent = Agent(model, tools=[tools.Read(), tools.Glob(), tools.Grep(), tools.Bash()])
     agent = Agent(model, tools=tools.builtin_tools())        # all of them
     agent = Agent(model, tools=tools.tools_by_name(["Read", "WebFetch"]))
+    agent = Agent(model, tools=[*tools.builtin_tools(), tools.Skill.from_folders(".claude/skills")])
 
 A tool built without arguments reads its settings from the environment as `builtin_tools` does: the web
 and paper tools allow the hosts in SAGENT_ALLOW_HOSTS, and the paper tools built one by one share one
@@ -24,6 +25,7 @@ from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
 from sagent.tools.runtime import AgentDefinition
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
+from sagent.tools.skill import Skill
 from sagent.tools.todo import TodoWrite
 from sagent.tools.web import WebFetch, WebSearch
 
@@ -34,9 +36,11 @@ FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-t
 MEMORY = (Memory, Recall)  # facts kept for later sessions, and the past sessions searched
 TASKS = (TodoWrite,)  # the task list the agent keeps while it works
 BUILTIN = CORE + TASKS + WEB + MEMORY + FLEET
+BY_CATALOG = (Skill,)  # built here without their catalog: the CLI gives them theirs (sagent.cli.agent_setup)
 
 __all__ = [
     "BUILTIN",
+    "BY_CATALOG",
     "CORE",
     "FLEET",
     "MEMORY",
@@ -58,6 +62,7 @@ __all__ = [
     "PaperSearch",
     "Read",
     "Recall",
+    "Skill",
     "TodoWrite",
     "WebFetch",
     "WebSearch",
@@ -79,9 +84,10 @@ def builtin_tools(
 
 
 def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:
-    """Built-in tools by name; ValueError naming the valid ones for an unknown name."""
+    """Built-in tools by name; ValueError naming the valid ones for an unknown name. `Skill` is made
+    without skills: give it its own (`Skill.from_folders(...)`), as the CLI does."""
     names = list(names)
-    by_name = {cls.name: cls for cls in BUILTIN}
+    by_name = {cls.name: cls for cls in (*BUILTIN, *BY_CATALOG)}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown tool(s): {', '.join(unknown)}; the tools are: {', '.join(by_name)}")

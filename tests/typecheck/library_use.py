@@ -75,3 +75,15 @@ def agent_with_agent_files() -> Agent:
     if not found.agents:
         return Agent(model(), tools=[Notes(), AgentSpawn([reviewer])])
     return Agent(model(), tools=builtin_tools(agents=[*found.agents, reviewer]))
+
+
+def agent_with_skills() -> Agent:
+    # Skills from folders the program chose, or everything the CLI would find from a working directory.
+    from pathlib import Path
+
+    from sagent.resources.skills import load_skills
+    from sagent.tools import Skill
+
+    chosen = Skill.from_folders("~/.claude/skills", Path(".claude/skills"))
+    found = Skill.from_skills(load_skills(Path.cwd()))
+    return Agent(model(), tools=[*tools(), found if found.offered else chosen])

@@ -253,9 +253,9 @@ class Answers:
 
 def slash_commands(agent: Agent) -> list[dict[str, str]]:
     """The slash commands a prompt may start with in this run: the custom commands, and /init."""
-    from sagent.custom_commands import load_commands
+    from sagent.skill_commands import load_prompt_commands
 
-    found, _ = load_commands(Path(agent.settings.cwd or "."))
+    found, _ = load_prompt_commands(Path(agent.settings.cwd or "."))  # the skills too
     commands = [{"name": "init", "description": "write AGENTS.md for this project", "argumentHint": ""}]
     for name, command in sorted(found.items()):
         commands.append({"name": name, "description": command.description, "argumentHint": command.argument_hint})
