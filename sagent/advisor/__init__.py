@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, transcript
 from sagent.advisor.hook import TOOL_NAME, AdvisorHook, reported_confidence
-from sagent.advisor.policy import TRIGGERS, AdvisorPolicy
+from sagent.advisor.policy import MARKERS, TRIGGERS, AdvisorPolicy
 from sagent.advisor.target import advisor_target
 from sagent.providers.base import Model
 from sagent.tools.base import AnyOrder, ToolContext
@@ -80,6 +80,7 @@ def with_advisor(
 
 
 __all__ = [
+    "MARKERS",
     "NOTE_HEADER",
     "ROLE_PREFIX",
     "TOOL_NAME",
