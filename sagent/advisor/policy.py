@@ -39,6 +39,9 @@ class AdvisorPolicy:
     """Stop consulting once the advisor has cost this many dollars; the agent's budget applies as well."""
     max_tokens: int = 1024
     """The longest piece of guidance the advisor may write."""
+    structured: bool = True
+    """Ask for the seed's structured answer (assessment, next steps, risks) where the advisor's provider
+    supports structured output; free text elsewhere, or always with False."""
     native: bool = True
     """When the executor's provider can run the advisor itself (Anthropic's advisor tool, both models
     Anthropic's), the consultations the executor asks for run there, within its response; False: always

@@ -76,9 +76,9 @@ def test_the_object_sets_the_policy_and_flags_win(tmp_path: Path, monkeypatch) -
 
 def test_an_advisor_on_its_own_endpoint(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("ADVISOR_KEY", "sk-advisor")
-    _settings(tmp_path, {"model": "qwen2.5-72b", "baseUrl": "http://127.0.0.1:9/v1", "apiKeyEnv": "ADVISOR_KEY"})
+    _settings(tmp_path, {"model": "my-model", "baseUrl": "http://127.0.0.1:9/v1", "apiKeyEnv": "ADVISOR_KEY"})
     adv = _advisor(tmp_path)
-    assert adv is not None and (adv.model.provider, adv.model.name) == ("openai-compat", "qwen2.5-72b")
+    assert adv is not None and (adv.model.provider, adv.model.name) == ("openai-compat", "my-model")
 
 
 @pytest.mark.parametrize(
