@@ -117,5 +117,5 @@ async def consult(agent: Agent, model: Model, trigger: str, reason: str, max_tok
     cost = cost_of(model.name, message.usage)
     agent.cost.add(ROLE_PREFIX + model.name, message.usage, cost)
     done = Consultation(trigger, reason, message.text.strip(), model.name, message.usage, cost)
-    agent.notify(AdvisorConsulted(trigger, model.name, message.usage, cost))
+    agent.notify(AdvisorConsulted(trigger, model.name, message.usage, cost, advice=done.guidance))
     return done

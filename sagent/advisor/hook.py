@@ -144,7 +144,7 @@ class AdvisorHook(Hook):
         agent.cost.add(ROLE_PREFIX + model, usage, cost)
         reason = "The executor asked (on the provider's side)."
         self.consultations.append(Consultation("tool", reason, part.text, model, usage, cost))
-        agent.notify(AdvisorConsulted("tool", model, usage, cost, native=True))
+        agent.notify(AdvisorConsulted("tool", model, usage, cost, native=True, advice=part.text))
 
     # ------------------------------------------------------------------------------------ the hook points
 
