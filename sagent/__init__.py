@@ -63,6 +63,7 @@ _TYPES = (
     "ToolCall",
     "ServerToolPart",
     "ServerAdvisor",
+    "ResponseSchema",
     "Usage",
     "Cost",
     "UserMessage",

@@ -115,7 +115,7 @@ class AdvisorHook(Hook):
             return f"the advisor was not consulted: {gate}" if trigger == "tool" else None
         state.consultations += 1
         state.last_turn = state.turn
-        done = await consult(agent, self.model, trigger, reason, self.policy.max_tokens)
+        done = await consult(agent, self.model, trigger, reason, self.policy.max_tokens, self.policy.structured)
         if isinstance(done, str):
             return done if trigger == "tool" else None
         self.consultations.append(done)
