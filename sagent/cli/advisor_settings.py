@@ -29,6 +29,7 @@ MEMBERS: dict[str, tuple[str, str | None]] = {
     "baseUrl": ("string", None),
     "apiKeyEnv": ("string", None),
     "markers": ("markers", "marker"),
+    "marker": ("markers", "marker"),  # the same, as the seed names it
     "failures": ("count1|off", "failures"),
     "confidence": ("fraction|off", "confidence"),
     "stagnation": ("count2|off", "stagnation"),

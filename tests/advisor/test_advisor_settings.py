@@ -69,6 +69,9 @@ def test_the_object_sets_the_policy_and_flags_win(tmp_path: Path, monkeypatch) -
     _settings(tmp_path, "anthropic:claude-opus-4-7")  # the string keeps meaning just the model
     adv = _advisor(tmp_path)
     assert adv is not None and adv.policy == AdvisorPolicy() and adv.model.provider == "anthropic"
+    _settings(tmp_path, {"model": "claude-opus-4-7", "marker": "[SOS]", "failures": None, "stagnation": None})
+    adv = _advisor(tmp_path)
+    assert adv is not None and adv.policy.markers() == ("[SOS]",) and adv.policy.failures is None
     _settings(tmp_path, {"maxCalls": 2})  # tuning without a model: no advisor until one is named
     assert _advisor(tmp_path) is None
     assert _advisor(tmp_path, "--advisor", "claude-opus-4-7").policy.max_consultations == 2  # type: ignore[union-attr]
