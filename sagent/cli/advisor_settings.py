@@ -171,10 +171,10 @@ def setting_from_args(args: argparse.Namespace) -> tuple[AdvisorSetting, str]:
     other members; an `--advisor-*` flag wins over its member."""
     sources = getattr(args, "settings_files", None)
     from_file = sources.loaded.values.get("advisor") if sources is not None else None
-    value = getattr(args, "advisor", None)
-    setting = setting_of(from_file if isinstance(value, dict) or value is None else value)
-    if isinstance(from_file, dict) and isinstance(value, str):  # --advisor MODEL over the file's object
-        setting = setting_of({**from_file, "model": value})
+    value = getattr(args, "advisor", None)  # the flag's model, else the files' value
+    if isinstance(value, str) and isinstance(from_file, dict):  # --advisor MODEL over the file's object
+        value = {**from_file, "model": value}
+    setting = setting_of(value)
     where = f"--advisor {setting.model}"
     if sources is not None and sources.origin("advisor") not in ("flag", "default"):
         where = f'{sources.origin("advisor")}: key "advisor" ({setting.model})'
