@@ -139,6 +139,6 @@ def test_the_executor_on_anthropic_and_its_advisor_on_a_compatible_server(tmp_pa
     assert headers["authorization"] == "Bearer sk-adv"  # the advisor's own key, not the executor's
     assert [b["model"] for b in asked] == ["qwen2.5-72b"] and "which file?" in json.dumps(asked[0])
     consulted = next(r for r in records(out.stdout) if r.get("subtype") == "advisor_consulted")
-    assert consulted["model"] == "qwen2.5-72b"
+    assert consulted["model"] == "qwen2.5-72b" and consulted["advice"] == "Read main.py first."
     tool_result = json.dumps(executor.bodies()[-1]["messages"][-1])
     assert "Read main.py first." in tool_result
