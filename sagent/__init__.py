@@ -68,6 +68,7 @@ _TYPES = (
     "ToolCall",
     "ServerToolPart",
     "ServerAdvisor",
+    "ResponseSchema",
     "Usage",
     "Cost",
     "UserMessage",

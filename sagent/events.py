@@ -275,7 +275,7 @@ class AdvisorConsulted:
     """The agent's advisor was consulted: why (`trigger`: one of `sagent.advisor.TRIGGERS`), which model,
     whether the provider ran the consultation on its own side (`native`, Anthropic's advisor tool) or
     sagent did, and what it used and cost (counted under `advisor/<model>`). `agent` is the label of the
-    agent it advised."""
+    agent it advised; `advice`, what the advisor said."""
 
     trigger: str
     model: str
@@ -283,6 +283,8 @@ class AdvisorConsulted:
     cost: Cost
     native: bool = False
     agent: str = ""
+    advice: str = ""
+    """The advice as the executor got it (empty when the provider keeps it encrypted)."""
     type: Literal["advisor_consulted"] = "advisor_consulted"
 
     def line(self) -> str:

@@ -18,7 +18,7 @@ from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.settings import AgentSettings
 from sagent.cli.agent_files_setup import agent_file_tools
 from sagent.encoding import scrub
-from sagent.providers.base import Model, ProviderError
+from sagent.providers.base import Model
 from sagent.providers.registry import build_model, choose, infer_provider
 from sagent.tools.base import Tool
 
@@ -131,16 +131,14 @@ def skill_problems(tools: list[Tool], cwd: Path) -> list[str]:
 
 
 def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
-    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
-    value = getattr(args, "advisor", None)
-    if not value:
-        return None
-    from sagent.advisor import Advisor, advisor_target
+    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model unless it
+    has its own endpoint, with the policy the setting and the `--advisor-*` flags give."""
+    from sagent.cli.advisor_settings import advisor_from_args
 
     try:
-        return Advisor(models_for(args, model)(*advisor_target(value)))
-    except ProviderError as error:
-        raise UsageError(f"--advisor {value}: {error.message}") from None
+        return advisor_from_args(args, model, models_for(args, model))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:

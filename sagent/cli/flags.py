@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from sagent import __version__
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH
+from sagent.cli.advisor_settings import add_advisor_flags
 
 EXIT_USAGE = 2
 
@@ -166,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a stronger model the agent consults when it is stuck (a model id, or provider:model; any "
         "provider, local too); it only advises, the agent still does the work (see docs/advisor.md)",
     )
+    add_advisor_flags(agent)
     agent.add_argument(
         "--max-tool-rounds", "--max-tool-call-rounds", type=int, metavar="N", help="stop after N rounds of tool calls"
     )

@@ -199,7 +199,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
             return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
         case AdvisorConsulted():
             consulted = {"trigger": event.trigger, "model": event.model, "native": event.native, "agent": event.agent}
-            usage = {"usage": usage_record(event.usage), "cost_usd": event.cost.total}
+            usage = {"usage": usage_record(event.usage), "cost_usd": event.cost.total, "advice": event.advice}
             return {"type": "system", "subtype": "advisor_consulted", **consulted, **usage, **base}
         case HookNotice():
             notice = {"hook": event.hook, "level": event.level, "message": event.message, "agent": event.agent}

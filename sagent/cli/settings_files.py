@@ -47,7 +47,7 @@ class Key(NamedTuple):
 
     name: str
     shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, hooks,
-    # object
+    # advisor, object
     dest: str
     help: str
 
@@ -74,7 +74,12 @@ KEYS: dict[str, Key] = {
             "tokens subscription models may use (--max-subscription-tokens)",
         ),
         Key("maxToolRounds", "integer", "max_tool_rounds", "rounds of tool calls (--max-tool-rounds)"),
-        Key("advisor", "string", "advisor", "a model consulted when the agent is stuck (--advisor)"),
+        Key(
+            "advisor",
+            "advisor",
+            "advisor",
+            "a model consulted when the agent is stuck (--advisor), or {model, maxCalls, ...} (docs/advisor.md)",
+        ),
         Key("maxDepth", "integer", "max_depth", "levels of sub-agents (--max-depth)"),
         Key("maxAgents", "integer", "max_agents", "agents at once (--max-agents)"),
         Key("allowProviders", "names", "allow_providers", "providers sub-agents may use (--allow-providers)"),
@@ -402,6 +407,13 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
                 raise SettingsError(f'{path}: key "env.{name}": must be a string, not {json_kind(inner)}')
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
+    elif shape == "advisor":
+        from sagent.cli.advisor_settings import MEMBERS, advisor_problem
+
+        problem, unknown = advisor_problem(value)
+        if problem is not None:
+            raise SettingsError(f"{path}: {problem}")
+        warnings += [unknown_key(path, name, MEMBERS, within="advisor.") for name in unknown]
     elif shape == "hooks":
         from sagent.userhooks.config import HookConfigError, parse_hooks
 

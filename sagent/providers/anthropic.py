@@ -23,7 +23,14 @@ from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers import prefetch
-from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
+from sagent.providers.base import (
+    AuthenticationError,
+    Model,
+    ProviderError,
+    error_for_status,
+    forced_tool_answer,
+    parse_retry_after,
+)
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -130,6 +137,10 @@ class AnthropicModel(Model):
     def name(self) -> str:
         return self._name
 
+    @property
+    def structured_output(self) -> bool:
+        return True  # by a forced tool call (tool_choice), which every Claude model takes
+
     def _sdk(self) -> Any:
         return self._client.get()
 
@@ -174,6 +185,10 @@ class AnthropicModel(Model):
         tools: list[dict[str, Any]] = [
             {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in specs
         ]
+        schema = request.response_schema
+        if schema is not None:  # structured output: the answer is the one call of a tool it must call
+            tools.append({"name": schema.name, "description": schema.description, "input_schema": schema.schema})
+            params["tool_choice"] = {"type": "tool", "name": schema.name}
         if advisor is not None:
             tools.append(
                 {
@@ -189,7 +204,7 @@ class AnthropicModel(Model):
             params["tools"] = tools
         if request.effort and takes_effort(self._api_model):
             params["output_config"] = {"effort": "low" if request.effort == "minimal" else request.effort}
-        if request.thinking_budget:
+        if request.thinking_budget and schema is None:  # the API refuses thinking with a forced tool
             params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
             max_tokens = max(max_tokens, request.thinking_budget + 1024)
         elif request.temperature is not None:
@@ -217,7 +232,10 @@ class AnthropicModel(Model):
                 self.advisor_refused = refusal
                 advisor = False
                 stream = await _post_stream(client, self._body(request), self._betas(False))
+            schema = request.response_schema
             async for event in _Assembler(self._name).feed(stream):
+                if schema is not None and isinstance(event, ResponseComplete):
+                    event = ResponseComplete(forced_tool_answer(event.message, schema.name))
                 yield event
         except ProviderError:
             raise

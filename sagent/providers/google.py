@@ -100,6 +100,10 @@ class GoogleModel(Model):
     def name(self) -> str:
         return self._name
 
+    @property
+    def structured_output(self) -> bool:
+        return True  # `responseJsonSchema` with `responseMimeType: application/json`
+
     def _sdk(self) -> Any:
         return self._client.get()
 
@@ -158,6 +162,9 @@ class GoogleModel(Model):
             generation["thinkingConfig"] = {"thinkingLevel": level, "includeThoughts": True}
         elif self._thinks:
             generation["thinkingConfig"] = {"includeThoughts": True}
+        if request.response_schema is not None:
+            generation["responseMimeType"] = "application/json"
+            generation["responseJsonSchema"] = request.response_schema.schema
         if generation:
             body["generationConfig"] = generation
         return body

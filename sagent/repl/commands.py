@@ -285,8 +285,10 @@ def _advisor(repl: ReplHost, arg: str) -> list[str]:
     lines = [
         f"advisor {advisor.label()}: {len(advisor.hook.consultations)} of {p.max_consultations} consultations, "
         f"cooldown {quantity(p.cooldown, 'turn')}",
-        f"  triggers: tool {'on' if p.tool else 'off'}, marker {p.marker or 'off'}, failures {p.failures or 'off'}, "
-        f"confidence {p.confidence or 'off'}, stagnation {p.stagnation or 'off'}, review {'on' if p.review else 'off'}",
+        f"  triggers: tool {'on' if p.tool else 'off'}, marker {' '.join(p.markers()) or 'off'}, failures "
+        f"{p.failures or 'off'}, confidence {p.confidence or 'off'}, stagnation "
+        f"{f'{p.stagnation} at {p.similarity}' if p.stagnation else 'off'}, review {'on' if p.review else 'off'}",
+        f"  answers {'structured where the provider can' if p.structured else 'in free text'}",
     ]
     for c in advisor.hook.consultations:
         lines.append(f"  {c.line()}")
