@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from sagent.tools.choose import Choice
     from sagent.tools.editor import Editor
 
 
@@ -45,6 +46,9 @@ class SpawnRequest:
     on: str | None = None
     """Run it on another process of a fleet on NATS: a `sagent serve` label, or "any" for whichever
     serve process takes it first (a queue group); None: in this process. One-shot only."""
+    choice: Choice | None = None
+    """A choice the sub-agent makes with a tool call (`sagent.tools.choose`), which an orchestration pattern
+    (`sagent.patterns`) reads when it has answered: it gets that tool beside the ones it is given."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

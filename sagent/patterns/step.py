@@ -1,0 +1,274 @@
+"""One agent of a pattern (`Step`), how it ended (`StepResult`), how the whole pattern ended
+(`PatternResult`), and `run_step`: the one way a pattern runs an agent, the spawn path AgentSpawn takes.
+
+A step runs as a one-shot sub-agent of the agent that runs the pattern (its *parent*): in this process
+through `Agent.spawn`, or with `on` on a `sagent serve` process of the parent's fleet on NATS, as AgentSpawn
+with `on` does. So each step is held to the parent tree's budget, its spend joins the parent's cost tracker,
+its task and answer are sealed as capsules in the parent's log, and a step in this process keeps its own
+session log beside the parent's, as any sub-agent does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from sagent.agent.fleet import FleetError
+from sagent.events import Result, ResultSubtype
+from sagent.tools.base import ToolError
+from sagent.tools.choose import Choice, Choose, Pick
+from sagent.tools.runtime import SpawnRequest
+from sagent.types import AssistantMessage, Message, ToolResult
+
+if TYPE_CHECKING:
+    from sagent.agent.agent import Agent
+    from sagent.fleet_nats.remote import RemoteOutcome
+
+INPUT = "{input}"
+TOOL_RESULT_CHARS = 2000  # of one tool result, in a conversation handed to the next agent
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One agent of a pattern: what it is told and what it runs on. Everything but `label` is optional; what
+    is not given is the parent's (the agent that runs the pattern), as for AgentSpawn."""
+
+    label: str
+    """Its name, one word: the sub-agent's label in the fleet, and how routers and handoffs name it."""
+    system: str | None = None
+    """Its system prompt; None: the parent's."""
+    description: str = ""
+    """What it is for, in a line: how a Triage router or a Handoff agent chooses it."""
+    template: str = INPUT
+    """Its prompt, with `{input}` where the step's input goes (the task, or the previous step's answer)."""
+    provider: str | None = None
+    """A provider for its own model (in this process only: a serve process runs its own model)."""
+    model: str | None = None
+    """A model id for its own model (in this process only)."""
+    tools: Sequence[str] | None = None
+    """The names of the tools it may use, among the parent's; None: all of them."""
+    max_tool_rounds: int | None = None
+    """Stop it after this many tool rounds; None: the parent's limit."""
+    on: str | None = None
+    """Run it on a `sagent serve` process of the parent's fleet on NATS: that process's label, or "any"
+    for whichever worker takes it; None: in this process."""
+    advisor: str | None = None
+    """A model for its advisor, or "none"; None: the parent's (in this process only)."""
+
+    def __post_init__(self) -> None:
+        if not self.label or any(c.isspace() for c in self.label):
+            raise ValueError(f"a step's label is one word, got {self.label!r}")
+        if INPUT not in self.template:
+            raise ValueError(f"the template of {self.label!r} has no {INPUT} for the step's input")
+        if self.tools is not None:
+            object.__setattr__(self, "tools", tuple(self.tools))
+
+    def prompt(self, text: str) -> str:
+        """The prompt this step is given for the input `text`."""
+        return self.template.replace(INPUT, text)
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """How one step ended."""
+
+    label: str
+    prompt: str
+    """What it was given."""
+    text: str
+    """Its answer, or why it stopped."""
+    subtype: ResultSubtype
+    """`success`, or how it stopped (`error_max_budget_usd`: the tree's budget is spent)."""
+    cost_usd: float
+    """What it spent (its own sub-agents included), counted in the parent's tree."""
+    num_turns: int
+    where: str
+    """"here", or the serve process it ran on ("on HOST")."""
+    session_id: str | None = None
+    """Its session (a log beside the parent's); None for a step on another process."""
+    picked: Pick | None = None
+    """What it chose with its Route or Handoff tool, if it had one and called it."""
+
+    @property
+    def ok(self) -> bool:
+        return self.subtype == "success"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One entry of a conversation a Handoff passes on: who spoke ("user", an agent's label, or a tool's
+    result as "<Tool> result") and what."""
+
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PatternResult:
+    """How a pattern ended: its answer, or why it stopped, with every step that ran, in order (those of a
+    Parallel in the order given)."""
+
+    text: str
+    subtype: ResultSubtype
+    steps: tuple[StepResult, ...]
+    conversation: tuple[Turn, ...] = field(default=())
+    """A Handoff's conversation, as the last agent received it and added to it; () for the others."""
+
+    @property
+    def ok(self) -> bool:
+        return self.subtype == "success"
+
+    @property
+    def cost_usd(self) -> float:
+        """What the pattern's steps spent, all counted in the parent's tree."""
+        return sum(s.cost_usd for s in self.steps)
+
+    def step(self, label: str) -> StepResult:
+        """The last result of the step `label`; KeyError when it did not run."""
+        for result in reversed(self.steps):
+            if result.label == label:
+                return result
+        raise KeyError(f"no step {label!r} ran; the steps that ran: {', '.join(s.label for s in self.steps)}")
+
+
+def stopped(steps: Sequence[StepResult], **extra: Any) -> PatternResult:
+    """The pattern's end at the first step that did not succeed: its reason, and the steps so far."""
+    failed = next(s for s in steps if not s.ok)
+    budget = next((s for s in steps if s.subtype == "error_max_budget_usd"), None)
+    why = budget or failed
+    return PatternResult(f"{why.label}: {why.text}", why.subtype, tuple(steps), **extra)
+
+
+def check_labels(steps: Sequence[Step], what: str) -> tuple[Step, ...]:
+    """`steps` as a tuple; ValueError when there are none or two share a label."""
+    steps = tuple(steps)
+    if not steps:
+        raise ValueError(f"{what} needs at least one step")
+    labels = [s.label for s in steps]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ValueError(f"each step of {what} needs its own label; used more than once: {', '.join(twice)}")
+    return steps
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """A step's result and, for one in this process, its history (what a Handoff passes on)."""
+
+    result: StepResult
+    history: tuple[Message, ...] = ()
+
+
+async def run_step(
+    parent: Agent, step: Step, text: str, *, choice: Choice | None = None, max_tool_rounds: int | None = None
+) -> Ran:
+    """Run `step` on the input `text` as a one-shot sub-agent of `parent`, as AgentSpawn does, and wait for
+    its end. A spawn that is refused (a fleet limit, no process to run it on, the budget spent) is a result
+    too, not an exception: the pattern stops there with what it has."""
+    prompt = step.prompt(text)
+    request = SpawnRequest(
+        prompt,
+        label=step.label,
+        system=step.system,
+        provider=step.provider,
+        model=step.model,
+        tools=step.tools,
+        max_tool_rounds=step.max_tool_rounds if max_tool_rounds is None else max_tool_rounds,
+        advisor=step.advisor,
+        on=step.on,
+        choice=choice,
+    )
+    if step.on is not None:
+        return Ran(await _run_elsewhere(parent, step, request))
+    try:
+        child = parent.spawn(request)
+    except FleetError as error:
+        return Ran(_refused(step, prompt, str(error)))
+    try:
+        result = await child.wait()
+        if child.task is not None:
+            await asyncio.shield(child.task)  # it has left the fleet: its label is free for the next step
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await child.stop()
+        raise
+    tool = child.agent.tools.get(choice.tool) if choice is not None else None
+    picked = tool.picked if isinstance(tool, Choose) else None
+    return Ran(_from_result(step, prompt, result, picked), tuple(child.agent.history))
+
+
+async def _run_elsewhere(parent: Agent, step: Step, request: SpawnRequest) -> StepResult:
+    runner = getattr(parent.fleet.bus, "run_remote", None)
+    if runner is None:
+        why = f"`on` runs a step on another process: the fleet of {parent.label} has no NATS bus"
+        return _refused(step, request.prompt, why)
+    try:
+        outcome = cast("RemoteOutcome", await runner(parent, request))
+    except ToolError as error:
+        text = str(error)
+        budget = "budget" in text and "is spent" in text
+        return _refused(step, request.prompt, text, "error_max_budget_usd" if budget else "error_during_execution")
+    return StepResult(
+        step.label,
+        request.prompt,
+        outcome.text,
+        _subtype(outcome.subtype),
+        outcome.cost_usd,
+        outcome.num_turns,
+        f"on {outcome.host}",
+        None,
+        outcome.picked,
+    )
+
+
+def _from_result(step: Step, prompt: str, result: Result, picked: Pick | None) -> StepResult:
+    return StepResult(
+        step.label,
+        prompt,
+        result.text,
+        result.subtype,
+        result.total_cost_usd,
+        result.num_turns,
+        "here",
+        result.session_id,
+        picked,
+    )
+
+
+def _refused(step: Step, prompt: str, why: str, subtype: ResultSubtype = "error_during_execution") -> StepResult:
+    return StepResult(step.label, prompt, f"not started: {why}", subtype, 0.0, 0, "here" if step.on is None else "")
+
+
+def _subtype(text: str) -> ResultSubtype:
+    known: tuple[ResultSubtype, ...] = (
+        "success",
+        "error_max_turns",
+        "error_max_budget_usd",
+        "error_during_execution",
+        "interrupted",
+    )
+    found = [k for k in known if k == text]
+    return found[0] if found else "error_during_execution"
+
+
+def turns_of(label: str, history: Sequence[Message], *, leave_out: str | None = None) -> list[Turn]:
+    """What the agent `label` added to its conversation after its prompt: its text, its tool calls and
+    their results (cut to `TOOL_RESULT_CHARS`), leaving out the calls of the tool `leave_out`."""
+    turns: list[Turn] = []
+    for message in history[1:]:
+        if isinstance(message, AssistantMessage):
+            if message.text.strip():
+                turns.append(Turn(label, message.text.strip()))
+            for call in message.tool_calls:
+                if call.name != leave_out:
+                    turns.append(Turn(label, f"[called {call.name} {json.dumps(call.arguments, ensure_ascii=False)}]"))
+        elif isinstance(message, ToolResult) and message.name != leave_out:
+            text = message.text
+            if len(text) > TOOL_RESULT_CHARS:
+                text = text[:TOOL_RESULT_CHARS] + f"\n[... {len(text) - TOOL_RESULT_CHARS} more characters]"
+            turns.append(Turn(f"{message.name} result", text))
+    return turns
