@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from sagent.patterns.step import PatternResult, Step, StepResult, check_labels, run_step, stopped
+from sagent.patterns.step import INPUT, PatternResult, Step, StepResult, check_labels, run_step, stopped
 from sagent.tools.choose import Choice, Pick
 
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ def default_router() -> Step:
 
 @dataclass(frozen=True, slots=True)
 class Triage:
-    """The router (a `Step`; by default `default_router()`) is given the task and a `Route` tool whose
+    """The router (a `Step`; by default `default_router()`; one of yours gets `ROUTER_SYSTEM` and
+    `ROUTER_TEMPLATE` unless it has a system prompt and a template) is given the task and a `Route` tool whose
     options are the agents' labels and descriptions; it answers with one call, and its run ends there. The
     chosen agent then does the task and its answer is the pattern's. The router's step result holds the
     chosen label as its text and the call (label and reason) as `picked`.
@@ -49,16 +50,21 @@ class Triage:
     async def run(self, parent: Agent, task: str) -> PatternResult:
         """Route `task` and run the chosen agent, both as sub-agents of `parent`."""
         choice = Choice("Route", {a.label: a.description for a in self.agents})
-        ran = (await run_step(parent, self.router, task, choice=choice, max_tool_rounds=1)).result
+        router = self.router
+        if router.system is None:
+            router = replace(router, system=ROUTER_SYSTEM)
+        if router.template == INPUT:
+            router = replace(router, template=ROUTER_TEMPLATE)
+        ran = (await run_step(parent, router, task, choice=choice, max_tool_rounds=1)).result
         picked = (ran.picked or _named_in(ran.text, choice)) if ran.subtype != "error_max_budget_usd" else None
         if picked is None:
             if ran.ok or ran.subtype == "error_max_turns":
                 ran = replace(ran, subtype="error_during_execution", text=f"it picked no agent; it said: {ran.text}")
             return stopped([ran])
         # Its run ends with the Route call (one tool round, its limit): that is its success.
-        router = replace(ran, text=picked.label, subtype="success", picked=picked)
+        routed = replace(ran, text=picked.label, subtype="success", picked=picked)
         chosen = next(a for a in self.agents if a.label == picked.label)
-        done: list[StepResult] = [router, (await run_step(parent, chosen, task)).result]
+        done: list[StepResult] = [routed, (await run_step(parent, chosen, task)).result]
         return PatternResult(done[-1].text, "success", tuple(done)) if done[-1].ok else stopped(done)
 
 
