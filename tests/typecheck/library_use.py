@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from sagent import Agent, RoutedModel, Tool, ToolContext, builtin_tools
+from sagent.patterns import Handoff, Parallel, PatternResult, Sequential, Step, StepResult, Triage
 from sagent.providers.scripted import text_turn
 from sagent.sandbox import SandboxPolicy
 
@@ -45,3 +46,21 @@ def sandboxed_agent() -> Agent:
     # The sandbox Bash runs in, as the docs show it: one frozen policy value, inherited by sub-agents.
     policy = SandboxPolicy(mode="read-only", allowed_domains=("pypi.org",), deny_read=("~/secrets",))
     return Agent(model(), tools=tools(), sandbox=policy)
+
+
+def count(task: str, results: tuple[StepResult, ...]) -> str:
+    return f"{task}: {len(results)} answers"
+
+
+async def patterns(lead: Agent) -> list[PatternResult]:
+    # The four patterns as docs/patterns.md writes them: steps as a list, an aggregator agent or function
+    # (a lambda too), keyword options.
+    review = [Step("security", system="Review security.", tools=["Read"]), Step("style", on="any")]
+    return [
+        await Sequential([Step("writer"), Step("editor", template="Edit:\n{input}")]).run(lead, "a tagline"),
+        await Parallel(review, aggregator=Step("verdict")).run(lead, "the diff"),
+        await Parallel(review, aggregator=count).run(lead, "the diff"),
+        await Parallel(review, aggregator=lambda task, results: results[0].text).run(lead, "the diff"),
+        await Triage([Step("billing", description="charges")], router=Step("router", model="gpt-5.4")).run(lead, "x"),
+        await Handoff([Step("desk"), Step("returns")], max_handoffs=3, window=4).run(lead, "refund"),
+    ]
