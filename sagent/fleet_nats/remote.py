@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import Envelope
-from sagent.agent.session import SessionLog
+from sagent.agent.session import SessionError, SessionLog
+from sagent.evidence.capsules import receive_result_elsewhere, seal_spawn_elsewhere
 from sagent.fleet_nats import names
 from sagent.fleet_nats.policy import child_settings, parse_tree_policy, tree_policy_wire
 from sagent.permissions.transfer import PolicyWireError
@@ -122,6 +123,7 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
         "policy": tree_policy_wire(parent),  # the worker refuses a spawn without it (see `policy`)
         "choice": request.choice.to_wire() if request.choice is not None else None,
     }
+    spawned = None if request.persistent else _seal_spawn(parent, label, request, held)
     subject = spawn_subject(bus.fleet, request.on)
     sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
     watching = await _watch(bus, parent, label, sinks) if sinks else None
@@ -173,6 +175,12 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
     for model, usage in (answer.get("usage") or {}).items():
         spent.add(model, Usage(**usage))
     picked = answer.get("picked")
+    if spawned is not None:
+        responses = int(answer.get("num_turns", 0))
+        with contextlib.suppress(SessionError):  # the log that failed says so on its agent's next write
+            receive_result_elsewhere(
+                parent, label, str(answer.get("text", "")), {"usd": spent.total_usd, "responses": responses}, spawned
+            )
     return RemoteOutcome(
         label,
         str(answer.get("host", "?")),
@@ -183,6 +191,20 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
         spent.total_usd,
         Pick(str(picked["label"]), str(picked.get("note", ""))) if isinstance(picked, dict) else None,
     )
+
+
+def _seal_spawn(parent: Agent, label: str, request: SpawnRequest, held: Decimal | None) -> str | None:
+    """The spawn's capsule in the parent's log (its answer's joins it there); None when the log failed."""
+    budget = {
+        "max_tool_rounds": request.max_tool_rounds,
+        "max_depth": 0,
+        "usd_left": float(held) if held is not None else None,
+        "tools": sorted(request.tools) if request.tools is not None else None,
+    }
+    try:
+        return seal_spawn_elsewhere(parent, label, request.prompt, budget)
+    except SessionError:
+        return None
 
 
 async def _watch(bus: NatsBus, parent: Agent, label: str, sinks: Sequence[RemoteEventSink]) -> Subscription:

@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
-from sagent import Agent, Fleet, RoutedModel
+from sagent import Agent, Fleet, RoutedModel, SessionLog
+from sagent.evidence.capsules import sha256_text
+from sagent.evidence.verify import verify_tree
 from sagent.fleet_nats import NatsBus
 from sagent.patterns import Handoff, Parallel, PatternResult, Sequential, Step, StepResult, Triage
 from sagent.providers.scripted import text_turn, tool_turn
@@ -63,12 +67,18 @@ def asked(fake: FakeAnthropic, label: str) -> list[dict[str, Any]]:
 
 
 def run_lead(
-    server: NatsServer, label: str, scripts: dict[str, list[Any]], body: Callable[[Agent], Awaitable[T]], **options: Any
+    server: NatsServer,
+    label: str,
+    scripts: dict[str, list[Any]],
+    body: Callable[[Agent], Awaitable[T]],
+    logs: Path | None = None,
+    **options: Any,
 ) -> T:
     async def main() -> T:
         bus = NatsBus(server.url, fleet=FLEET)
         model = RoutedModel({label: [], **scripts}, name="claude-sonnet-4-6")
-        lead = Agent(model, fleet=Fleet(bus=bus), label=label, **options)
+        log = SessionLog.create(logs, {"provider": "scripted", "model": model.name}, directory=logs) if logs else None
+        lead = Agent(model, fleet=Fleet(bus=bus), label=label, session=log, **options)
         try:
             return await body(lead)
         finally:
@@ -78,7 +88,9 @@ def run_lead(
     return asyncio.run(main())
 
 
-def test_sequential_hands_a_local_answer_to_a_step_on_the_worker(worker: tuple[NatsServer, FakeAnthropic]) -> None:
+def test_sequential_hands_a_local_answer_to_a_step_on_the_worker(
+    worker: tuple[NatsServer, FakeAnthropic], tmp_path: Path
+) -> None:
     server, fake = worker
 
     async def body(lead: Agent) -> tuple[PatternResult, float]:
@@ -86,7 +98,7 @@ def test_sequential_hands_a_local_answer_to_a_step_on_the_worker(worker: tuple[N
         result = await Sequential(steps).run(lead, "a tagline")
         return result, lead.cost.total_usd
 
-    result, total = run_lead(server, "lead-seq", {"seq-draft": [text_turn("a draft line")]}, body)
+    result, total = run_lead(server, "lead-seq", {"seq-draft": [text_turn("a draft line")]}, body, tmp_path)
     assert result.ok and result.text == "EDITED: short and sharp"
     draft, edit = result.steps
     assert draft.where == "here" and edit.where.startswith("on ") and edit.session_id is None
@@ -94,6 +106,17 @@ def test_sequential_hands_a_local_answer_to_a_step_on_the_worker(worker: tuple[N
     # The worker's response joins the lead's tree, with the local step's.
     assert edit.cost_usd == pytest.approx(PER_RESPONSE)
     assert total == pytest.approx(draft.cost_usd + PER_RESPONSE)
+    # Both handoffs are sealed in the lead's log: the local one in both logs, the remote one on its side.
+    [log] = tmp_path.glob("*.jsonl")
+    report = verify_tree(log)
+    assert report.ok and report.paired == 2 and report.capsules == 6
+    capsules = [json.loads(line) for line in log.read_text().splitlines() if '"kind":"capsule"' in line]
+    far = [(c["role"], c["capsule"]["type"]) for c in capsules if "seq-edit" in json.dumps(c["capsule"])]
+    assert far == [("sent", "spawn"), ("received", "result")]
+    spawn, answer = (c["capsule"] for c in capsules if "seq-edit" in json.dumps(c["capsule"]))
+    assert spawn["prompt_sha256"] == sha256_text("Edit this:\na draft line")
+    assert answer["prompt_sha256"] == sha256_text("EDITED: short and sharp")
+    assert answer["parents"] == [capsules[-2]["id"]] and answer["budget"]["usd"] == pytest.approx(PER_RESPONSE)
 
 
 def test_parallel_runs_on_any_worker_and_by_label_and_a_function_combines(
