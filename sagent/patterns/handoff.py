@@ -69,8 +69,10 @@ class Handoff:
             if ran.history:
                 conversation += turns_of(current.label, ran.history, leave_out="Handoff")
             elif result.ok:
-                conversation.append(Turn(current.label, result.text))
-            if not result.ok:
+                conversation.append(Turn(current.label, result.text))  # an agent elsewhere: its answer
+            # A pass made in the agent's last allowed tool round still counts: its run ends there.
+            passed = result.picked is not None and result.subtype == "error_max_turns"
+            if not result.ok and not passed:
                 return stopped(done, conversation=tuple(conversation))
             if result.picked is None:
                 return PatternResult(result.text, "success", tuple(done), tuple(conversation))

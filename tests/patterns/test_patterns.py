@@ -459,3 +459,18 @@ def test_a_spent_budget_stops_a_handoff_with_the_conversation_so_far(tmp_path: P
     assert [s.label for s in result.steps][-1] in {"a", "b"}
     assert model.requests("b") == []
     assert result.conversation[0].text == "go"
+
+
+def test_a_handoff_in_the_last_allowed_tool_round_still_passes_the_conversation(tmp_path: Path) -> None:
+    model = RoutedModel(
+        {"main": [], "a": [tool_turn(("Handoff", {"agent": "b", "note": "yours"}))], "b": [text_turn("b took it")]},
+        name=PRICED,
+    )
+
+    async def body(lead: Agent) -> PatternResult:
+        return await Handoff([Step("a", max_tool_rounds=1), Step("b")]).run(lead, "go")
+
+    result = run(model, body, tmp_path)
+    assert result.ok and result.text == "b took it"
+    assert [(s.label, s.subtype) for s in result.steps] == [("a", "error_max_turns"), ("b", "success")]
+    assert "a's note for you: yours" in first_prompt(model, "b")
