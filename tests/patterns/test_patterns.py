@@ -362,6 +362,25 @@ def test_a_route_to_an_unknown_agent_is_refused_to_the_router(tmp_path: Path) ->
     assert not result.ok and len(result.steps) == 1 and "picked no agent" in result.text
 
 
+def test_a_spent_budget_stops_triage_before_the_chosen_agent_runs(tmp_path: Path) -> None:
+    model = RoutedModel(
+        {
+            "main": [],
+            "router": [tool_turn(("Route", {"agent": "support"}), usage=EXPENSIVE)],
+            "support": [text_turn("never")],
+        },
+        name=PRICED,
+    )
+
+    async def body(lead: Agent) -> PatternResult:
+        return await Triage([Step("support", description="technical problems")]).run(lead, "help")
+
+    result = run(model, body, tmp_path, max_budget_usd=0.05)
+    assert result.subtype == "error_max_budget_usd" and result.text.startswith("router: ")
+    assert [s.label for s in result.steps] == ["router"]
+    assert model.requests("support") == []
+
+
 # -------------------------------------------------------------------------------------------- Handoff
 
 
