@@ -82,6 +82,7 @@ class RemoteOutcome:
     num_turns: int
     cost_usd: float
     picked: Pick | None = None  # what it chose with its request's `choice` tool, if it was given one
+    turns: tuple[tuple[str, str], ...] = ()  # given a Handoff: what it added to the conversation (speaker, text)
 
     def head(self) -> str:
         responses = f"{self.num_turns} response{'s' if self.num_turns != 1 else ''}"
@@ -190,6 +191,7 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
         int(answer.get("num_turns", 0)),
         spent.total_usd,
         Pick(str(picked["label"]), str(picked.get("note", ""))) if isinstance(picked, dict) else None,
+        tuple((str(speaker), str(text)) for speaker, text in answer.get("turns") or ()),
     )
 
 
@@ -357,6 +359,20 @@ class SpawnWorker:
             "usage": usage,
             "lent": lent,  # its spend went to the parent's tree as it came: the usage here is for display
             "picked": asdict(choose.picked) if choose is not None and choose.picked is not None else None,
+            "turns": _turns(label, child, choose),
             "host": self.bus.host,
             "model": f"{model.provider}/{model.name}",
         }
+
+
+TURNS_CHARS = 256_000  # of the conversation a child sends back with its answer: well within a NATS message
+
+
+def _turns(label: str, child: Agent, choose: Choose | None) -> list[tuple[str, str]]:
+    """What a child given a Handoff added to the conversation, for its parent to pass on; [] otherwise."""
+    if choose is None or choose.choice.tool != "Handoff":
+        return []
+    from sagent.patterns.conversation import last_within, turns_of
+
+    turns = turns_of(label, child.history, leave_out=choose.name)
+    return [(t.speaker, t.text) for t in last_within(turns, TURNS_CHARS)]

@@ -28,7 +28,7 @@ _EXPORTS = {
     "Step": "sagent.patterns.step",
     "StepResult": "sagent.patterns.step",
     "PatternResult": "sagent.patterns.step",
-    "Turn": "sagent.patterns.step",
+    "Turn": "sagent.patterns.conversation",
     "Sequential": "sagent.patterns.sequential",
     "Parallel": "sagent.patterns.parallel",
     "Triage": "sagent.patterns.triage",
@@ -38,13 +38,13 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    from sagent.patterns.conversation import Turn as Turn
     from sagent.patterns.handoff import Handoff as Handoff
     from sagent.patterns.parallel import Parallel as Parallel
     from sagent.patterns.sequential import Sequential as Sequential
     from sagent.patterns.step import PatternResult as PatternResult
     from sagent.patterns.step import Step as Step
     from sagent.patterns.step import StepResult as StepResult
-    from sagent.patterns.step import Turn as Turn
     from sagent.patterns.triage import Triage as Triage
     from sagent.tools.choose import Pick as Pick
 

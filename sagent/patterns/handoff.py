@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagent.lib.words import quantity
-from sagent.patterns.step import PatternResult, Step, StepResult, Turn, check_labels, run_step, stopped, turns_of
+from sagent.patterns.conversation import Turn
+from sagent.patterns.step import PatternResult, Step, StepResult, check_labels, run_step, stopped
 from sagent.tools.choose import Choice
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ class Handoff:
 
     `max_handoffs` bounds the passes (the pattern stops as `error_max_turns` past it, so two agents cannot
     pass the conversation back and forth for ever); `window` carries only the last N turns of it (the task
-    itself always). An agent on another process passes on its answer, not its tool calls."""
+    itself always). An agent on another process sends its part of the conversation back with its answer
+    (its last 256,000 characters)."""
 
     agents: Sequence[Step]
     start: str | None = None
@@ -66,10 +68,7 @@ class Handoff:
             ran = await run_step(parent, current, text, choice=Choice("Handoff", others))
             result = ran.result
             done.append(result)
-            if ran.history:
-                conversation += turns_of(current.label, ran.history, leave_out="Handoff")
-            elif result.ok:
-                conversation.append(Turn(current.label, result.text))  # an agent elsewhere: its answer
+            conversation += ran.turns or ([Turn(current.label, result.text)] if result.ok else [])
             # A pass made in the agent's last allowed tool round still counts: its run ends there.
             passed = result.picked is not None and result.subtype == "error_max_turns"
             if not result.ok and not passed:

@@ -12,24 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from sagent.agent.fleet import FleetError
 from sagent.events import Result, ResultSubtype
+from sagent.patterns.conversation import Turn, turns_of
 from sagent.tools.base import ToolError
 from sagent.tools.choose import Choice, Choose, Pick
 from sagent.tools.runtime import SpawnRequest
-from sagent.types import AssistantMessage, Message, ToolResult
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
     from sagent.fleet_nats.remote import RemoteOutcome
 
 INPUT = "{input}"
-TOOL_RESULT_CHARS = 2000  # of one tool result, in a conversation handed to the next agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +97,6 @@ class StepResult:
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
-    """One entry of a conversation a Handoff passes on: who spoke ("user", an agent's label, or a tool's
-    result as "<Tool> result") and what."""
-
-    speaker: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class PatternResult:
     """How a pattern ended: its answer, or why it stopped, with every step that ran, in order (those of a
     Parallel in the order given)."""
@@ -157,10 +146,11 @@ def check_labels(steps: Sequence[Step], what: str) -> tuple[Step, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Ran:
-    """A step's result and, for one in this process, its history (what a Handoff passes on)."""
+    """A step's result and, when it was given a choice, what it added to the conversation (what a Handoff
+    passes on)."""
 
     result: StepResult
-    history: tuple[Message, ...] = ()
+    turns: tuple[Turn, ...] = ()
 
 
 async def run_step(
@@ -183,7 +173,7 @@ async def run_step(
         choice=choice,
     )
     if step.on is not None:
-        return Ran(await _run_elsewhere(parent, step, request))
+        return await _run_elsewhere(parent, step, request)
     try:
         child = parent.spawn(request)
     except FleetError as error:
@@ -196,23 +186,26 @@ async def run_step(
         with contextlib.suppress(Exception):
             await child.stop()
         raise
-    tool = child.agent.tools.get(choice.tool) if choice is not None else None
+    if choice is None:
+        return Ran(_from_result(step, prompt, result, None))
+    tool = child.agent.tools.get(choice.tool)
     picked = tool.picked if isinstance(tool, Choose) else None
-    return Ran(_from_result(step, prompt, result, picked), tuple(child.agent.history))
+    turns = turns_of(step.label, child.agent.history, leave_out=choice.tool)
+    return Ran(_from_result(step, prompt, result, picked), tuple(turns))
 
 
-async def _run_elsewhere(parent: Agent, step: Step, request: SpawnRequest) -> StepResult:
+async def _run_elsewhere(parent: Agent, step: Step, request: SpawnRequest) -> Ran:
     runner = getattr(parent.fleet.bus, "run_remote", None)
     if runner is None:
         why = f"`on` runs a step on another process: the fleet of {parent.label} has no NATS bus"
-        return _refused(step, request.prompt, why)
+        return Ran(_refused(step, request.prompt, why))
     try:
         outcome = cast("RemoteOutcome", await runner(parent, request))
     except ToolError as error:
         text = str(error)
         budget = "budget" in text and "is spent" in text
-        return _refused(step, request.prompt, text, "error_max_budget_usd" if budget else "error_during_execution")
-    return StepResult(
+        return Ran(_refused(step, request.prompt, text, "error_max_budget_usd" if budget else "error_during_execution"))
+    result = StepResult(
         step.label,
         request.prompt,
         outcome.text,
@@ -223,6 +216,7 @@ async def _run_elsewhere(parent: Agent, step: Step, request: SpawnRequest) -> St
         None,
         outcome.picked,
     )
+    return Ran(result, tuple(Turn(speaker, text) for speaker, text in outcome.turns))
 
 
 def _from_result(step: Step, prompt: str, result: Result, picked: Pick | None) -> StepResult:
@@ -253,22 +247,3 @@ def _subtype(text: str) -> ResultSubtype:
     )
     found = [k for k in known if k == text]
     return found[0] if found else "error_during_execution"
-
-
-def turns_of(label: str, history: Sequence[Message], *, leave_out: str | None = None) -> list[Turn]:
-    """What the agent `label` added to its conversation after its prompt: its text, its tool calls and
-    their results (cut to `TOOL_RESULT_CHARS`), leaving out the calls of the tool `leave_out`."""
-    turns: list[Turn] = []
-    for message in history[1:]:
-        if isinstance(message, AssistantMessage):
-            if message.text.strip():
-                turns.append(Turn(label, message.text.strip()))
-            for call in message.tool_calls:
-                if call.name != leave_out:
-                    turns.append(Turn(label, f"[called {call.name} {json.dumps(call.arguments, ensure_ascii=False)}]"))
-        elif isinstance(message, ToolResult) and message.name != leave_out:
-            text = message.text
-            if len(text) > TOOL_RESULT_CHARS:
-                text = text[:TOOL_RESULT_CHARS] + f"\n[... {len(text) - TOOL_RESULT_CHARS} more characters]"
-            turns.append(Turn(f"{message.name} result", text))
-    return turns

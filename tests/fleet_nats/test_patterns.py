@@ -35,6 +35,11 @@ WORKER_SCRIPTS = {
     "par-two": [text_response("two says no")],
     "tri-router": [tool_use_response([("Route", {"agent": "tri-billing", "note": "an invoice"})])],
     "hand-expert": [text_response("the expert finished it")],
+    "trip-expert": [
+        tool_use_response([("Glob", {"pattern": "*.txt"})], text="Looking at the files."),
+        tool_use_response([("Handoff", {"agent": "trip-desk", "note": "found it, tell them"})]),
+        text_response("back to the desk"),
+    ],
 }
 
 
@@ -182,3 +187,31 @@ def test_a_spent_budget_stops_before_a_step_on_the_worker(worker: tuple[NatsServ
     assert [s.subtype for s in result.steps] == ["success", "error_max_budget_usd"]
     assert "budget" in result.step("bud-far").text
     assert asked(fake, "bud-far") == []
+
+
+def test_an_agent_on_the_worker_hands_its_part_of_the_conversation_back(
+    worker: tuple[NatsServer, FakeAnthropic],
+) -> None:
+    server, fake = worker
+    desk = [
+        tool_turn(("Handoff", {"agent": "trip-expert", "note": "find the notes file"})),
+        text_turn("asking the expert"),
+        text_turn("the notes file is there"),
+    ]
+
+    async def body(lead: Agent) -> PatternResult:
+        pattern = Handoff([Step("trip-desk"), Step("trip-expert", on="worker1", description="knows the files")])
+        return await pattern.run(lead, "is there a notes file?")
+
+    model_scripts = {"trip-desk": desk}
+    result = run_lead(server, "lead-trip", model_scripts, body)
+    assert result.ok and result.text == "the notes file is there"
+    assert [s.label for s in result.steps] == ["trip-desk", "trip-expert", "trip-desk"]
+    speakers = [t.speaker for t in result.conversation]
+    assert speakers[:3] == ["user", "trip-desk", "trip-expert"] and "Glob result" in speakers
+    called = [t.text for t in result.conversation if t.speaker == "trip-expert"]
+    assert called == ["Looking at the files.", '[called Glob {"pattern": "*.txt"}]', "back to the desk"]
+    assert len(asked(fake, "trip-expert")) == 3
+    given = result.steps[2].prompt  # the desk, again: it continues with what the expert did
+    assert '[called Glob {"pattern": "*.txt"}]' in given and "[Glob result]" in given
+    assert "trip-expert's note for you: found it, tell them" in given
