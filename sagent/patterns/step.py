@@ -60,6 +60,11 @@ class Step:
     def __post_init__(self) -> None:
         if not self.label or any(c.isspace() for c in self.label):
             raise ValueError(f"a step's label is one word, got {self.label!r}")
+        if self.on is not None and (self.provider, self.model, self.advisor) != (None, None, None):
+            raise ValueError(
+                f"{self.label!r} runs on another process ({self.on}), on that process's model: provider, model "
+                "and advisor apply to steps in this process only"
+            )
         if INPUT not in self.template:
             raise ValueError(f"the template of {self.label!r} has no {INPUT} for the step's input")
         if self.tools is not None:

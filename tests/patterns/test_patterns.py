@@ -149,6 +149,8 @@ def test_patterns_refuse_a_bad_shape_when_they_are_made() -> None:
         Handoff([Step("a")])
     with pytest.raises(ValueError, match="the start 'z' is not one of the agents"):
         Handoff([Step("a"), Step("b")], start="z")
+    with pytest.raises(ValueError, match="on that process's model: provider, model and advisor apply"):
+        Step("far", on="any", model="gpt-5.4")
     with pytest.raises(TypeError, match="aggregator"):
         Parallel([Step("a")], aggregator="join")  # type: ignore[arg-type]
 
@@ -493,3 +495,22 @@ def test_a_handoff_in_the_last_allowed_tool_round_still_passes_the_conversation(
     assert result.ok and result.text == "b took it"
     assert [(s.label, s.subtype) for s in result.steps] == [("a", "error_max_turns"), ("b", "success")]
     assert "a's note for you: yours" in first_prompt(model, "b")
+
+
+def test_a_hook_of_the_lead_sees_every_step_work(tmp_path: Path) -> None:
+    from sagent import Event, Hook, Result
+
+    seen: list[tuple[str, str]] = []
+
+    class Watch(Hook):
+        def on_event(self, agent: Agent, event: Event) -> None:
+            if isinstance(event, Result):
+                seen.append((agent.label, event.text))
+
+    model = RoutedModel({"main": [], "a": [text_turn("one")], "b": [text_turn("two")]}, name=PRICED)
+
+    async def body(lead: Agent) -> PatternResult:
+        return await Sequential([Step("a"), Step("b")]).run(lead, "go")
+
+    assert run(model, body, tmp_path, hooks=[Watch()]).ok
+    assert seen == [("a", "one"), ("b", "two")]
