@@ -92,7 +92,8 @@ class StepResult:
     where: str
     """"here", or the serve process it ran on ("on HOST")."""
     session_id: str | None = None
-    """Its session (a log beside the parent's); None for a step on another process."""
+    """Its session (a log in the parent's `agents/` folder when the parent keeps a log); None for a step on
+    another process."""
     picked: Pick | None = None
     """What it chose with its Route or Handoff tool, if it had one and called it."""
 
@@ -208,8 +209,8 @@ async def _run_elsewhere(parent: Agent, step: Step, request: SpawnRequest) -> Ra
         outcome = cast("RemoteOutcome", await runner(parent, request))
     except ToolError as error:
         text = str(error)
-        budget = "budget" in text and "is spent" in text
-        return Ran(_refused(step, request.prompt, text, "error_max_budget_usd" if budget else "error_during_execution"))
+        spent = parent.cost.over_budget() or "(max_budget_usd) is spent" in text  # no room left for it
+        return Ran(_refused(step, request.prompt, text, "error_max_budget_usd" if spent else "error_during_execution"))
     result = StepResult(
         step.label,
         request.prompt,
@@ -239,7 +240,8 @@ def _from_result(step: Step, prompt: str, result: Result, picked: Pick | None) -
 
 
 def _refused(step: Step, prompt: str, why: str, subtype: ResultSubtype = "error_during_execution") -> StepResult:
-    return StepResult(step.label, prompt, f"not started: {why}", subtype, 0.0, 0, "here" if step.on is None else "")
+    where = "here" if step.on is None else f"on {step.on}"
+    return StepResult(step.label, prompt, f"not started: {why}", subtype, 0.0, 0, where)
 
 
 def _subtype(text: str) -> ResultSubtype:
