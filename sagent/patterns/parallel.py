@@ -35,8 +35,13 @@ class Parallel:
 
     steps: Sequence[Step]
     aggregator: Step | Combine | None = None
+    limit: int | None = None
+    """At most this many steps at once (the others wait their turn); None: all of them, within the fleet's
+    `max_agents`."""
 
     def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"a Parallel's limit is 1 or more, or None for no limit; got {self.limit}")
         steps = check_labels(self.steps, "Parallel")
         if isinstance(self.aggregator, Step):
             check_labels([*steps, self.aggregator], "Parallel (the aggregator included)")
@@ -46,8 +51,13 @@ class Parallel:
 
     async def run(self, parent: Agent, task: str) -> PatternResult:
         """Run the steps on `task` at once as sub-agents of `parent`, then the aggregator."""
-        ran = await asyncio.gather(*(run_step(parent, step, task) for step in self.steps))
-        done = [r.result for r in ran]
+        room = asyncio.Semaphore(self.limit or len(self.steps))
+
+        async def one(step: Step) -> StepResult:
+            async with room:
+                return (await run_step(parent, step, task)).result
+
+        done = list(await asyncio.gather(*(one(step) for step in self.steps)))
         if not all(r.ok for r in done):
             return stopped(done)
         aggregator = self.aggregator

@@ -230,6 +230,35 @@ def test_parallel_steps_run_at_the_same_time(tmp_path: Path) -> None:
     assert result.text == "The task:\nmeet\n\nThe answers, one per agent:\n\n## a\na met b\n\n## b\nb met a"
 
 
+def test_a_limit_runs_parallel_steps_a_few_at_a_time(tmp_path: Path) -> None:
+    from sagent import Event, Hook, Result
+
+    order: list[str] = []
+
+    class Ends(Hook):
+        def on_event(self, agent: Agent, event: Event) -> None:
+            if isinstance(event, Result):
+                order.append(f"end {agent.label}")
+
+    def starts(label: str) -> Callable[[], Awaitable[None]]:
+        async def note() -> None:
+            order.append(f"start {label}")
+            await asyncio.sleep(0)  # room for another step to start, were it allowed to
+
+        return note
+
+    scripts: dict[str, Any] = {label: WaitsFirst(starts(label), [text_turn(label)]) for label in "abc"}
+    model = RoutedModel({"main": [], **scripts}, name=PRICED)
+
+    async def body(lead: Agent) -> PatternResult:
+        return await Parallel([Step("a"), Step("b"), Step("c")], limit=1).run(lead, "go")
+
+    assert run(model, body, tmp_path, hooks=[Ends()]).ok
+    assert order == ["start a", "end a", "start b", "end b", "start c", "end c"]
+    with pytest.raises(ValueError, match="limit is 1 or more"):
+        Parallel([Step("a")], limit=0)
+
+
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_a_function_can_aggregate(tmp_path: Path, asynchronous: bool) -> None:
     model = RoutedModel({"main": [], "x": [text_turn("3")], "y": [text_turn("4")]}, name=PRICED)
