@@ -55,7 +55,9 @@ class Triage:
             router = replace(router, system=ROUTER_SYSTEM)
         if router.template == INPUT:
             router = replace(router, template=ROUTER_TEMPLATE)
-        ran = (await run_step(parent, router, task, choice=choice, max_tool_rounds=1)).result
+        # One tool round, the Route call's, unless the router was given more (to look around first).
+        rounds = 1 if router.max_tool_rounds is None else None
+        ran = (await run_step(parent, router, task, choice=choice, max_tool_rounds=rounds)).result
         picked = (ran.picked or _named_in(ran.text, choice)) if ran.subtype != "error_max_budget_usd" else None
         if picked is None:
             if ran.ok or ran.subtype == "error_max_turns":

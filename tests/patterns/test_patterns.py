@@ -380,6 +380,30 @@ def test_a_router_that_answers_in_words_is_taken_at_its_word_only_when_it_names_
     assert refused.text == "router: it picked no agent; it said: either support or billing"
 
 
+def test_a_router_with_tool_rounds_of_its_own_may_look_around_before_it_routes(tmp_path: Path) -> None:
+    model = RoutedModel(
+        {
+            "main": [],
+            "router": [
+                tool_turn(("lookup", {"order": "7"})),
+                tool_turn(("Route", {"agent": "billing", "note": "order 7 shipped: a billing matter"})),
+                text_turn("routed"),
+            ],
+            "billing": [text_turn("invoice sent")],
+        },
+        name=PRICED,
+    )
+    router = Step("router", tools=["lookup"], max_tool_rounds=3)
+    agents = [Step("support", description="technical problems"), Step("billing", description="invoices")]
+
+    async def body(lead: Agent) -> PatternResult:
+        return await Triage(agents, router=router).run(lead, "where is my invoice for order 7?")
+
+    result = run(model, body, tmp_path, tools=[lookup])
+    assert result.ok and result.text == "invoice sent" and result.steps[0].text == "billing"
+    assert "order 7: shipped on Monday" in model.requests("router")[1].messages[-1].text
+
+
 def test_a_route_to_an_unknown_agent_is_refused_to_the_router(tmp_path: Path) -> None:
     model = RoutedModel(
         {"main": [], "router": [tool_turn(("Route", {"agent": "sales"}))]},
