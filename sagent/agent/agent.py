@@ -25,11 +25,13 @@ from typing import Any, overload
 
 from sagent.agent.calls import tool_specs
 from sagent.agent.compaction import HistoryChange, Trigger
+from sagent.agent.controls import control_for, send_control
 from sagent.agent.cost import CostTracker
-from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
+from sagent.agent.fleet import Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
 from sagent.agent.handle import AgentError as AgentError  # its home before the run handle; still imported from here
 from sagent.agent.handle import Prompt, RunHandle, read_prompt
+from sagent.agent.history_window import windowed
 from sagent.agent.inbox import Control, Inbox, Interrupt, Quit, ToBackground
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.loop import apply_controls, drive
@@ -42,6 +44,7 @@ from sagent.agent.session import SessionLog, SessionWriteError, clear_results
 from sagent.agent.settings import AgentSettings
 from sagent.agent.sinks import EventSink
 from sagent.agent.state import take_snapshot
+from sagent.agent.storage import SessionStorage
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import (
@@ -176,7 +179,7 @@ class Agent:
     @classmethod
     def resume(
         cls,
-        path: str | Path,
+        path: str | Path | SessionStorage,
         model: Model,
         settings: AgentSettings | None = None,
         *,
@@ -188,11 +191,14 @@ class Agent:
         working directory is the session's unless one is given). Tool calls the log shows without a result
         (the process died mid-tool) are answered as interrupted, so the model sees a consistent history.
         `before_compaction` continues instead a new session forked from the log as it was before its last
-        compaction (the original log is left as it is)."""
-        path = Path(path)
-        if before_compaction:
-            path = SessionLog.fork_before_compaction(path)
-        log, state = SessionLog.open(path)
+        compaction (the original log is left as it is). `path` may be a `SessionStorage` holding the log."""
+        if isinstance(path, SessionStorage):
+            if before_compaction:
+                raise ValueError("before_compaction forks a log file; a storage's log is continued as it is")
+            log, state = SessionLog.open_storage(path)
+        else:
+            path = SessionLog.fork_before_compaction(Path(path)) if before_compaction else Path(path)
+            log, state = SessionLog.open(path)
         chosen = AgentSettings.build(settings, **options)
         if chosen.cwd is None and state.header.get("cwd"):
             chosen = replace(chosen, cwd=Path(state.header["cwd"]))
@@ -263,33 +269,13 @@ class Agent:
             self._inbox.stopped_by = envelope.sender
             self.quit()
         else:
-            model = None
-            if envelope.control == "switch_model":
-                if not envelope.model and not envelope.provider:
-                    raise FleetError("switch_model needs a model (or a provider)")
-                model = self.fleet.model(envelope.provider, envelope.model)
-            self._inbox.put(
-                Control(envelope.sender, model=model, compact=envelope.control == "compact", focus=envelope.focus)
-            )
+            self._inbox.put(control_for(envelope, self.fleet))
         return Receipt(self.label, was_working, self._inbox.pending)
 
-    def control(
-        self,
-        label: str,
-        kind: ControlKind,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        focus: str | None = None,
-    ) -> Receipt:
-        """As a coordinator, tell an agent below this one to `switch_model` (to `provider`/`model`),
-        `compact` (keeping `focus`) or `stop`. It applies the change at its next safe point (`stop` at once)."""
-        if kind not in CONTROLS:
-            raise FleetError(f"unknown control {kind!r}; the controls are: {', '.join(CONTROLS)}")
-        if not self.fleet.is_above(self.label, label):
-            raise FleetError(f"{self.label} does not coordinate {label!r}: controls go only to agents it started")
-        envelope = Envelope(self.label, label, control=kind, provider=provider, model=model, focus=focus)
-        return self.fleet.bus.deliver(envelope)
+    def control(self, label: str, kind: ControlKind, **fields: Any) -> Receipt:
+        """As a coordinator, tell an agent below this one to change how it works (`send_control` says how:
+        switch_model, tune, compact, clear_tool_results, stop), at its next safe point (`stop` at once)."""
+        return send_control(self, label, kind, **fields)
 
     def spawn(
         self,
@@ -588,7 +574,7 @@ class Agent:
         """The request the next model call sends (the history as it stands now)."""
         return ModelRequest(
             system=self.system,
-            messages=tuple(self.history),
+            messages=windowed(self.history, self.settings.history_turns),
             tools=tuple(tool_specs(self.tools, self.context)),
             max_tokens=self.max_tokens,
             thinking_budget=self.thinking_budget,

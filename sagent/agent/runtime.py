@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from sagent.agent.calls import SPAWN_TOOL, backgroundable, is_named
 from sagent.agent.cost import BudgetExceededError, CostTracker
@@ -71,9 +71,7 @@ class ToolsAgent(Protocol):
     def settings(self) -> AgentSettings: ...
     def spawn(self, prompt: SpawnRequest) -> Child: ...
     def send(self, message: str, text: str) -> Receipt: ...
-    def control(
-        self, label: str, kind: ControlKind, *, provider: str | None, model: str | None, focus: str | None
-    ) -> Receipt: ...
+    def control(self, label: str, kind: ControlKind, **fields: Any) -> Receipt: ...
     def snapshot(self, *, measure: bool = True) -> AgentSnapshot: ...
     def context_size(self) -> ContextSize: ...
     def compaction_line(self) -> str: ...
@@ -156,16 +154,14 @@ class AgentTools:
             raise ToolError(f"{head} did not finish ({result.subtype}): {result.text}")
         return f"{head} answered:\n{result.text}"
 
-    def send(
-        self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None
-    ) -> str:
+    def send(self, to: str, text: str, control: str | None, **fields: Any) -> str:
         me = self.agent
         if to == me.label:
             raise ToolError("that is you: AgentSend is for other agents")
         try:
             if control is not None:
                 kind = cast(ControlKind, control)
-                receipt = me.control(to, kind, provider=provider, model=model, focus=focus)
+                receipt = me.control(to, kind, **{k: v for k, v in fields.items() if v is not None})
                 if kind == "stop":
                     return f"stop sent to {to}: it stops now"
                 when = (
@@ -340,6 +336,11 @@ class AgentTools:
 
     def editor(self) -> Editor | None:
         return self.agent.settings.editor
+
+    def history_window(self) -> int | None:
+        """How many turns the agent sends to its model (None: all): with a window, Recall searches this
+        session's earlier turns too."""
+        return self.agent.settings.history_turns
 
     async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
         me = self.agent

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from sagent.custom_commands import CustomCommand, Expansion
     from sagent.repl.host import ReplHost
 
-EFFORTS = ("minimal", "low", "medium", "high", "off")
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max", "off")
 DEFAULT_THINKING_BUDGET = 8_000
 
 
@@ -210,12 +210,12 @@ def _switch(repl: ReplHost, provider: str | None, model: str | None) -> str:
     return repl.switch(repl.agent, provider, model)
 
 
-@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|off]")
+@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|xhigh|max|off]")
 def _effort(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         return [f"effort: {repl.agent.effort or 'default'}"]
     match arg:  # a literal pattern narrows `arg` to the Effort it names
-        case "minimal" | "low" | "medium" | "high":
+        case "minimal" | "low" | "medium" | "high" | "xhigh" | "max":
             repl.agent.configure(effort=arg)
         case "off":
             repl.agent.configure(effort=None)

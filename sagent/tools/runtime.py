@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from sagent.tools.choose import Choice
@@ -64,9 +64,10 @@ class AgentRuntime(Protocol):
         """Start a sub-agent; a one-shot one's answer, or where to reach a persistent one."""
         ...
 
-    def send(
-        self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None
-    ) -> str: ...
+    def send(self, to: str, text: str, control: str | None, **fields: Any) -> str:
+        """Send `text` to the agent `to`, or the control `control` with its `fields` (provider, model, focus,
+        effort, thinking, tools, keep_last; see `sagent.agent.controls`)."""
+        ...
 
     def status(self) -> str: ...
 

@@ -99,6 +99,7 @@ def test_the_sdk_flags_reach_the_request(tmp_path: Path) -> None:
     system = body["system"] if isinstance(body["system"], str) else "".join(b["text"] for b in body["system"])
     assert system.startswith("You answer in French.\n\nBe brief.")
     assert body["model"] == "claude-opus-4-7" and body["thinking"]["budget_tokens"] == 2048
+    assert body["output_config"] == {"effort": "max"}
     assert sorted(t["name"] for t in body["tools"] if "name" in t and t["name"] in ("Read", "List", "Bash")) == [
         "List",
         "Read",
