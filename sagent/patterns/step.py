@@ -131,8 +131,9 @@ class PatternResult:
 
 
 def stopped(steps: Sequence[StepResult], **extra: Any) -> PatternResult:
-    """The pattern's end at the first step that did not succeed: its reason, and the steps so far."""
-    failed = next(s for s in steps if not s.ok)
+    """The pattern's end at the step that did not succeed (the last of them; one stopped by the budget
+    first): its reason, and the steps so far."""
+    failed = next(s for s in reversed(steps) if not s.ok)
     budget = next((s for s in steps if s.subtype == "error_max_budget_usd"), None)
     why = budget or failed
     return PatternResult(f"{why.label}: {why.text}", why.subtype, tuple(steps), **extra)

@@ -549,6 +549,19 @@ def test_a_handoff_in_the_last_allowed_tool_round_still_passes_the_conversation(
     assert [(s.label, s.subtype) for s in result.steps] == [("a", "error_max_turns"), ("b", "success")]
     assert "a's note for you: yours" in first_prompt(model, "b")
 
+    # When a later agent fails, the pattern says why it did, not the earlier pass.
+    failing = RoutedModel(
+        {"main": [], "a": [tool_turn(("Handoff", {"agent": "b"}))], "b": [tool_turn(("Glob", {"pattern": "*"}))]},
+        name=PRICED,
+    )
+
+    async def fails(lead: Agent) -> PatternResult:
+        steps = [Step("a", max_tool_rounds=1), Step("b", max_tool_rounds=1, tools=[])]
+        return await Handoff(steps).run(lead, "go")
+
+    stopped = run(failing, fails, tmp_path / "failing")
+    assert stopped.subtype == "error_max_turns" and stopped.text.startswith("b: ")
+
 
 def test_a_hook_of_the_lead_sees_every_step_work(tmp_path: Path) -> None:
     from sagent import Event, Hook, Result
