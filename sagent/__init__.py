@@ -60,6 +60,13 @@ _EXPORTS = {
     "TaskList": "sagent.tasks",
     "TodoItem": "sagent.tasks",
     "resolve_model": "sagent.providers.registry",
+    "Sequential": "sagent.patterns",
+    "Parallel": "sagent.patterns",
+    "Triage": "sagent.patterns",
+    "Handoff": "sagent.patterns",
+    "Step": "sagent.patterns",
+    "StepResult": "sagent.patterns",
+    "PatternResult": "sagent.patterns",
 }
 _TYPES = (
     "TextPart",
@@ -133,6 +140,13 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.agent.settings import AgentSettings as AgentSettings
     from sagent.agent.tokens import ContextSize as ContextSize
     from sagent.events import *  # noqa: F403
+    from sagent.patterns import Handoff as Handoff
+    from sagent.patterns import Parallel as Parallel
+    from sagent.patterns import PatternResult as PatternResult
+    from sagent.patterns import Sequential as Sequential
+    from sagent.patterns import Step as Step
+    from sagent.patterns import StepResult as StepResult
+    from sagent.patterns import Triage as Triage
     from sagent.providers.base import Model as Model
     from sagent.providers.base import ProviderError as ProviderError
     from sagent.providers.base import RetryPolicy as RetryPolicy

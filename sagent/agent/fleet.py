@@ -384,6 +384,10 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         if unknown:
             raise FleetError(f"unknown tool(s) {', '.join(unknown)}; the tools are: {', '.join(parent.tools)}")
         chosen = [parent.tools[t] for t in request.tools]
+    if request.choice is not None:
+        from sagent.tools.choose import Choose
+
+        chosen.append(Choose(request.choice))
     wanted = request.max_depth
     deepest = parent.max_depth if wanted is None else min(parent.max_depth, depth + max(wanted, 0))
     if depth >= deepest:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from sagent.tasks import TaskList
+    from sagent.tools.choose import Choice
     from sagent.tools.editor import Editor
 
 
@@ -77,6 +78,9 @@ class SpawnRequest:
     agent: AgentDefinition | None = None
     """A sub-agent defined in a file: its system prompt, tools, model, permission mode and isolation apply
     (a field given here as well wins over the file's, except the permission mode and the isolation)."""
+    choice: Choice | None = None
+    """A choice the sub-agent makes with a tool call (`sagent.tools.choose`), which an orchestration pattern
+    (`sagent.patterns`) reads when it has answered: it gets that tool beside the ones it is given."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

@@ -17,6 +17,7 @@ from sagent import (
     builtin_tools,
     load_agent_files,
 )
+from sagent.patterns import Handoff, Parallel, PatternResult, Sequential, Step, StepResult, Triage
 from sagent.providers.scripted import text_turn
 from sagent.sandbox import SandboxPolicy
 from sagent.tools import AgentSpawn
@@ -87,3 +88,21 @@ def agent_with_skills() -> Agent:
     chosen = Skill.from_folders("~/.claude/skills", Path(".claude/skills"))
     found = Skill.from_skills(load_skills(Path.cwd()))
     return Agent(model(), tools=[*tools(), found if found.offered else chosen])
+
+
+def count(task: str, results: tuple[StepResult, ...]) -> str:
+    return f"{task}: {len(results)} answers"
+
+
+async def patterns(lead: Agent) -> list[PatternResult]:
+    # The four patterns as docs/patterns.md writes them: steps as a list, an aggregator agent or function
+    # (a lambda too), keyword options.
+    review = [Step("security", system="Review security.", tools=["Read"]), Step("style", on="any")]
+    return [
+        await Sequential([Step("writer"), Step("editor", template="Edit:\n{input}")]).run(lead, "a tagline"),
+        await Parallel(review, aggregator=Step("verdict")).run(lead, "the diff"),
+        await Parallel(review, aggregator=count).run(lead, "the diff"),
+        await Parallel(review, aggregator=lambda task, results: results[0].text).run(lead, "the diff"),
+        await Triage([Step("billing", description="charges")], router=Step("router", model="gpt-5.4")).run(lead, "x"),
+        await Handoff([Step("desk"), Step("returns")], max_handoffs=3, window=4).run(lead, "refund"),
+    ]
