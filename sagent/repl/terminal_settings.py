@@ -7,7 +7,10 @@ Only the standard library is imported here: `sagent config` checks settings file
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 CHANNELS = ("auto", "osc9", "osc777", "osc99", "bell", "off")
 """sagent's names for the ways to notify (the `notifications` key)."""
@@ -24,11 +27,14 @@ CLAUDE_CHANNELS = {
 DEFAULT_PADDING = 0
 
 
-class StatusLineSetting(NamedTuple):
+class StatusLineSetting:
     """A `statusLine` setting: the shell command to run, and the columns of space before its line."""
 
-    command: str
-    padding: int = DEFAULT_PADDING
+    __slots__ = ("command", "padding")
+
+    def __init__(self, command: str, padding: int = DEFAULT_PADDING) -> None:
+        self.command = command
+        self.padding = padding
 
 
 def check_status_line(value: Any) -> str | None:
@@ -68,3 +74,10 @@ def channel_of(values: dict[str, Any]) -> str:
     if values.get("notifications") in CHANNELS:
         return str(values["notifications"])
     return CLAUDE_CHANNELS.get(str(values.get("preferredNotifChannel", "auto")), "auto")
+
+
+def check_terminal_key(name: str, value: Any, error: Callable[[str], Exception]) -> None:
+    """Raise `error(problem)` when `value` is wrong for the key `name` (one of this module's three)."""
+    problem = check_status_line(value) if name == "statusLine" else check_channel(name, value)
+    if problem is not None:
+        raise error(problem)

@@ -27,7 +27,7 @@ async def test_runs_that_misbehave_give_a_line_or_nothing_and_leave_no_process(t
             os.kill(int(pid_file.read_text()), 0)
             await asyncio.sleep(0.05)
     said_then_hung = "echo early; exec sleep 600"
-    assert await run_status_command(said_then_hung, b"{}", tmp_path, timeout=0.5) == "early"
+    assert await run_status_command(said_then_hung, b"{}", tmp_path, timeout=2) == "early"
     echo = 'python3 -c "import json,sys; print(json.load(sys.stdin)[\\"model\\"][\\"id\\"])"'
     assert await run_status_command(echo, json.dumps({"model": {"id": "m-1"}}).encode(), tmp_path) == "m-1"
 
