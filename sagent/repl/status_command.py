@@ -112,8 +112,8 @@ async def run_status_command(
             await process.wait()
     if finished and process.returncode != 0:
         return ""
-    if not finished and b"\n" not in out:
-        return ""  # stopped before it printed a whole line
+    if not finished and b"\n" not in out and len(out) < MAX_OUTPUT_BYTES:
+        return ""  # killed at the time limit before it printed a whole line
     return first_line(bytes(out))
 
 

@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from sagent.cli.settings_files import SettingsError, load
-from sagent.repl.status_command import first_line, run_status_command
+from sagent.repl.status_command import MAX_LINE_CHARS, first_line, run_status_command
 from sagent.repl.terminal_settings import channel_of, status_line_of
 
 
 async def test_runs_that_misbehave_give_a_line_or_nothing_and_leave_no_process(tmp_path: Path) -> None:
     assert await run_status_command("yes colour | head -c 5000000", b"{}", tmp_path) == "colour"  # huge
+    one_long_line = "head -c 5000000 /dev/zero | tr '\\0' x"
+    assert await run_status_command(one_long_line, b"{}", tmp_path) == "x" * MAX_LINE_CHARS  # cut, not lost
     assert await run_status_command("echo oops >&2; exit 1", b"{}", tmp_path) == ""  # fails
     assert await run_status_command("true", b"{}", tmp_path) == ""  # prints nothing
     pid_file = tmp_path / "pid"
