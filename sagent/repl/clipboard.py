@@ -47,10 +47,11 @@ class PastedImages:
 
     images: dict[int, ImagePart] = field(default_factory=dict)
 
-    def add(self, data: bytes) -> str:
-        """Keep an image's bytes (already checked to be an image) and return its placeholder."""
+    def add(self, data: bytes, after: int = 0) -> str:
+        """Keep an image's bytes (already checked to be an image) and return its placeholder, numbered past
+        every image kept and past `after` (the highest number the conversation already uses)."""
         media = image_media_type(data) or "image/png"
-        number = len(self.images) + 1
+        number = max([after, *self.images]) + 1
         self.images[number] = ImagePart(base64.b64encode(data).decode("ascii"), media)
         return f"[Image #{number}]"
 
@@ -79,6 +80,18 @@ def pasted_images(host: ReplHost) -> PastedImages:
     if found is None:
         found = _BY_HOST[host] = PastedImages()
     return found
+
+
+def highest_in_history(host: ReplHost) -> int:
+    """The highest `[Image #N]` the conversation's messages already send (a resumed session's included),
+    so a new paste never takes the number of an image sent before: a message taken back to edit keeps
+    naming its own image."""
+    numbers = [0]
+    for message in host.agent.history:
+        for part in getattr(message, "content", ()):
+            if isinstance(part, TextPart) and part.text.startswith('<image path="[Image #'):
+                numbers += [int(n) for n in PLACEHOLDER.findall(part.text[:40])]
+    return max(numbers)
 
 
 def checked_image(data: bytes) -> bytes:
@@ -153,7 +166,7 @@ def paste_data_url(host: ReplHost, buffer: Buffer, text: str) -> bool:
     data = data_url_image(text)
     if data is None:
         return False
-    placeholder = pasted_images(host).add(data)
+    placeholder = pasted_images(host).add(data, highest_in_history(host))
     _insert(buffer, placeholder)
     host.state.note = _pasted_note(host, placeholder, len(data))
     return True
@@ -192,7 +205,7 @@ async def _paste_from_clipboard(host: ReplHost, buffer: Buffer) -> None:
     except ClipboardError as error:
         host.state.note = f"Ctrl+V: {error}"
     else:
-        placeholder = pasted_images(host).add(data)
+        placeholder = pasted_images(host).add(data, highest_in_history(host))
         _insert(buffer, placeholder)  # clears the note: the text changed
         host.state.note = _pasted_note(host, placeholder, len(data))
     host.refresh()

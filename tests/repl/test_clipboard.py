@@ -42,3 +42,17 @@ def test_the_clipboard_tools_missing_or_holding_text_say_why(tmp_path: Path, mon
     with pytest.raises(ClipboardError, match="no PNG, JPEG, GIF or WebP image"):
         read_clipboard_image()
     assert clipboard._from_applescript("«data PNGf89504E47»\n".encode()) == bytes.fromhex("89504E47")
+
+
+def test_a_new_paste_never_takes_a_number_the_conversation_already_uses() -> None:
+    from types import SimpleNamespace
+
+    from sagent.repl.clipboard import highest_in_history
+    from sagent.types import UserMessage
+
+    sent = PastedImages()
+    sent.add(PNG), sent.add(PNG)
+    resumed = UserMessage((TextPart("compare [Image #1] and [Image #2]"), *sent.parts_for("[Image #1] [Image #2]")))
+    host = SimpleNamespace(agent=SimpleNamespace(history=[resumed]))
+    assert highest_in_history(host) == 2  # type: ignore[arg-type]
+    assert PastedImages().add(PNG, highest_in_history(host)) == "[Image #3]"  # type: ignore[arg-type]
