@@ -4,8 +4,8 @@ focused, the terminal is asked to tell the user (a desktop notification or the b
 
 The channel is the `notifications` setting (or Claude Code's `preferredNotifChannel`):
 
-    osc9     ESC ] 9 ; message BEL                 iTerm2, WezTerm, Ghostty, Windows Terminal, ...
-    osc777   ESC ] 777 ; notify ; title ; body BEL  Ghostty, WezTerm, foot, urxvt, VTE terminals
+    osc9     ESC ] 9 ; message BEL                 iTerm2, WezTerm, Ghostty
+    osc777   ESC ] 777 ; notify ; title ; body BEL  Ghostty, WezTerm, foot, urxvt, some VTE terminals
     osc99    ESC ] 99 ; ; message ESC \\            kitty
     bell     BEL                                    every terminal
     off      nothing
