@@ -47,7 +47,7 @@ class Key(NamedTuple):
 
     name: str
     shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, hooks,
-    # object
+    # plugins, object
     dest: str
     help: str
 
@@ -92,11 +92,13 @@ KEYS: dict[str, Key] = {
         Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
         Key("modelPrices", "object", "model_prices", "USD per million tokens per model: {MODEL: {input, output, ...}}"),
         Key("sandbox", "object", "sandbox_settings", "the OS sandbox: {mode, network, allowedDomains, ...}"),
+        Key("enabledPlugins", "plugins", "enabled_plugins", "installed plugins turned on: {NAME: true}"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
 PERMISSION_LISTS = ("allow", "deny", "ask")
-MERGED = frozenset({"env", "permissions", "hooks", "mcpServers", "sandbox"})  # objects merged key by key across files
+# objects merged key by key across files
+MERGED = frozenset({"env", "permissions", "hooks", "mcpServers", "sandbox", "enabledPlugins"})
 TIGHTENING = ("deny", "ask")  # the permission lists an untrusted project's files may still add to
 
 
@@ -378,6 +380,11 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
                 raise SettingsError(f'{path}: key "env": {json.dumps(name)} is not an environment variable name')
             if not isinstance(inner, str) or "\0" in inner:
                 raise SettingsError(f'{path}: key "env.{name}": must be a string, not {json_kind(inner)}')
+    elif shape == "plugins":  # Claude Code's {"name@marketplace": true}, or a list of names
+        if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
+            return {v.strip(): True for v in value}
+        if not isinstance(value, dict) or not all(isinstance(v, bool) for v in value.values()):
+            raise bad("an object of plugin names to true or false")
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
     elif shape == "hooks":
