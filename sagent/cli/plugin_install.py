@@ -1,0 +1,119 @@
+"""Putting a plugin in place: copied from a folder or cloned from a git URL into sagent's config folder
+(`plugins/NAME`), checked before it goes there, whole or not at all.
+
+Nothing of the plugin runs while it is installed: its folder is read (plugin.json, its hooks and servers
+checked as a run reads them), never executed. A folder holding a FIFO, a device or a symbolic link that
+leads out of it is refused (a link out would let the plugin read the user's files into a prompt), as is a
+plugin.json path outside the folder. The copy is made under a temporary name beside the others and
+renamed once it is sound, so a failure leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+
+from sagent.resources.plugins import MANIFEST, Plugin, PluginError, plugins_dir, read_plugin
+
+GIT_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
+"""A source that is a git URL: `https://...`, `ssh://...`, `file:///...`, or scp-like `git@host:path`."""
+GIT_PROTOCOLS = "file:git:http:https:ssh"
+"""The transports a clone may use (no `ext::`, which runs a command)."""
+CLONE_TIMEOUT = 300.0
+
+
+def is_git_url(source: str) -> bool:
+    """Whether `source` names a git repository by URL rather than a folder."""
+    return bool(GIT_URL.match(source)) and not os.path.isdir(source)
+
+
+def install(source: str, *, force: bool = False) -> tuple[Plugin, bool]:
+    """Install the plugin at `source` (a folder or a git URL) as `plugins_dir()/NAME`; the plugin as
+    installed and whether it replaced one of that name (only with `force`). PluginError saying why
+    when the source is not a sound plugin or a plugin of that name is there already."""
+    folder = plugins_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    staging = Path(tempfile.mkdtemp(prefix=".installing-", dir=folder))
+    try:
+        staged = staging / "plugin"
+        if is_git_url(source):
+            _clone(source, staged)
+        else:
+            _copy(Path(source).expanduser(), staged)
+        check_tree(staged)
+        plugin = read_plugin(staged)
+        target = folder / plugin.name
+        replaced = target.exists() or target.is_symlink()
+        if replaced and not force:
+            raise PluginError(
+                f"a plugin named {plugin.name!r} is installed already ({target}); "
+                f"`sagent plugin remove {plugin.name}` first, or install with --force"
+            )
+        if replaced:  # the old copy goes with the staging folder
+            os.replace(target, staging / "old")
+        os.replace(staged, target)
+        return read_plugin(target), replaced
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _copy(source: Path, staged: Path) -> None:
+    if not source.is_dir():
+        raise PluginError(f"{source}: not a folder, and not a git URL (https://..., git@host:repo, file:///...)")
+    if not (source / MANIFEST).is_file():
+        raise PluginError(f"{source}: no {MANIFEST} (a plugin's folder holds its manifest there)")
+    check_tree(source)
+    shutil.copytree(source, staged, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+
+
+def _clone(url: str, staged: Path) -> None:
+    """`git clone --depth 1` of `url` into `staged`, without its `.git` folder; PluginError when it fails."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": GIT_PROTOCOLS}
+    command = ["git", "clone", "--depth", "1", "--quiet", "--no-recurse-submodules", "--", url, str(staged)]
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=CLONE_TIMEOUT
+        )
+    except FileNotFoundError:
+        raise PluginError("git is not installed; install it, or give the plugin's folder instead") from None
+    except subprocess.TimeoutExpired:
+        raise PluginError(f"{url}: git clone took longer than {CLONE_TIMEOUT:.0f} s") from None
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise PluginError(f"{url}: git clone failed: {said}")
+    shutil.rmtree(staged / ".git", ignore_errors=True)
+
+
+def check_tree(root: Path) -> None:
+    """PluginError naming the first entry under `root` that a plugin may not hold: a FIFO, a socket or a
+    device, or a symbolic link that is absolute or leads out of `root`."""
+    root = Path(os.path.abspath(root))
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                target = os.readlink(path)
+                resolved = os.path.normpath(os.path.join(folder, target))
+                if os.path.isabs(target) or not (resolved + os.sep).startswith(str(root).rstrip(os.sep) + os.sep):
+                    raise PluginError(f"{path}: a symbolic link out of the plugin's folder ({target}); refused")
+            elif not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                raise PluginError(f"{path}: not a regular file or folder; refused")
+
+
+def uninstall(name: str) -> bool:
+    """Delete the installed plugin `name`; False when there was none."""
+    target = plugins_dir() / name
+    if target.is_symlink():
+        target.unlink()
+        return True
+    if not target.is_dir():
+        return False
+    shutil.rmtree(target)
+    return True
