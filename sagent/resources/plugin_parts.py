@@ -61,7 +61,7 @@ def plugin_servers(plugins: Iterable[Plugin], warnings: list[str] | None = None)
 
     found: list[ServerConfig] = []
     for plugin in plugins:
-        for source, value in plugin.server_tables():
+        for source, value in plugin.server_tables() if plugin.servers else ():
             if not isinstance(value, dict):
                 raise McpConfigError(f'{source}: key "mcpServers": must be an object')
             for name, entry in value.items():

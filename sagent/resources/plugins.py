@@ -58,6 +58,8 @@ class Plugin:
     """The plugin's folder (the one holding `.claude-plugin/`), by its real path."""
     manifest: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """plugin.json as read."""
+    servers: bool = True
+    """Whether its MCP servers start (False: loaded with `--plugin-dir-no-mcp`)."""
 
     @property
     def version(self) -> str:
@@ -302,9 +304,32 @@ def find_enabled(cwd: Path) -> tuple[list[Plugin], list[str]]:
             problems.append(f"plugin {name}: {folder / MANIFEST} names it {plugin.name!r}; reinstall it")
             continue
         plugins.append(plugin)
-    return plugins, problems
+    named = {p.name for p in _RUN_PLUGINS}
+    return [p for p in plugins if p.name not in named] + run_plugins(), problems
 
 
 def enabled_plugins(cwd: Path) -> list[Plugin]:
-    """The plugins enabled for `cwd`, in the order their resources are read."""
+    """The plugins enabled for `cwd`, in the order their resources are read: the installed ones the
+    settings enable, then those of this run's `--plugin-dir` (one of the same name replaces the other)."""
     return find_enabled(cwd)[0]
+
+
+_RUN_PLUGINS: list[Plugin] = []
+"""The plugins the command line named for this run (`--plugin-dir`): the user's word, in every folder."""
+
+
+def use_for_run(folders: list[str], *, servers: bool = True) -> None:
+    """Use the plugin folders `folders` in this run as if installed and enabled (`--plugin-dir`; with
+    `servers` False, `--plugin-dir-no-mcp`: without their MCP servers). PluginError naming the first
+    folder that is not a sound plugin, before any is used."""
+    from dataclasses import replace
+
+    read = [replace(read_plugin(Path(folder).expanduser()), servers=servers) for folder in folders]
+    for plugin in read:
+        _RUN_PLUGINS[:] = [p for p in _RUN_PLUGINS if p.root != plugin.root and p.name != plugin.name]
+        _RUN_PLUGINS.append(plugin)
+
+
+def run_plugins() -> list[Plugin]:
+    """The plugins `use_for_run` added, in order."""
+    return list(_RUN_PLUGINS)

@@ -107,3 +107,27 @@ def test_a_plugin_folder_is_usable_from_the_library(tmp_path: Path) -> None:
     assert plugin.folders("commands") == [plugin.root / "commands"]
     with pytest.raises(PluginError, match=r"no \.claude-plugin/plugin\.json"):
         read_plugin(tmp_path)
+
+
+async def test_a_claude_agent_sdk_program_s_plugins_option_loads_the_folder(project: Path, tmp_path: Path) -> None:
+    """`plugins=[{"type": "local", "path": ...}]` reaches sagent as `--plugin-dir`: the plugin's hook runs
+    though nothing was installed; a folder that is not a plugin is refused (exit 2)."""
+    from claude_agent_sdk import ClaudeAgentOptions, query
+
+    from tests.sdk.harness import PROVIDERS, cli
+
+    marker = tmp_path / "marker"
+    source = write_plugin(tmp_path / "src")
+    hook = {"type": "command", "command": f'echo "$CLAUDE_PLUGIN_ROOT" >> {marker}'}
+    (source / "hooks").mkdir()
+    (source / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}))
+    provider = PROVIDERS[0]
+    with provider.fake([provider.text("hi")]) as fake:
+        options = ClaudeAgentOptions(
+            cli_path=cli(fake, provider, tmp_path), cwd=str(project), plugins=[{"type": "local", "path": str(source)}]
+        )
+        messages = [m async for m in query(prompt="hello", options=options)]
+    assert messages and marker.read_text().strip() == str(source.resolve())
+    env = {**user_env(tmp_path), "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001"}
+    bad = sagent(["-p", "hi", "--plugin-dir", str(tmp_path)], env, project)
+    assert bad.returncode == 2 and "--plugin-dir: " in bad.stderr and "plugin.json" in bad.stderr
