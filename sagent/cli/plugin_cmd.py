@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagent.cli.settings_files import SettingsError
-from sagent.resources.plugins import SETTINGS_KEY, Plugin, PluginError, enabled_names, plugins_dir, read_plugin
+from sagent.resources.plugins import (
+    SETTINGS_KEY,
+    Plugin,
+    PluginError,
+    check_parts,
+    enabled_names,
+    plugins_dir,
+    read_plugin,
+)
 
 if TYPE_CHECKING:
     from sagent.resources import Kind
@@ -105,6 +113,9 @@ def plugin_command(argv: list[str]) -> int:
     except (PluginError, SettingsError) as error:
         sys.stderr.write(f"sagent: error: {error}\n")
         return 2
+    except OSError as error:
+        sys.stderr.write(f"sagent: error: {getattr(error, 'filename', None) or ''}: {error.strerror or error}\n")
+        return 2
 
 
 def _set(args: argparse.Namespace, name: str, on: bool | None) -> Path:
@@ -132,6 +143,8 @@ def _install(args: argparse.Namespace) -> int:
     except SettingsError:
         uninstall(plugin.name)  # not enabled: not installed either
         raise
+    for warning in check_parts(plugin):
+        sys.stderr.write(f"sagent: warning: {warning}\n")
     version = f" {plugin.version}" if plugin.version else ""
     print(f"{'replaced' if replaced else 'installed'} plugin {plugin.name}{version} in {plugin.root}")
     print(f"enabled in {path} ({args.scope}); it holds {holdings(plugin)}")
@@ -154,7 +167,6 @@ def _untrusted_note(args: argparse.Namespace) -> str | None:
 def holdings(plugin: Plugin) -> str:
     """What the plugin holds, in words: `2 commands, 1 agent file, hooks, 1 MCP server`."""
     from sagent.lib.words import quantity
-    from sagent.resources.plugin_parts import plugin_servers
 
     counts = []
     kinds: tuple[tuple[Kind, str], ...] = (("commands", "command file"), ("agents", "agent file"), ("skills", "skill"))
@@ -164,7 +176,7 @@ def holdings(plugin: Plugin) -> str:
             counts.append(quantity(n, word))
     if plugin.hook_tables():
         counts.append("hooks")
-    servers = len(plugin_servers([plugin]))
+    servers = sum(len(value) for _, value in plugin.server_tables() if isinstance(value, dict))
     if servers:
         counts.append(quantity(servers, "MCP server"))
     return ", ".join(counts) or "nothing sagent uses"

@@ -54,9 +54,12 @@ def install(source: str, *, force: bool = False) -> tuple[Plugin, bool]:
                 f"a plugin named {plugin.name!r} is installed already ({target}); "
                 f"`sagent plugin remove {plugin.name}` first, or install with --force"
             )
-        if replaced:  # the old copy goes with the staging folder
-            os.replace(target, staging / "old")
-        os.replace(staged, target)
+        try:
+            if replaced:  # the old copy goes with the staging folder
+                os.replace(target, staging / "old")
+            os.replace(staged, target)
+        except OSError as error:  # another install of the same name won the race, or the folder is read-only
+            raise PluginError(f"{target}: cannot put the plugin there ({error.strerror or error})") from None
         return read_plugin(target), replaced
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -68,7 +71,10 @@ def _copy(source: Path, staged: Path) -> None:
     if not (source / MANIFEST).is_file():
         raise PluginError(f"{source}: no {MANIFEST} (a plugin's folder holds its manifest there)")
     check_tree(source)
-    shutil.copytree(source, staged, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    try:
+        shutil.copytree(source, staged, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    except (OSError, shutil.Error) as error:
+        raise PluginError(f"{source}: cannot copy it: {error}") from None
 
 
 def _clone(url: str, staged: Path) -> None:

@@ -12,12 +12,13 @@ does, so a plugin's scripts are found wherever it was installed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagent.resources.plugins import Plugin, PluginError
+from sagent.resources.plugins import Plugin, PluginError, command_hooks_only
 
 if TYPE_CHECKING:
     from sagent.agent.hooks import Hook
@@ -35,12 +36,14 @@ def plugin_hooks(plugins: Iterable[Plugin], project_dir: Path) -> tuple[Hook, ..
         table: HookTable = {}
         for source, value in plugin.hook_tables():
             try:
-                parsed = parse_hooks(_substituted(plugin, value), where=f"{source}: ")[0]
+                value = command_hooks_only(_substituted(plugin, value), source, [])
+                parsed = parse_hooks(value, where=f"{source}: ")[0]
             except HookConfigError as error:
                 raise PluginError(str(error)) from None
             for event, groups in parsed.items():
                 table[event] = (*table.get(event, ()), *groups)
         if table:
+            _make(plugin.data_folder())
             env = {**os.environ, **plugin.environment()}
             hooks.append(CommandHooks(table, project_dir=project_dir, env=env))
     return tuple(hooks)
@@ -72,6 +75,7 @@ def plugin_servers(plugins: Iterable[Plugin], warnings: list[str] | None = None)
                     continue
                 config = parse_server(full, _substituted(plugin, entry), source, warnings)
                 if config.transport == "stdio":
+                    _make(plugin.data_folder())
                     config = replace(config, env={**plugin.environment(), **config.env})
                 found.append(config)
     return found
@@ -86,3 +90,9 @@ def _substituted(plugin: Plugin, value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _substituted(plugin, v) for k, v in value.items()}
     return value
+
+
+def _make(folder: Path) -> None:
+    """Create a plugin's data folder; one that cannot be made is the plugin's to report when it writes."""
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)

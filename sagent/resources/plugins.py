@@ -41,6 +41,8 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 """A plugin's name: letters, digits, `-` and `_` (kebab-case, as Claude Code asks), at most 64."""
 ROOT_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "SAGENT_PLUGIN_ROOT")
 """The variables that name a plugin's folder in its hook commands and MCP server entries."""
+DATA_VARIABLES = ("CLAUDE_PLUGIN_DATA", "SAGENT_PLUGIN_DATA")
+"""The variables that name the folder a plugin keeps its data in between runs (created when it first runs)."""
 FOLDER_KINDS = ("commands", "agents", "skills")
 SETTINGS_KEY = "enabledPlugins"
 
@@ -89,14 +91,24 @@ class Plugin:
         plugin.json names or holds. Not yet checked."""
         return _component(self, "mcpServers", Path(".mcp.json"))
 
+    def data_folder(self) -> Path:
+        """A folder for what the plugin keeps between runs (`${CLAUDE_PLUGIN_DATA}`), outside its own folder
+        so a reinstall keeps it: `$XDG_DATA_HOME/sagent/plugin-data/NAME`."""
+        from sagent.lib.xdg import base_dir
+
+        return base_dir("XDG_DATA_HOME") / "sagent" / "plugin-data" / self.name
+
     def environment(self) -> dict[str, str]:
-        """The variables a hook command or an MCP server of the plugin gets: its folder, under both names."""
-        return {name: str(self.root) for name in ROOT_VARIABLES}
+        """The variables a hook command or an MCP server of the plugin gets: its folder under both names,
+        and its data folder (`CLAUDE_PLUGIN_DATA`, `SAGENT_PLUGIN_DATA`)."""
+        data = str(self.data_folder())
+        return {**{name: str(self.root) for name in ROOT_VARIABLES}, **{name: data for name in DATA_VARIABLES}}
 
     def substitute(self, text: str) -> str:
-        """`text` with `${CLAUDE_PLUGIN_ROOT}` and `${SAGENT_PLUGIN_ROOT}` replaced by the plugin's folder."""
-        for name in ROOT_VARIABLES:
-            text = text.replace("${" + name + "}", str(self.root))
+        """`text` with `${CLAUDE_PLUGIN_ROOT}` (`${SAGENT_PLUGIN_ROOT}`) replaced by the plugin's folder and
+        `${CLAUDE_PLUGIN_DATA}` (`${SAGENT_PLUGIN_DATA}`) by its data folder."""
+        for name, value in self.environment().items():
+            text = text.replace("${" + name + "}", value)
         return text
 
 
@@ -221,12 +233,45 @@ def check_parts(plugin: Plugin) -> list[str]:
     warnings: list[str] = []
     try:
         for source, value in plugin.hook_tables():
-            warnings += parse_hooks(value, where=f"{source}: ")[1]
+            warnings += parse_hooks(command_hooks_only(value, source, warnings), where=f"{source}: ")[1]
         for source, value in plugin.server_tables():
             parse_servers(value, source, warnings, expand_vars=False)
     except (HookConfigError, McpConfigError) as error:
         raise PluginError(str(error)) from None
     return warnings
+
+
+def command_hooks_only(value: Any, source: str, warnings: list[str]) -> Any:
+    """A plugin's `hooks` value without the entries sagent does not run (Claude Code's `prompt`, `agent`
+    and `http` hooks), each said in `warnings`, so a plugin that has some is still usable; a matcher left
+    with none is dropped. A value of another shape is returned as it is, for `parse_hooks` to refuse."""
+    if not isinstance(value, dict):
+        return value
+    kept: dict[str, Any] = {}
+    for event, groups in value.items():
+        if not isinstance(groups, list):
+            kept[event] = groups
+            continue
+        out = []
+        for group in groups:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(entries, list):
+                out.append(group)
+                continue
+            commands = [e for e in entries if not _other_kind(e)]
+            for entry in entries:
+                if _other_kind(entry):
+                    warnings.append(f'{source}: a "{entry["type"]}" hook of {event} is not run by sagent; left out')
+            if commands:
+                out.append({**group, "hooks": commands})
+        kept[event] = out
+    return kept
+
+
+def _other_kind(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry["type"] in ("prompt", "agent", "http")
+    )
 
 
 # ---------------------------------------------------------------------------------------------- enabled

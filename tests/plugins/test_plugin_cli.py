@@ -122,3 +122,16 @@ def test_project_scope_enables_it_for_that_project_only_and_disable_wins(project
     assert json.loads(sagent(["plugin", "list", "--json"], env, other).stdout)["plugins"][0]["enabled"] is True
     kept = sagent(["plugin", "remove", "plug", "--scope", "project"], env, other)
     assert "still enabled by" in kept.stdout and installed(tmp_path) == ["plug"]
+
+
+def test_hooks_sagent_does_not_run_are_left_out_with_a_warning_not_a_refusal(project: Path, tmp_path: Path) -> None:
+    source = write_plugin(tmp_path / "src")
+    hooks = {
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work done?"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+    }
+    (source / "hooks").mkdir()
+    (source / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    done = sagent(["plugin", "install", str(source)], user_env(tmp_path), project)
+    assert done.returncode == 0, done.stderr
+    assert 'a "prompt" hook of Stop is not run by sagent' in done.stderr and "hooks" in done.stdout

@@ -43,7 +43,8 @@ def test_a_plugin_hook_fires_with_its_folder_in_claude_plugin_root(project: Path
     hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
     (source / "hooks").mkdir()
     (source / "hooks" / "hooks.json").write_text(json.dumps({"description": "marks", "hooks": hooks}))
-    inline = {"Stop": [{"hooks": [{"type": "command", "command": f'echo "stop $CLAUDE_PLUGIN_ROOT" >> {marker}'}]}]}
+    stop = f'echo "stop $CLAUDE_PLUGIN_ROOT" >> {marker}; test -d "$CLAUDE_PLUGIN_DATA" && echo data >> {marker}'
+    inline = {"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}
     manifest = json.loads((source / ".claude-plugin" / "plugin.json").read_text())
     (source / ".claude-plugin" / "plugin.json").write_text(json.dumps({**manifest, "hooks": inline}))
     env = install(source, tmp_path, project)
@@ -52,7 +53,8 @@ def test_a_plugin_hook_fires_with_its_folder_in_claude_plugin_root(project: Path
         run_env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001", "ANTHROPIC_BASE_URL": fake.url}
         out = sagent(["-p", "hello"], run_env, project)
     assert out.returncode == 0, out.stderr
-    assert marker.read_text().splitlines() == [f"prompt {root}", f"stop {root}"]
+    assert marker.read_text().splitlines() == [f"prompt {root}", f"stop {root}", "data"]
+    assert (tmp_path / "data" / "sagent" / "plugin-data" / "plug").is_dir()
 
 
 def test_a_plugin_mcp_server_is_listed_and_its_tool_is_called(project: Path, tmp_path: Path) -> None:
@@ -127,7 +129,10 @@ async def test_a_claude_agent_sdk_program_s_plugins_option_loads_the_folder(proj
             cli_path=cli(fake, provider, tmp_path), cwd=str(project), plugins=[{"type": "local", "path": str(source)}]
         )
         messages = [m async for m in query(prompt="hello", options=options)]
-    assert messages and marker.read_text().strip() == str(source.resolve())
+    assert marker.read_text().strip() == str(source.resolve())
+    init = next(m for m in messages if getattr(m, "subtype", None) == "init")
+    assert init.data["plugins"] == [{"name": "plug", "path": str(source.resolve())}]
+    assert "plug:hi" in init.data["slash_commands"]
     env = {**user_env(tmp_path), "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001"}
     bad = sagent(["-p", "hi", "--plugin-dir", str(tmp_path)], env, project)
     assert bad.returncode == 2 and "--plugin-dir: " in bad.stderr and "plugin.json" in bad.stderr
