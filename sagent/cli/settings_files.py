@@ -383,8 +383,11 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
     elif shape == "plugins":  # Claude Code's {"name@marketplace": true}, or a list of names
         if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
             return {v.strip(): True for v in value}
-        if not isinstance(value, dict) or not all(isinstance(v, bool) for v in value.values()):
+        if not isinstance(value, dict):
             raise bad("an object of plugin names to true or false")
+        for name, on in value.items():
+            if not isinstance(on, bool):
+                raise SettingsError(f'{path}: key "enabledPlugins.{name}": must be true or false, not {json_kind(on)}')
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
     elif shape == "hooks":
