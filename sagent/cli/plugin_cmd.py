@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagent.cli.settings_files import SettingsError
 from sagent.resources.plugins import (
+    NAME,
     SETTINGS_KEY,
     Plugin,
     PluginError,
@@ -108,6 +109,9 @@ def plugin_command(argv: list[str]) -> int:
         sys.stderr.write(f"sagent plugin: unknown command {verb!r}; one of: {', '.join(handlers)}\n")
         return 2
     args = _parser(verb).parse_args(rest)
+    if getattr(args, "name", None) is not None and not NAME.match(args.name):
+        sys.stderr.write(f"sagent plugin: {args.name!r} is not a plugin name (letters, digits, - and _)\n")
+        return 2
     try:
         return handlers[verb](args)
     except (PluginError, SettingsError) as error:

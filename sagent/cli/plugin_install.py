@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from sagent.resources.plugins import MANIFEST, Plugin, PluginError, plugins_dir, read_plugin
+from sagent.resources.plugins import MANIFEST, NAME, Plugin, PluginError, plugins_dir, read_plugin
 
 GIT_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
 """A source that is a git URL: `https://...`, `ssh://...`, `file:///...`, or scp-like `git@host:path`."""
@@ -114,7 +114,10 @@ def check_tree(root: Path) -> None:
 
 
 def uninstall(name: str) -> bool:
-    """Delete the installed plugin `name`; False when there was none."""
+    """Delete the installed plugin `name`; False when there was none (or `name` is no plugin name, such as
+    `../x`, which would lead out of the plugins folder)."""
+    if not NAME.match(name):
+        return False
     target = plugins_dir() / name
     if target.is_symlink():
         target.unlink()

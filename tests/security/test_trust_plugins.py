@@ -120,3 +120,14 @@ def test_a_planted_plugin_reaching_outside_its_folder_is_not_used(tmp_path: Path
     assert any("leads outside the plugin's folder" in line for line in problems)
     assert str(escaping) not in str(places("agents", tmp_path, home=tmp_path / "home").found)
     assert places("agents", tmp_path, home=tmp_path / "home").found == ()
+
+
+def test_a_name_that_is_a_path_removes_nothing_outside_the_plugins_folder(tmp_path: Path) -> None:
+    precious = tmp_path / "config" / "precious"
+    precious.mkdir(parents=True)
+    (tmp_path / "config" / "sagent" / "plugins").mkdir(parents=True)
+    env = user_env(tmp_path)
+    for verb in ("remove", "enable", "disable"):
+        done = sagent(["plugin", verb, "../../precious"], env, tmp_path)
+        assert done.returncode == 2 and "is not a plugin name" in done.stderr
+    assert precious.is_dir() and not (tmp_path / "config" / "sagent" / "settings.json").exists()
