@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from sagent.resources import Kind
 
 USAGE = """\
-usage: sagent plugin install PATH|GIT_URL [--scope user|project|local] [--force] [--cwd DIR]
+usage: sagent plugin install PATH|GIT_URL [--plugin NAME] [--scope user|project|local] [--force] [--cwd DIR]
        sagent plugin list [--json] [--cwd DIR]
        sagent plugin remove NAME [--scope user|project|local] [--cwd DIR]
        sagent plugin enable NAME [--scope user|project|local] [--cwd DIR]
@@ -44,10 +44,11 @@ only in a folder you trusted (`sagent trust`). Commands are /NAME:command; see d
 
 VERB_USAGE = {
     "install": (
-        "sagent plugin install PATH|GIT_URL [--scope user|project|local] [--force] [--cwd DIR]",
+        "sagent plugin install PATH|GIT_URL [--plugin NAME] [--scope user|project|local] [--force] [--cwd DIR]",
         "Copy the plugin folder PATH (or clone GIT_URL: https://..., git@host:repo, file:///...) into sagent's\n"
         "config folder, checked first (plugin.json, paths, hooks, MCP servers; no link out of the folder),\n"
-        "and enable it in the scope's settings file. Nothing of the plugin runs while it is installed.",
+        "and enable it in the scope's settings file. Nothing of the plugin runs while it is installed.\n"
+        "A Claude Code marketplace (.claude-plugin/marketplace.json) at the source: --plugin NAME picks one.",
     ),
     "list": (
         "sagent plugin list [--json] [--cwd DIR]",
@@ -88,6 +89,9 @@ def _parser(verb: str) -> argparse.ArgumentParser:
     if verb == "install":
         parser.add_argument("source", metavar="PATH|GIT_URL", help="the plugin's folder, or a git URL")
         parser.add_argument("--force", action="store_true", help="replace an installed plugin of the same name")
+        parser.add_argument(
+            "--plugin", metavar="NAME", help="the plugin NAME of a Claude Code marketplace at the source"
+        )
     elif verb != "list":
         parser.add_argument("name", metavar="NAME", help="the plugin's name (as plugin.json gives it)")
     if verb == "list":
@@ -141,7 +145,7 @@ def _set(args: argparse.Namespace, name: str, on: bool | None) -> Path:
 def _install(args: argparse.Namespace) -> int:
     from sagent.cli.plugin_install import install, uninstall
 
-    plugin, replaced = install(args.source, force=args.force)
+    plugin, replaced = install(args.source, force=args.force, pick=args.plugin)
     try:
         path = _set(args, plugin.name, True)
     except SettingsError:

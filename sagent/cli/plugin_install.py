@@ -32,21 +32,34 @@ def is_git_url(source: str) -> bool:
     return bool(GIT_URL.match(source)) and not os.path.isdir(source)
 
 
-def install(source: str, *, force: bool = False) -> tuple[Plugin, bool]:
-    """Install the plugin at `source` (a folder or a git URL) as `plugins_dir()/NAME`; the plugin as
-    installed and whether it replaced one of that name (only with `force`). PluginError saying why
-    when the source is not a sound plugin or a plugin of that name is there already."""
+def install(source: str, *, force: bool = False, pick: str | None = None) -> tuple[Plugin, bool]:
+    """Install the plugin at `source` (a folder or a git URL; with `pick`, the plugin of that name in the
+    Claude Code marketplace there) as `plugins_dir()/NAME`; the plugin as installed and whether it
+    replaced one of that name (only with `force`). PluginError saying why when the source is not a sound
+    plugin or a plugin of that name is there already."""
+    from sagent.cli.plugin_marketplace import plugin_folder, write_manifest
+
     folder = plugins_dir()
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     staging = Path(tempfile.mkdtemp(prefix=".installing-", dir=folder))
     try:
         staged = staging / "plugin"
         if is_git_url(source):
-            _clone(source, staged)
+            origin = staging / "fetched"
+            _clone(source, origin)
         else:
-            _copy(Path(source).expanduser(), staged)
-        check_tree(staged)
+            origin = Path(source).expanduser()
+            if not origin.is_dir():
+                raise PluginError(
+                    f"{source}: not a folder, and not a git URL (https://..., git@host:repo, file:///...)"
+                )
+        root, entry = plugin_folder(origin, pick, source)
+        _copy(root, staged)
+        if entry is not None and not (staged / MANIFEST).exists():
+            write_manifest(staged, entry)  # Claude Code's "strict": false: the entry is the manifest
         plugin = read_plugin(staged)
+        if pick is not None and plugin.name != pick:
+            raise PluginError(f"{source} holds the plugin {plugin.name!r}, not {pick!r}")
         target = folder / plugin.name
         replaced = target.exists() or target.is_symlink()
         if replaced and not force:
@@ -66,10 +79,6 @@ def install(source: str, *, force: bool = False) -> tuple[Plugin, bool]:
 
 
 def _copy(source: Path, staged: Path) -> None:
-    if not source.is_dir():
-        raise PluginError(f"{source}: not a folder, and not a git URL (https://..., git@host:repo, file:///...)")
-    if not (source / MANIFEST).is_file():
-        raise PluginError(f"{source}: no {MANIFEST} (a plugin's folder holds its manifest there)")
     check_tree(source)
     try:
         shutil.copytree(source, staged, symlinks=True, ignore=shutil.ignore_patterns(".git"))

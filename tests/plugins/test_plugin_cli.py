@@ -135,3 +135,35 @@ def test_hooks_sagent_does_not_run_are_left_out_with_a_warning_not_a_refusal(pro
     done = sagent(["plugin", "install", str(source)], user_env(tmp_path), project)
     assert done.returncode == 0, done.stderr
     assert 'a "prompt" hook of Stop is not run by sagent' in done.stderr and "hooks" in done.stdout
+
+
+def test_a_claude_code_marketplace_lists_its_plugins_and_installs_the_one_picked(project: Path, tmp_path: Path) -> None:
+    market = tmp_path / "market"
+    write_plugin(market / "plugins" / "fmt", name="fmt")
+    loose = market / "plugins" / "loose"  # "strict": false: the entry is its manifest
+    (loose / "commands").mkdir(parents=True)
+    (loose / "commands" / "go.md").write_text("Go.")
+    entries = [
+        {"name": "fmt", "source": "./plugins/fmt"},
+        {"name": "loose", "source": "loose", "description": "no plugin.json", "version": "0.1.0", "strict": False},
+        {"name": "far", "source": {"source": "github", "repo": "acme/far"}},
+    ]
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps({"name": "team", "metadata": {"pluginRoot": "./plugins"}, "plugins": entries})
+    )
+    env = user_env(tmp_path)
+    listed = sagent(["plugin", "install", str(market)], env, project)
+    assert (
+        listed.returncode == 2 and "marketplace (fmt, loose, far)" in listed.stderr and "--plugin NAME" in listed.stderr
+    )
+    far = sagent(["plugin", "install", str(market), "--plugin", "far"], env, project)
+    assert far.returncode == 2 and "https://github.com/acme/far.git" in far.stderr
+    for name in ("fmt", "loose"):
+        done = sagent(["plugin", "install", str(market), "--plugin", name], env, project)
+        assert done.returncode == 0, done.stderr
+    assert installed(tmp_path) == ["fmt", "loose"]
+    made = json.loads(
+        (tmp_path / "config" / "sagent" / "plugins" / "loose" / ".claude-plugin" / "plugin.json").read_text()
+    )
+    assert made == {"name": "loose", "version": "0.1.0", "description": "no plugin.json"}
