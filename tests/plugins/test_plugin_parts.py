@@ -136,3 +136,33 @@ async def test_a_claude_agent_sdk_program_s_plugins_option_loads_the_folder(proj
     env = {**user_env(tmp_path), "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001"}
     bad = sagent(["-p", "hi", "--plugin-dir", str(tmp_path)], env, project)
     assert bad.returncode == 2 and "--plugin-dir: " in bad.stderr and "plugin.json" in bad.stderr
+
+
+def test_an_enabled_plugins_folders_reach_every_kind_through_places(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sagent.resources import places
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    plugin = write_plugin(tmp_path / "config" / "sagent" / "plugins" / "plug", agents=["./more/agents"])
+    for folder in ("skills/deploy", "agents", "more/agents"):
+        (plugin / folder).mkdir(parents=True)
+    (tmp_path / "config" / "sagent" / "settings.json").write_text('{"enabledPlugins": ["plug"]}')
+    home = tmp_path / "home"
+    skills = places("skills", tmp_path, home=home).found
+    assert [(p.scope, p.folder, p.namespace) for p in skills] == [("plugin", plugin / "skills", "plug:")]
+    agents = [p.folder for p in places("agents", tmp_path, home=home).found]
+    assert agents == [plugin / "agents", plugin / "more" / "agents"]
+    (tmp_path / "config" / "sagent" / "settings.json").write_text('{"enabledPlugins": {"plug": false}}')
+    assert places("skills", tmp_path, home=home).found == ()
+
+
+def test_a_run_names_a_plugin_enabled_but_not_installed_once(project: Path, tmp_path: Path) -> None:
+    env = user_env(tmp_path)
+    (tmp_path / "config" / "sagent").mkdir(parents=True)
+    (tmp_path / "config" / "sagent" / "settings.json").write_text('{"enabledPlugins": {"ghost@market": true}}')
+    with FakeAnthropic([text_response("ok")]) as fake:
+        run_env = {**env, "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests-0001", "ANTHROPIC_BASE_URL": fake.url}
+        out = sagent(["-p", "hello"], run_env, project)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("plugin 'ghost' is enabled but not installed") == 1, out.stderr
