@@ -239,11 +239,17 @@ def load(
 
 
 def untrusted_extras(root: Path) -> list[Path]:
-    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`, and
-    `.sagent/commands/` when it holds a command."""
+    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`,
+    `.sagent/commands/` when it holds a command, and Claude Code's settings files when they enable plugins."""
     found = []
     if (root / ".mcp.json").exists():
         found.append(root / ".mcp.json")
+    for claude in (root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"):
+        try:
+            if "enabledPlugins" in (read_file(claude) or {}):
+                found.append(claude)
+        except SettingsError:
+            pass  # read by nothing in an untrusted folder, so nothing to say
     commands = root / ".sagent" / "commands"
     try:
         if commands.is_dir() and next(commands.rglob("*.md"), None) is not None:

@@ -79,6 +79,9 @@ def test_claude_settings_alone_enable_a_plugin_in_a_trusted_project(tmp_path: Pa
     (repo / ".claude").mkdir(parents=True)
     (repo / ".claude" / "settings.json").write_text('{"enabledPlugins": {"team@acme": true}}')
     assert find_enabled(repo)[0] == []
+    from sagent.cli.settings_files import load
+
+    assert ".claude/settings.json" in (load(repo).skipped_notice() or "")  # said, so the REPL asks
     trust_in(tmp_path / "config", repo)
     assert [p.name for p in find_enabled(repo)[0]] == ["team"]
 
