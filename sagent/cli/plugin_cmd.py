@@ -143,14 +143,20 @@ def _set(args: argparse.Namespace, name: str, on: bool | None) -> Path:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from sagent.cli.plugin_install import install, uninstall
+    from sagent.cli.plugin_install import install
 
-    plugin, replaced = install(args.source, force=args.force, pick=args.plugin)
-    try:
-        path = _set(args, plugin.name, True)
-    except SettingsError:
-        uninstall(plugin.name)  # not enabled: not installed either
+    enabled: list[tuple[str, Path]] = []
+
+    def enable(plugin: Plugin) -> None:
+        enabled.append((plugin.name, _set(args, plugin.name, True)))
+
+    try:  # enabled first, then put in place: a settings file that cannot be written leaves no copy
+        plugin, replaced = install(args.source, force=args.force, pick=args.plugin, before=enable)
+    except PluginError:
+        if enabled:  # enabled, then not put in place: not enabled either
+            _set(args, enabled[0][0], None)
         raise
+    path = enabled[0][1]
     for warning in check_parts(plugin):
         sys.stderr.write(f"sagent: warning: {warning}\n")
     version = f" {plugin.version}" if plugin.version else ""

@@ -16,6 +16,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from sagent.resources.plugins import MANIFEST, NAME, Plugin, PluginError, plugins_dir, read_plugin
@@ -32,11 +33,14 @@ def is_git_url(source: str) -> bool:
     return bool(GIT_URL.match(source)) and not os.path.isdir(source)
 
 
-def install(source: str, *, force: bool = False, pick: str | None = None) -> tuple[Plugin, bool]:
+def install(
+    source: str, *, force: bool = False, pick: str | None = None, before: Callable[[Plugin], object] | None = None
+) -> tuple[Plugin, bool]:
     """Install the plugin at `source` (a folder or a git URL; with `pick`, the plugin of that name in the
     Claude Code marketplace there) as `plugins_dir()/NAME`; the plugin as installed and whether it
     replaced one of that name (only with `force`). PluginError saying why when the source is not a sound
-    plugin or a plugin of that name is there already."""
+    plugin or a plugin of that name is there already. `before` is called with the checked plugin just
+    before it is put in place (to enable it): when it raises, nothing is installed or replaced."""
     from sagent.cli.plugin_marketplace import plugin_folder, write_manifest
 
     folder = plugins_dir()
@@ -67,6 +71,8 @@ def install(source: str, *, force: bool = False, pick: str | None = None) -> tup
                 f"a plugin named {plugin.name!r} is installed already ({target}); "
                 f"`sagent plugin remove {plugin.name}` first, or install with --force"
             )
+        if before is not None:
+            before(plugin)
         try:
             if replaced:  # the old copy goes with the staging folder
                 os.replace(target, staging / "old")

@@ -167,3 +167,12 @@ def test_a_claude_code_marketplace_lists_its_plugins_and_installs_the_one_picked
         (tmp_path / "config" / "sagent" / "plugins" / "loose" / ".claude-plugin" / "plugin.json").read_text()
     )
     assert made == {"name": "loose", "version": "0.1.0", "description": "no plugin.json"}
+
+
+def test_a_settings_file_that_cannot_be_written_leaves_no_copy(project: Path, tmp_path: Path) -> None:
+    settings = tmp_path / "config" / "sagent" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("{broken")
+    done = sagent(["plugin", "install", str(write_plugin(tmp_path / "src"))], user_env(tmp_path), project)
+    assert done.returncode == 2 and "not valid JSON" in done.stderr, done.stderr
+    assert installed(tmp_path) == [] and settings.read_text() == "{broken"
