@@ -54,6 +54,8 @@ _EXPORTS = {
     "ProviderError": "sagent.providers.base",
     "ScriptedModel": "sagent.providers.scripted",
     "RoutedModel": "sagent.providers.scripted",
+    "TaskList": "sagent.tasks",
+    "TodoItem": "sagent.tasks",
     "resolve_model": "sagent.providers.registry",
 }
 _TYPES = (
@@ -85,6 +87,7 @@ _EVENTS = (
     "ContextPruned",
     "ToolResultsCleared",
     "Rewound",
+    "TaskListChanged",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",
@@ -133,6 +136,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.providers.scripted import RoutedModel as RoutedModel
     from sagent.providers.scripted import ScriptedModel as ScriptedModel
     from sagent.snapshot import AgentSnapshot as AgentSnapshot
+    from sagent.tasks import TaskList as TaskList
+    from sagent.tasks import TodoItem as TodoItem
     from sagent.tools import builtin_tools as builtin_tools
     from sagent.tools.base import Tool as Tool
     from sagent.tools.base import ToolContext as ToolContext

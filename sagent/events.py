@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sagent.lib.words import quantity
+from sagent.tasks import TaskList
 from sagent.types import AssistantMessage, Cost, Message, ToolCall, ToolResult, Usage, UserMessage
 
 # --------------------------------------------------------------------------- model stream (and forwarded)
@@ -219,6 +220,16 @@ class Rewound:
         return f"─ rewound: {self.dropped} message{'s' if self.dropped != 1 else ''} dropped{changed}{failed}{left}"
 
 
+@dataclass(frozen=True, slots=True)
+class TaskListChanged:
+    """The agent's task list (`Agent.task_list`, kept with the TodoWrite tool) is now `tasks`, whole.
+    `agent` is the label of the agent whose list it is: each agent, a sub-agent too, keeps its own."""
+
+    tasks: TaskList
+    agent: str = ""
+    type: Literal["task_list_changed"] = "task_list_changed"
+
+
 ErrorKind = Literal[
     "rate_limited",
     "overloaded",
@@ -323,6 +334,7 @@ Event = (
     | ContextPruned
     | ToolResultsCleared
     | Rewound
+    | TaskListChanged
     | SmallModelCall
     | MessageAdded
     | ToolStarted

@@ -258,7 +258,9 @@ class ToolSpec:
     input_schema: dict[str, Any]
 
 
-Effort = Literal["minimal", "low", "medium", "high"]
+Effort = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
+"""How hard a model reasons: each provider takes the levels it knows and the nearest one for the others
+(Gemini's thinking level tops out at high; Anthropic's effort starts at low)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_AGENTS", "DEFAULT_MAX_DEPTH", "SpawnRequest"]  # re-exported for callers of the fleet
 
-ControlKind = Literal["switch_model", "compact", "stop"]
+ControlKind = Literal["switch_model", "tune", "compact", "clear_tool_results", "stop"]
 CONTROLS: tuple[str, ...] = get_args(ControlKind)
 ChildStatus = Literal["working", "idle", "stopped"]
 
@@ -54,6 +54,10 @@ class Envelope:
     provider: str | None = None  # for switch_model (inferred from the model id when not given)
     model: str | None = None  # for switch_model
     focus: str | None = None  # for compact
+    effort: str | None = None  # for tune (and switch_model): the reasoning effort, or "off"
+    thinking: int | None = None  # for tune (and switch_model): the thinking budget in tokens; 0 turns it off
+    tools: tuple[str, ...] | None = None  # for clear_tool_results: the tools whose results go
+    keep_last: int | None = None  # for clear_tool_results: every result but the last N goes
     # The sealed handoff (`sagent.evidence.capsules`) the sender recorded; the receiver records it too.
     capsule: Mapping[str, Any] | None = None
 

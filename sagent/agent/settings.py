@@ -108,6 +108,10 @@ class AgentSettings:
     compaction: CompactionPolicy = field(default_factory=_compaction_policy)
     """When the context is compacted (by default at 80% of the model's window)."""
 
+    history_turns: int | None = None
+    """Send only the last N turns of the conversation (`sagent.agent.history_window`); the earlier ones stay
+    in the session log, where the Recall tool searches them. None: the whole history (compacted as needed)."""
+
     max_depth: int = DEFAULT_MAX_DEPTH
     """The deepest level agents below this one may reach (the main agent is at depth 0)."""
 

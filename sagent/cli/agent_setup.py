@@ -60,6 +60,7 @@ def agent_settings(
         background_after=args.background_after,
         input_preempts=getattr(args, "input_preempts", False),  # set by the REPL: typed input never waits
         compaction=compaction_policy(args.compact_at),
+        history_turns=getattr(args, "history_turns", None),
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         allow_providers=_allowed_providers(args),
@@ -173,7 +174,10 @@ def models_for(args: argparse.Namespace, model: Model) -> ModelFactory:
         wanted = choose(provider, name)
         same = wanted.provider == model.provider
         return build_model(
-            wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
+            wanted,
+            base_url=args.base_url if same else None,
+            api_key_env=args.api_key_env if same else None,
+            resume_mode=getattr(args, "resume_mode", "replay"),
         )
 
     return models

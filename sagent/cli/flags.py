@@ -123,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--base-url", help="the provider's API base URL (required for openai-compat; or a proxy)")
     model.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
     model.add_argument(
+        "--auth",
+        choices=("credentials", "api-key"),
+        help="for AnthropicCLI, OpenAISubscription and GoogleCLI: the CLI's own sign-in (credentials, the "
+        "default) or an API key billed through it (api-key: --api-key-env, else the provider's key variables)",
+    )
+    model.add_argument(
         "--max-tokens", "--max-response-tokens", type=int, metavar="N", help="the most output tokens per response"
     )
     model.add_argument(
@@ -131,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--effort",
         choices=("none", "minimal", "low", "medium", "high", "xhigh", "max"),
-        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level); "
-        "none sends no effort, leaving the model's default; xhigh and max (from the Claude Agent SDK) are high",
+        help="reasoning effort for models that take one (OpenAI, Anthropic from Opus 4.5, Gemini's thinking "
+        "level); none sends no effort, leaving the model's default; xhigh and max go to the models that have "
+        "them, and are a model's highest level elsewhere",
     )
     agent = p.add_argument_group("agent")
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
@@ -182,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FRACTION|off",
         help="compact the context when it fills this fraction of the model's window (default 0.8), or never "
         "automatically with 'off'; MODEL=FRACTION sets it for one model id. May be repeated",
+    )
+    agent.add_argument(
+        "--history",
+        type=int,
+        metavar="N",
+        dest="history_turns",
+        help="send only the last N turns to the model; the earlier ones stay in the session log, where the "
+        "Recall tool searches them (default: the whole history, compacted as it fills)",
     )
     agent.add_argument(
         "--background-after",
@@ -252,6 +267,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sessions.add_argument(
         "--ephemeral", action="store_true", help="write no session log, memory, input history or start-up cache"
+    )
+    sessions.add_argument(
+        "--resume-mode",
+        choices=("auto", "resume", "replay"),
+        default="replay",
+        help="replay (the default) sends the whole conversation with every request; resume sends only what is "
+        "new where the provider's server keeps the conversation (OpenAI's Responses API, which then stores it "
+        "for 30 days; the model CLIs keep their own), and says so where none does; auto resumes where it can",
+    )
+    sessions.add_argument(
+        "--name",
+        metavar="TEXT",
+        help="a name for the new session: `sagent sessions` and the pickers show it, and --session and --resume "
+        "take it in place of the id",
+    )
+    sessions.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        type=str.lower,
+        help="write sagent's and its libraries' log lines at this level and above to stderr "
+        "(default: $SAGENT_LOG_LEVEL, else none)",
     )
     from sagent.cli.sdk_flags import add_sdk_flags
 
@@ -369,6 +405,10 @@ def _check(args: argparse.Namespace) -> str | None:
         return f"--cwd {args.cwd}: not a directory"
     if sum(bool(x) for x in (args.continue_, args.session, args.resume is not None)) > 1:
         return "--continue, --session and --resume cannot be used together"
+    if args.name is not None and (args.continue_ or args.session or args.resume is not None):
+        return "--name names a new session; a session that is continued keeps its name"
+    if args.name is not None and not args.name.strip():
+        return "--name needs some text"
     if args.ephemeral and (args.continue_ or args.session or args.resume is not None):
         return "--ephemeral cannot continue a session"
     if args.before_compaction and not (args.continue_ or args.session or args.resume is not None):
@@ -388,6 +428,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--nats and --label place the agent in a fleet: give --fleet NAME too"
     if args.include_partial_messages and args.output_format != "stream-json":
         return "--include-partial-messages needs --output-format stream-json"
+    if args.history_turns is not None and args.history_turns < 1:
+        return "--history must be at least 1 (turns)"
     for name in ("max_tool_rounds", "max_tokens", "thinking_budget", "max_subscription_tokens"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -404,7 +446,9 @@ def _check(args: argparse.Namespace) -> str | None:
             return f"--allow-providers: unknown provider(s) {', '.join(unknown)}; see `sagent providers`"
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"--api-key-env {args.api_key_env}: that variable is not set"
-    return None
+    from sagent.cli.auth_flag import resolve_auth
+
+    return resolve_auth(args)
 
 
 def positive_number(unit: str) -> Callable[[str], float]:

@@ -102,12 +102,14 @@ def _task_or_repl(argv: list[str], asked: bool = False) -> int:
         codecache.save_nothing()  # it leaves no file behind, not even the start-up's cache
     if args.effort == "none":
         args.effort = None  # as /effort off in the REPL: no effort is sent
+    from sagent.cli.log_level import log_level_problem, start_logging
     from sagent.cli.sdk_flags import apply_sdk_flags
 
-    problem = apply_sdk_flags(args) or checked(args)  # the Claude Agent SDKs' flags as sagent's own first
+    problem = apply_sdk_flags(args) or checked(args) or log_level_problem(args.log_level)  # SDK flags first
     if problem:
         sys.stderr.write(f"sagent: error: {problem}\n")
         return EXIT_USAGE
+    start_logging(args.log_level)
     if not named:
         _prefetch_sdk(args)
     piped = not sys.stdin.isatty()

@@ -22,19 +22,20 @@ from sagent.agent.session import (
     SessionWriteError,
     data_dir,
     find_session,
-    list_sessions,
     peek_state,
     sessions_dir,
 )
 from sagent.agent.tokens import CHARS_PER_TOKEN
+from sagent.cli import session_choice
 from sagent.cli.agent_setup import UsageError, agent_settings, models_for
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
+from sagent.cli.session_choice import session_to_continue
 from sagent.evidence.gitref import start_point
 from sagent.lib import startup
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
-from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_hint
+from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_hint, resumes
 from sagent.sandbox.bwrap import probe_soon
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
@@ -67,14 +68,13 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
             raise UsageError("the task is empty")
         tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=True)
-        session_path = _session_to_continue(args, cwd)
+        session_path = session_to_continue(args, cwd)
         choice = _choice(args, session_path)
-        model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+        model = _built(args, choice)
         tools = _tools_for(choice, tools, args)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
-    if choice.notice:
-        sys.stderr.write(choice.notice + "\n")
+    _say_choice(args, choice, model)
 
     def build(bus: Bus | None = None, label: str | None = None) -> Agent:
         agent = make_agent(args, model, tools, cwd, session_path, label=label, bus=bus)
@@ -126,18 +126,17 @@ def run_interactive(args: argparse.Namespace) -> int:
     try:
         tools = tools_from_flags(args)
         _attach_mcp(args, cwd, headless=False)
-        session_path = _session_to_continue(args, cwd)
+        session_path = session_to_continue(args, cwd)
         if session_path is None and args.resume is not None:
-            session_path = _before_compaction(args, _fork_damaged(args, _pick_session(args.resume, cwd)))
+            session_path = session_choice.forked_as_asked(args, _pick_session(args.resume, cwd))
             if session_path is None:
                 return 0
         choice = _choice(args, session_path)
-        model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+        model = _built(args, choice)
         tools = _tools_for(choice, tools, args)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
-    if choice.notice:
-        sys.stderr.write(choice.notice + "\n")
+    _say_choice(args, choice, model)
     from sagent.repl.app import Repl, terminal_settings
 
     args.input_preempts = True  # what the user types while a long call runs is read at once
@@ -240,7 +239,11 @@ def make_agent(
     else:
         # Where the run starts (the repository's commit), so it can be replayed from there.
         header = {"provider": model.provider, "model": model.name, **start_point(cwd)}
-        log = _new_session_log(cwd, header, getattr(args, "session_id", None))
+        if getattr(args, "name", None):
+            header["title"] = args.name
+        if args.base_url:
+            header["base_url"] = args.base_url  # the endpoint, so --continue finds it again; never the key
+        log = _new_session_log(cwd, header, getattr(args, "session_id", None), getattr(args, "new_session_at", None))
     return Agent(model, settings, session=log, fleet=fleet)
 
 
@@ -297,10 +300,14 @@ async def _closing_mcp(args: argparse.Namespace, work: Coroutine[Any, Any, int])
             await args.mcp.servers.aclose()
 
 
-def _new_session_log(cwd: Path, header: dict[str, Any], session_id: str | None = None) -> SessionLog:
-    """A new session log (named `session_id`, by --session-id); a UsageError that says what to do when the
-    data directory cannot hold it."""
+def _new_session_log(
+    cwd: Path, header: dict[str, Any], session_id: str | None = None, at: Path | None = None
+) -> SessionLog:
+    """A new session log (named `session_id`, by --session-id; or the file `at`, by --session with a path
+    not there yet); a UsageError that says what to do when the data directory cannot hold it."""
     try:
+        if at is not None:
+            return SessionLog.create(cwd, header, directory=at.parent, session_id=at.stem)
         return SessionLog.create(cwd, header, session_id=session_id)
     except FileExistsError as error:
         raise UsageError(f"--session-id: {error}") from None
@@ -411,7 +418,9 @@ def model_and_tools(args: argparse.Namespace, session_path: Path | None) -> tupl
     """The model and tools the flags name (a continued session's model when they name none); UsageError,
     ProviderError or SessionError when they cannot be had."""
     tools = tools_from_flags(args)
-    model = build_model(_choice(args, session_path), base_url=args.base_url, api_key_env=args.api_key_env)
+    model = build_model(
+        _choice(args, session_path), base_url=args.base_url, api_key_env=args.api_key_env, resume_mode=args.resume_mode
+    )
     return model, tools
 
 
@@ -420,12 +429,36 @@ def setup_failure(error: Exception) -> int:
     return _setup_failure(error)
 
 
+def _built(args: argparse.Namespace, choice: Choice) -> Model:
+    return build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env, resume_mode=args.resume_mode)
+
+
+def _say_choice(args: argparse.Namespace, choice: Choice, model: Model) -> None:
+    """The lines on stderr about the model chosen: no key (the local model), a resume it cannot do."""
+    if choice.notice:
+        sys.stderr.write(choice.notice + "\n")
+    if args.resume_mode == "resume" and not resumes(model.provider):
+        sys.stderr.write(
+            f"sagent: note: --resume-mode resume: {model.provider} keeps no conversation on its server; every "
+            "request carries the whole conversation (replay)\n"
+        )
+
+
 def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
-    """The provider and model: as named, else the ones a continued session was last using, else the default."""
-    if session_path is not None and args.provider is None and args.model is None:
-        state = peek_state(session_path)
-        if state.provider and state.model:
-            return Choice(state.provider, state.model)
+    """The provider and model: as named, else the ones a continued session was last using, else the default.
+    A continued session started with --base-url keeps that endpoint (never a key) while it stays on the
+    provider it started on, unless another one is given."""
+    if session_path is None:
+        return choose(args.provider, args.model)
+    state = peek_state(session_path)
+    header = state.header or {}
+    endpoint, started_on = header.get("base_url"), header.get("provider")
+    if args.base_url is None and isinstance(endpoint, str) and state.provider == started_on:
+        named = choose(args.provider, args.model).provider if args.provider or args.model else started_on
+        if named == started_on:
+            args.base_url = endpoint
+    if args.provider is None and args.model is None and state.provider and state.model:
+        return Choice(state.provider, state.model)
     return choose(args.provider, args.model)
 
 
@@ -520,61 +553,8 @@ def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
         raise UsageError(str(error)) from None
 
 
-def _session_to_continue(args: argparse.Namespace, cwd: Path) -> Path | None:
-    path = _session_named(args, cwd)
-    if path is None or not getattr(args, "fork_session", False):
-        return path
-    try:  # --fork-session: go on in a new session holding the old one's records
-        return SessionLog.fork(path, getattr(args, "session_id", None))
-    except FileExistsError as error:
-        raise UsageError(f"--session-id: {error}") from None
-
-
-def _session_named(args: argparse.Namespace, cwd: Path) -> Path | None:
-    if args.session:
-        try:
-            path = find_session(args.session, cwd)
-        except FileNotFoundError as error:
-            raise UsageError(str(error)) from None
-        return _before_compaction(args, _fork_damaged(args, path))
-    if args.continue_:
-        sessions = list_sessions(cwd)
-        if not sessions:
-            raise UsageError(f"no session to continue in {cwd}")
-        return _before_compaction(args, _fork_damaged(args, sessions[0].path))
-    return None
-
-
-def _fork_damaged(args: argparse.Namespace, path: Path | None) -> Path | None:
-    """With --fork-damaged, a damaged log is continued as a new session forked from its last good record
-    (the damaged file stays as it is); a whole one is continued as it is."""
-    if path is None or not args.fork_damaged:
-        return path
-    forked = SessionLog.fork_damaged(path)
-    if forked is None:
-        return path
-    new, damage = forked
-    sys.stderr.write(
-        f"sagent: session {path.stem} is damaged at line {damage.line} ({damage.reason}); continuing from its "
-        f"last good record (line {damage.good}) as a new session {new.stem}; {path} is kept as it is\n"
-    )
-    return new
-
-
 def _setup_failure(error: Exception) -> int:
     """A run that cannot be set up (a bad name, a missing key, a session that is damaged, in use or
     unwritable): one line, and no new session. Exit 2, or 1 when the session log could not be written."""
     sys.stderr.write(f"sagent: error: {error}\n")
     return EXIT_ERROR if isinstance(error, SessionWriteError) else EXIT_USAGE
-
-
-def _before_compaction(args: argparse.Namespace, path: Path | None) -> Path | None:
-    """With --before-compaction, a new session forked from `path` as it was before its last compaction."""
-    if path is None or not args.before_compaction:
-        return path
-    try:
-        forked = SessionLog.fork_before_compaction(path)
-    except ValueError as error:
-        raise UsageError(f"--before-compaction: {error}") from None
-    sys.stderr.write(f"sagent: continuing session {path.stem} from before its last compaction as {forked.stem}\n")
-    return forked

@@ -146,11 +146,12 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
     elif args.tools is not None and sdk_run(args):
         args.tools = _sagent_tools(args.tools, stderr)
     if sdk_run(args) and args.model and args.provider in (None, "anthropic"):
-        from sagent.providers.catalog import ALIASES
+        from sagent.providers.catalog import ALIASES, long_context_base
 
+        base = long_context_base(args.model)  # `sonnet[1m]`: the alias on its 1M-token context
+        if base is not None and base.lower() in ALIASES:
+            args.model = ALIASES[base.lower()] + "+1m"
         args.model = ALIASES.get(args.model.lower(), args.model)  # Claude Code's `sonnet`, `opus`, `haiku`
-    if args.effort in ("xhigh", "max"):
-        args.effort = "high"  # sagent's highest effort
     for name, line in WITHOUT_MECHANISM.items():
         if getattr(args, name, None):
             stderr.write(f"sagent: note: {line}\n")
@@ -162,8 +163,8 @@ CLAUDE_CODE_TOOLS = {"LS": "List", "MultiEdit": "Edit", "Task": "AgentSpawn", "A
 
 
 def _sagent_tools(names: str, stderr: Any) -> str:
-    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks (TodoWrite,
-    NotebookEdit) is left out and said once, rather than failing the run."""
+    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks
+    (NotebookEdit) is left out and said once, rather than failing the run."""
     from sagent.tools import BUILTIN
 
     known = {cls.name for cls in BUILTIN}

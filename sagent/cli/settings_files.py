@@ -64,6 +64,8 @@ KEYS: dict[str, Key] = {
         Key("effort", "string", "effort", "reasoning effort (--effort)"),
         Key("tools", "names", "tools", "the tool names; [] for none (--tools)"),
         Key("compactAt", "compact", "compact_at", "a fraction, 'off', or a list like the repeated --compact-at"),
+        Key("resumeMode", "string", "resume_mode", "auto, resume or replay (--resume-mode)"),
+        Key("history", "integer", "history_turns", "send only the last N turns to the model (--history)"),
         Key("maxBudgetUsd", "number", "max_budget_usd", "the budget in dollars (--max-budget-usd)"),
         Key(
             "maxSubscriptionTokens",

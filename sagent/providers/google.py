@@ -154,7 +154,8 @@ class GoogleModel(Model):
         if request.thinking_budget:
             generation["thinkingConfig"] = {"thinkingBudget": request.thinking_budget, "includeThoughts": True}
         elif request.effort:
-            generation["thinkingConfig"] = {"thinkingLevel": request.effort.upper(), "includeThoughts": True}
+            level = "HIGH" if request.effort in ("xhigh", "max") else request.effort.upper()  # Gemini's highest
+            generation["thinkingConfig"] = {"thinkingLevel": level, "includeThoughts": True}
         elif self._thinks:
             generation["thinkingConfig"] = {"includeThoughts": True}
         if generation:

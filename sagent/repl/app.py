@@ -345,7 +345,9 @@ class Repl:
         """The live area, cut to its last lines when a long paragraph would not fit the terminal."""
         text = self.renderer.live()
         lines = text.split("\n")
-        room = max(rows - 6 - len(self.state.queued), 3)
+        from sagent.repl.task_view import height
+
+        room = max(rows - 6 - len(self.state.queued) - height(self, rows), 3)
         return "\n".join(lines[-room:]) if len(lines) > room else text
 
     # --------------------------------------------------------------------------------------- run

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from sagent.custom_commands import CustomCommand, Expansion
     from sagent.repl.host import ReplHost
 
-EFFORTS = ("minimal", "low", "medium", "high", "off")
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max", "off")
 DEFAULT_THINKING_BUDGET = 8_000
 
 
@@ -134,6 +134,7 @@ KEYS = (
     ("Esc", "stop: interrupt, keep what was done, put queued messages back in the input"),
     ("Ctrl+B", "move the running tool calls to the background"),
     ("Ctrl+O", "show hidden tool output in full (again: collapse)"),
+    ("Ctrl+T", "hide or show the task list above the prompt"),
     ("Shift+Tab", "the next permission mode: default → acceptEdits → plan"),
     ("Ctrl+C", "clear the input; else stop the work; twice within a few seconds quits"),
     ("Ctrl+D", "quit (on an empty input)"),
@@ -210,12 +211,12 @@ def _switch(repl: ReplHost, provider: str | None, model: str | None) -> str:
     return repl.switch(repl.agent, provider, model)
 
 
-@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|off]")
+@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|xhigh|max|off]")
 def _effort(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         return [f"effort: {repl.agent.effort or 'default'}"]
     match arg:  # a literal pattern narrows `arg` to the Effort it names
-        case "minimal" | "low" | "medium" | "high":
+        case "minimal" | "low" | "medium" | "high" | "xhigh" | "max":
             repl.agent.configure(effort=arg)
         case "off":
             repl.agent.configure(effort=None)

@@ -23,6 +23,7 @@ from sagent.tools.net import Fetcher
 from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
+from sagent.tools.todo import TodoWrite
 from sagent.tools.web import WebFetch, WebSearch
 
 CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
@@ -30,7 +31,8 @@ PAPERS = (PaperSearch, PaperDetails, PaperFetch)  # they share one Scholar: its 
 WEB = (WebFetch, WebSearch, *PAPERS)  # the web and the literature
 FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
 MEMORY = (Memory, Recall)  # facts kept for later sessions, and the past sessions searched
-BUILTIN = CORE + WEB + MEMORY + FLEET
+TASKS = (TodoWrite,)  # the task list the agent keeps while it works
+BUILTIN = CORE + TASKS + WEB + MEMORY + FLEET
 
 __all__ = [
     "BUILTIN",
@@ -38,6 +40,7 @@ __all__ = [
     "FLEET",
     "MEMORY",
     "PAPERS",
+    "TASKS",
     "WEB",
     "AgentSelf",
     "AgentSend",
@@ -54,6 +57,7 @@ __all__ = [
     "PaperSearch",
     "Read",
     "Recall",
+    "TodoWrite",
     "WebFetch",
     "WebSearch",
     "Write",
@@ -65,7 +69,7 @@ __all__ = [
 def builtin_tools(fleet: bool = True, *, fetcher: Fetcher | None = None) -> list[Tool]:
     """New instances of every built-in tool; without the fleet tools when `fleet` is False. The web and
     paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS)."""
-    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + WEB + MEMORY)], fetcher=fetcher)
+    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + TASKS + WEB + MEMORY)], fetcher=fetcher)
 
 
 def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:

@@ -73,18 +73,26 @@ class AgentSend(_AgentTool):
         "Send a message to another agent by its label: a sub-agent, a sibling, your parent ('main' is the "
         "top one) or any other running agent. A busy agent reads it at its next safe point; nothing is "
         "dropped, and you get a receipt. To an agent you started (or one below it), you can also send a "
-        "control instead of text: switch_model (with model and/or provider), compact (with an optional "
-        "focus), or stop. AgentSelf status lists the agents reachable now."
+        "control instead of text: switch_model (model and/or provider), tune (effort and/or thinking), "
+        "compact (optional focus), clear_tool_results (the tools whose outputs go, or keep_last), or stop. "
+        "AgentSelf status lists the agents reachable now."
     )
     input_schema = {
         "type": "object",
         "properties": {
             "to": {"type": "string", "description": "the label of the agent"},
             "message": {"type": "string", "description": "the text to send"},
-            "control": {"type": "string", "enum": ["switch_model", "compact", "stop"]},
+            "control": {
+                "type": "string",
+                "enum": ["switch_model", "tune", "compact", "clear_tool_results", "stop"],
+            },
             "provider": {"type": "string", "description": "for switch_model: the provider, when the id does not say"},
             "model": {"type": "string", "description": "for switch_model: the model id"},
             "focus": {"type": "string", "description": "for compact: what the summary must keep"},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high", "xhigh", "max"]},
+            "thinking": {"type": "integer", "description": "for tune: thinking budget in tokens; 0 turns it off"},
+            "tools": {"type": "array", "items": {"type": "string"}, "description": "for clear_tool_results"},
+            "keep_last": {"type": "integer", "description": "for clear_tool_results: keep the last N outputs"},
         },
         "required": ["to"],
     }
@@ -93,10 +101,11 @@ class AgentSend(_AgentTool):
         text = arguments.get("message") or ""
         control = arguments.get("control")
         if not text.strip() and control is None:
-            raise ToolError("give a message, or a control (switch_model, compact, stop)")
-        return ctx.agent().send(
-            arguments["to"], text, control, arguments.get("provider"), arguments.get("model"), arguments.get("focus")
-        )
+            raise ToolError("give a message, or a control (switch_model, tune, compact, clear_tool_results, stop)")
+        fields = {
+            k: arguments.get(k) for k in ("provider", "model", "focus", "effort", "thinking", "tools", "keep_last")
+        }
+        return ctx.agent().send(arguments["to"], text, control, **fields)
 
 
 class AgentSelf(_AgentTool):
@@ -120,7 +129,7 @@ class AgentSelf(_AgentTool):
             "action": {"type": "string", "enum": ["status", "switch", "compact", "clear_tool_results", "detach"]},
             "provider": {"type": "string"},
             "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
-            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high"]},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high", "xhigh", "max"]},
             "thinking": {"type": "integer", "description": "thinking budget in tokens; 0 turns thinking off"},
             "focus": {"type": "string", "description": "for compact: what the summary must keep"},
             "ids": {"type": "array", "items": {"type": "string"}, "description": "tool call ids to clear"},

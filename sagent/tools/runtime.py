@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from sagent.tasks import TaskList
     from sagent.tools.editor import Editor
 
 
@@ -60,9 +61,10 @@ class AgentRuntime(Protocol):
         """Start a sub-agent; a one-shot one's answer, or where to reach a persistent one."""
         ...
 
-    def send(
-        self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None
-    ) -> str: ...
+    def send(self, to: str, text: str, control: str | None, **fields: Any) -> str:
+        """Send `text` to the agent `to`, or the control `control` with its `fields` (provider, model, focus,
+        effort, thinking, tools, keep_last; see `sagent.agent.controls`)."""
+        ...
 
     def status(self) -> str: ...
 
@@ -96,4 +98,8 @@ class AgentRuntime(Protocol):
 
     def editor(self) -> Editor | None:
         """The editor lending the agent its files and terminals (`sagent.tools.editor`), or None."""
+        ...
+
+    def set_task_list(self, tasks: TaskList) -> None:
+        """Make `tasks` the agent's task list, whole (TodoWrite), and tell the surfaces."""
         ...

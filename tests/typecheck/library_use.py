@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sagent import Agent, RoutedModel, Tool, ToolContext, builtin_tools
+from sagent import Agent, RoutedModel, TaskList, TaskListChanged, Tool, ToolContext, builtin_tools
 from sagent.providers.scripted import text_turn
 from sagent.resources.plugin_parts import plugin_hooks
 from sagent.resources.plugins import read_plugin
@@ -54,3 +54,13 @@ def plugin_agent(folder: Path) -> Agent:
     # A plugin folder in Claude Code's layout, its hooks given to an agent, as docs/plugins.md shows it.
     plugin = read_plugin(folder)
     return Agent(model(), tools=tools(), hooks=list(plugin_hooks([plugin], folder)))
+
+
+async def where_the_work_stands(agent: Agent) -> str:
+    # The task list the model keeps (TodoWrite): its changes in the stream, the list on the agent.
+    async for event in agent.run("fix the bug"):
+        if isinstance(event, TaskListChanged):
+            print(event.tasks.line())
+    tasks: TaskList = agent.task_list
+    active = tasks.active
+    return active.active_form if active is not None else tasks.text()
