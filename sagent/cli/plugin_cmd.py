@@ -33,6 +33,7 @@ usage: sagent plugin install PATH|GIT_URL [--plugin NAME] [--scope user|project|
        sagent plugin remove NAME [--scope user|project|local] [--cwd DIR]
        sagent plugin enable NAME [--scope user|project|local] [--cwd DIR]
        sagent plugin disable NAME [--scope user|project|local] [--cwd DIR]
+       sagent plugin validate PATH
 
 Plugins in Claude Code's layout: a folder with .claude-plugin/plugin.json and its commands/, agents/,
 skills/, hooks/hooks.json and .mcp.json. install copies a folder (or clones a git URL, depth 1) into
@@ -64,6 +65,11 @@ VERB_USAGE = {
         "sagent plugin enable NAME [--scope user|project|local] [--cwd DIR]",
         "Turn the installed plugin NAME on in the scope's settings file.",
     ),
+    "validate": (
+        "sagent plugin validate PATH",
+        "Check the plugin folder PATH as install does, without installing it: exit 0 and what it holds (with\n"
+        "warnings for parts sagent leaves out), or exit 2 and the first problem.",
+    ),
     "disable": (
         "sagent plugin disable NAME [--scope user|project|local] [--cwd DIR]",
         "Turn NAME off in the scope's settings file (false there wins over an earlier file's true).",
@@ -86,6 +92,9 @@ def _parser(verb: str) -> argparse.ArgumentParser:
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    if verb == "validate":
+        parser.add_argument("path", metavar="PATH", help="the plugin's folder")
+        return parser
     if verb == "install":
         parser.add_argument("source", metavar="PATH|GIT_URL", help="the plugin's folder, or a git URL")
         parser.add_argument("--force", action="store_true", help="replace an installed plugin of the same name")
@@ -108,7 +117,14 @@ def plugin_command(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0 if argv else 2
     verb, rest = argv[0], argv[1:]
-    handlers = {"install": _install, "list": _list, "remove": _remove, "enable": _enable, "disable": _disable}
+    handlers = {
+        "install": _install,
+        "list": _list,
+        "remove": _remove,
+        "enable": _enable,
+        "disable": _disable,
+        "validate": _validate,
+    }
     if verb not in handlers:
         sys.stderr.write(f"sagent plugin: unknown command {verb!r}; one of: {', '.join(handlers)}\n")
         return 2
@@ -269,4 +285,17 @@ def _enable(args: argparse.Namespace) -> int:
 
 def _disable(args: argparse.Namespace) -> int:
     print(f"disabled {args.name} in {_set(args, args.name, False)} ({args.scope})")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from sagent.cli.plugin_install import check_tree
+
+    folder = Path(args.path).expanduser()
+    plugin = read_plugin(folder)
+    check_tree(plugin.root)
+    for warning in check_parts(plugin):
+        sys.stderr.write(f"sagent: warning: {warning}\n")
+    version = f" {plugin.version}" if plugin.version else ""
+    print(f"{plugin.name}{version}: a sound plugin; it holds {holdings(plugin)}")
     return 0

@@ -70,10 +70,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         "plugin",
-        "install|list|remove|enable|disable",
+        "install|list|remove|enable|disable|validate",
         "plugins in Claude Code's layout: commands, agents, skills, hooks, MCP servers",
         "sagent.cli.plugin_cmd:plugin_command",
-        verbs=("install", "list", "remove", "enable", "disable"),
+        verbs=("install", "list", "remove", "enable", "disable", "validate"),
     ),
     Subcommand(
         "compare",

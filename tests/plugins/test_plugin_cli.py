@@ -26,6 +26,9 @@ def project(tmp_path: Path) -> Path:
 def test_install_from_a_folder_lists_runs_its_command_headless_and_removes(project: Path, tmp_path: Path) -> None:
     source = write_plugin(tmp_path / "src" / "plug")
     env = user_env(tmp_path)
+    checked = sagent(["plugin", "validate", str(source)], env, project)
+    assert checked.returncode == 0 and "plug 1.2.0: a sound plugin; it holds 1 command file" in checked.stdout
+    assert installed(tmp_path) == []
     done = sagent(["plugin", "install", str(source)], env, project)
     assert done.returncode == 0, done.stderr
     assert "installed plugin plug 1.2.0" in done.stdout and "1 command file" in done.stdout
@@ -86,6 +89,8 @@ def test_a_bad_plugin_is_refused_with_exit_2_and_nothing_installed(
     done = sagent(["plugin", "install", str(source)], user_env(tmp_path), project)
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and installed(tmp_path) == []
+    checked = sagent(["plugin", "validate", str(source)], user_env(tmp_path), project)
+    assert checked.returncode == 2 and said in checked.stderr
     assert not (tmp_path / "config" / "sagent" / "settings.json").exists()
 
 
