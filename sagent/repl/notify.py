@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from sagent.repl.host import ReplHost
     from sagent.types import ToolCall
+    from sagent.userhooks.notification import NotificationType
 
 FOCUS_REPORTS_ON = "\x1b[?1004h"
 FOCUS_REPORTS_OFF = "\x1b[?1004l"
@@ -125,11 +126,11 @@ def question_waits(host: ReplHost, call: ToolCall) -> None:
     _notify(host, permission_message(call.name), "permission_prompt")
 
 
-def _notify(host: ReplHost, message: str, kind: str) -> None:
+def _notify(host: ReplHost, message: str, kind: NotificationType) -> None:
     from sagent.userhooks.notification import TITLE, start_notification_hooks
 
     notifier = notifier_of(host)
-    start_notification_hooks(host.agent, message, kind, {"terminal_focused": notifier.focused})  # type: ignore[arg-type]
+    start_notification_hooks(host.agent, message, kind, {"terminal_focused": notifier.focused})
     if not notifier.wanted() or host.app is None:
         return
     title = f"{TITLE} · {host.agent.context.cwd.name}" if host.agent.context.cwd.name else TITLE
