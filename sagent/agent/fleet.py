@@ -21,6 +21,7 @@ from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
 from sagent.evidence.capsules import receive, seal_result, seal_spawn
+from sagent.evidence.handoffs import bounded
 from sagent.lib.words import plural, quantity
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.specs import canonical_name
@@ -251,10 +252,11 @@ class Fleet:
 class Child:
     """A spawned agent and the task that drives it."""
 
-    def __init__(self, agent: Agent, parent: Agent, persistent: bool) -> None:
+    def __init__(self, agent: Agent, parent: Agent, persistent: bool, prompt: str = "") -> None:
         self.agent = agent
         self.parent = parent
         self.persistent = persistent
+        self.prompt = prompt  # the task as sent: with the handoffs it carries (`SpawnRequest.capsules`)
         self.status: ChildStatus = "working"
         self.result: Result | None = None
         self._settled = asyncio.Event()  # set whenever the child is not working
@@ -329,7 +331,7 @@ class Child:
         if self.parent.closed or self.result is None:
             return
         with contextlib.suppress(SessionError):  # the log that failed says so on its agent's next write
-            receive(self.parent, seal_result(self.agent, self.parent, self.result.text))
+            receive(self.parent, seal_result(self.agent, self.parent, self.result.text), self.result.text)
 
 
 def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
@@ -382,13 +384,15 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
     agent = type(parent)(
         child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
     )
+    carry = parent.settings.handoff_capsules if request.capsules is None else request.capsules
+    prompt, context = bounded(parent.session, carry, request.prompt, receiver=name)
     try:  # the handoff is sealed in both logs before the child exists for anyone else
-        seal_spawn(parent, agent, request.prompt)
+        seal_spawn(parent, agent, prompt, task=request.prompt, context=context)
     except SessionError:
         fleet.leave(agent)
         agent.session.close()
         raise
-    return Child(agent, parent, request.persistent)
+    return Child(agent, parent, request.persistent, prompt)
 
 
 def _child_log(parent: Agent, label: str, model: Model) -> SessionLog:

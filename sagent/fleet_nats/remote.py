@@ -72,6 +72,8 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     takes it, the budget is spent, or the child fails."""
     from nats.errors import NoRespondersError
 
+    from sagent.evidence.handoffs import bounded
+
     assert request.on is not None
     label = names.check_label(request.label or f"{parent.label}-{uuid.uuid4().hex[:6]}")
     if label in parent.fleet.agents or label in parent.fleet.remote:
@@ -79,8 +81,9 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     # Nothing is held for the child: each of its requests is held against the tree's budget here first
     # (see persistent); its own budget is what the tree has left now.
     held = _allowance(parent)
+    carry = parent.settings.handoff_capsules if request.capsules is None else request.capsules
     fields = {
-        "prompt": request.prompt,
+        "prompt": bounded(parent.session, carry, request.prompt, receiver=label)[0],  # (sagent.evidence.handoffs)
         "label": label,
         "parent": parent.label,
         "system": request.system,

@@ -45,6 +45,9 @@ class SpawnRequest:
     on: str | None = None
     """Run it on another process of a fleet on NATS: a `sagent serve` label, or "any" for whichever
     serve process takes it first (a queue group); None: in this process. One-shot only."""
+    capsules: int | None = None
+    """Carry the last N capsules of the parent's handoffs (tasks, answers, messages) ahead of the prompt;
+    0: the prompt alone; None: the parent's `handoff_capsules` setting."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

@@ -48,6 +48,7 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "compaction": CompactionPolicy(threshold=0.5),
         "max_depth": 5,
         "max_agents": 7,
+        "handoff_capsules": 3,
         "allow_providers": frozenset({"scripted"}),
         "label": "boss",
         "role": "a note for the boss alone",
