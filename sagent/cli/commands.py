@@ -25,7 +25,7 @@ default model and its endpoint (the same rows as the table in docs/providers.md)
 
 SESSIONS_USAGE = """\
 usage: sagent sessions [DIR]                 the sessions of DIR (default: here), newest first, forks indented
-       sagent sessions verify ID|PATH [--tree]  check a session log (exit 0 whole, 1 damaged)
+       sagent sessions verify ID|PATH|DIR [--tree]  check a session log or bundle (exit 0 whole, 1 damaged)
        sagent sessions search TEXT [--limit N] [--rebuild] [--json] [--ephemeral]
                                              this project's sessions holding every word of TEXT
        sagent sessions export ID|PATH DIR [--no-checkpoints]

@@ -215,13 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument(
         "--handoff-capsules",
         type=int,
-        nargs="?",
-        const=4,
         default=0,
         metavar="N",
         help="a sub-agent's task, and each message to another agent, carries the last N handoffs this agent "
         "sent and received ahead of it, and its capsule records the tokens saved against carrying them all "
-        "(no N: 4; default 0: the text alone)",
+        "(4 is the usual N; default 0: the text alone)",
     )
     fleet.add_argument(
         "--allow-providers",

@@ -264,6 +264,9 @@ def verify_bundle(folder: Path) -> BundleReport:
         brk = tree.first_break
         where = brk.path.relative_to(folder) if brk.path.is_relative_to(folder) else brk.path
         raise BundleError(f"{where}: record {brk.record}: {brk.reason}")
+    header = json.loads((folder / f"{session}.jsonl").read_bytes().split(b"\n", 1)[0])
+    if header.get("session_id") != session:
+        raise BundleError(f"{session}.jsonl: its header names session {header.get('session_id')!r}, not {session}")
     logs = {p.relative_to(folder).as_posix() for p in tree.sessions}
     unlisted = logs - {f.path for f in files}
     if unlisted:

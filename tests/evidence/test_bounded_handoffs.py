@@ -125,8 +125,13 @@ async def test_a_message_to_a_persistent_agent_carries_what_it_has_not_seen(tmp_
     assert all(text == expected for text in seen)
 
 
-def test_the_flag_and_the_setting(tmp_path: Path, capsys) -> None:
+def test_the_flag_and_the_setting(tmp_path: Path, capsys, monkeypatch) -> None:
     from sagent.agent.settings import AgentSettings
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    assert cli(["config", "--json", "--handoff-capsules", "4"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["handoffCapsules"] == {"value": 4, "from": "flag"}
 
     with pytest.raises(ValueError, match="handoff_capsules"):
         AgentSettings(handoff_capsules=-1)

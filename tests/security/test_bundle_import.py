@@ -149,6 +149,16 @@ def test_a_log_that_fails_its_chain_is_refused_even_when_relisted(bundle: Path, 
     refused(bundle, capsys, f"{log.name}: record 2")
 
 
+def test_a_log_under_another_sessions_name_is_refused(bundle: Path, tmp_path: Path, capsys) -> None:
+    # A whole, valid log of another session put in as this one's: its header says whose it is.
+    other = SessionLog.create(tmp_path, {"provider": "scripted", "model": "m"}, directory=tmp_path / "other")
+    other.close()
+    assert other.path is not None
+    (bundle / f"{session_of(bundle)}.jsonl").write_bytes(other.path.read_bytes())
+    relist(bundle)
+    refused(bundle, capsys, f"its header names session '{other.id}'")
+
+
 def test_a_file_swapped_during_the_copy_is_caught(bundle: Path, monkeypatch) -> None:
     real = bundle_module.verify_bundle
     out = bundle / session_of(bundle) / "outputs" / "out.txt"
