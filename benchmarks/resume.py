@@ -1,4 +1,4 @@
-"""Resume vs replay vs prompt caching, on the fake Responses server: an 8-turn coding session (each turn a
+"""Resume vs replay vs prompt caching, on the fake Responses server: a 32-turn coding session (each turn a
 question, a Read of a 4 kB file, an answer) run twice, once sending the whole history each request (replay,
 sagent's default) and once resuming the stored response (`previous_response_id`, only new items). Tokens
 are estimated from what was sent (4 characters a token, the instructions and tool schemas included); the
@@ -26,7 +26,9 @@ from sagent.providers.responses_resume import ResumingOpenAIModel  # noqa: E402
 from sagent.tools import Read  # noqa: E402
 from tests.fakes.openai_responses_server import FakeResponses, responses_text, responses_tools  # noqa: E402
 
-TURNS = 8
+TURNS = 32
+SHOWN = (1, 2, 8, 16, 32)
+"""The turns the table shows (the seed's table: tokens sent per turn at 8, 16 and 32 turns)."""
 CACHED_PRICE = 0.1
 
 
@@ -64,11 +66,18 @@ def table() -> tuple[int, int, int]:
         (now - before) + CACHED_PRICE * before for before, now in itertools.pairwise(replay_requests)
     ]
     cached = [round(cached_requests[2 * n] + cached_requests[2 * n + 1]) for n in range(TURNS)]
-    print("input tokens per turn (estimated): sent with replay, sent with resume, replay billed with caching")
-    print(f"{'turn':>4}  {'replay':>8}  {'resume':>8}  {'caching (billed as)':>20}")
-    for n in range(TURNS):
-        print(f"{n + 1:>4}  {replayed[n]:>8,}  {resumed[n]:>8,}  {cached[n]:>20,}")
-    print(f"{'all':>4}  {sum(replayed):>8,}  {sum(resumed):>8,}  {sum(cached):>20,}")
+    print("input tokens (estimated) sent in a turn, and in the session up to it: replay, resume, replay billed")
+    print("with caching")
+    print(f"{'turn':>4}  {'replay':>8}  {'resume':>8}  {'caching':>8}   ", end="")
+    print(f"{'replay, all':>12}  {'resume, all':>12}  {'saved':>6}")
+    for turn in SHOWN:
+        n = turn - 1
+        upto_replay, upto_resume = sum(replayed[:turn]), sum(resumed[:turn])
+        saved = 1 - upto_resume / upto_replay
+        print(
+            f"{turn:>4}  {replayed[n]:>8,}  {resumed[n]:>8,}  {cached[n]:>8,}   {upto_replay:>12,}  {upto_resume:>12,}"
+            f"  {saved:>6.0%}"
+        )
     print(
         "resume sends only the new items (plus the instructions and tool schemas, which are not carried over);\n"
         "the server still reads the whole conversation, so resumed input is billed like replayed input, with\n"

@@ -32,6 +32,9 @@ _EXPORTS = {
     "AgentSettings": "sagent.agent.settings",
     "SandboxPolicy": "sagent.sandbox.policy",
     "SpawnRequest": "sagent.tools.runtime",
+    "AgentDefinition": "sagent.tools.runtime",
+    "AgentFiles": "sagent.resources.agent_files",
+    "load_agent_files": "sagent.resources.agent_files",
     "AgentSnapshot": "sagent.snapshot",
     "Hook": "sagent.agent.hooks",
     "Allow": "sagent.agent.hooks",
@@ -54,7 +57,16 @@ _EXPORTS = {
     "ProviderError": "sagent.providers.base",
     "ScriptedModel": "sagent.providers.scripted",
     "RoutedModel": "sagent.providers.scripted",
+    "TaskList": "sagent.tasks",
+    "TodoItem": "sagent.tasks",
     "resolve_model": "sagent.providers.registry",
+    "Sequential": "sagent.patterns",
+    "Parallel": "sagent.patterns",
+    "Triage": "sagent.patterns",
+    "Handoff": "sagent.patterns",
+    "Step": "sagent.patterns",
+    "StepResult": "sagent.patterns",
+    "PatternResult": "sagent.patterns",
 }
 _TYPES = (
     "TextPart",
@@ -63,6 +75,7 @@ _TYPES = (
     "ToolCall",
     "ServerToolPart",
     "ServerAdvisor",
+    "ResponseSchema",
     "Usage",
     "Cost",
     "UserMessage",
@@ -85,6 +98,7 @@ _EVENTS = (
     "ContextPruned",
     "ToolResultsCleared",
     "Rewound",
+    "TaskListChanged",
     "MessageAdded",
     "ToolStarted",
     "ToolFinished",
@@ -126,18 +140,30 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load on fi
     from sagent.agent.settings import AgentSettings as AgentSettings
     from sagent.agent.tokens import ContextSize as ContextSize
     from sagent.events import *  # noqa: F403
+    from sagent.patterns import Handoff as Handoff
+    from sagent.patterns import Parallel as Parallel
+    from sagent.patterns import PatternResult as PatternResult
+    from sagent.patterns import Sequential as Sequential
+    from sagent.patterns import Step as Step
+    from sagent.patterns import StepResult as StepResult
+    from sagent.patterns import Triage as Triage
     from sagent.providers.base import Model as Model
     from sagent.providers.base import ProviderError as ProviderError
     from sagent.providers.base import RetryPolicy as RetryPolicy
     from sagent.providers.registry import resolve_model as resolve_model
     from sagent.providers.scripted import RoutedModel as RoutedModel
     from sagent.providers.scripted import ScriptedModel as ScriptedModel
+    from sagent.resources.agent_files import AgentFiles as AgentFiles
+    from sagent.resources.agent_files import load_agent_files as load_agent_files
     from sagent.snapshot import AgentSnapshot as AgentSnapshot
+    from sagent.tasks import TaskList as TaskList
+    from sagent.tasks import TodoItem as TodoItem
     from sagent.tools import builtin_tools as builtin_tools
     from sagent.tools.base import Tool as Tool
     from sagent.tools.base import ToolContext as ToolContext
     from sagent.tools.base import ToolError as ToolError
     from sagent.tools.base import tool as tool
+    from sagent.tools.runtime import AgentDefinition as AgentDefinition
     from sagent.tools.runtime import SpawnRequest as SpawnRequest
     from sagent.types import *  # noqa: F403
 

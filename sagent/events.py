@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sagent.lib.words import quantity
+from sagent.tasks import TaskList
 from sagent.types import AssistantMessage, Cost, Message, ToolCall, ToolResult, Usage, UserMessage
 
 # --------------------------------------------------------------------------- model stream (and forwarded)
@@ -219,6 +220,16 @@ class Rewound:
         return f"─ rewound: {self.dropped} message{'s' if self.dropped != 1 else ''} dropped{changed}{failed}{left}"
 
 
+@dataclass(frozen=True, slots=True)
+class TaskListChanged:
+    """The agent's task list (`Agent.task_list`, kept with the TodoWrite tool) is now `tasks`, whole.
+    `agent` is the label of the agent whose list it is: each agent, a sub-agent too, keeps its own."""
+
+    tasks: TaskList
+    agent: str = ""
+    type: Literal["task_list_changed"] = "task_list_changed"
+
+
 ErrorKind = Literal[
     "rate_limited",
     "overloaded",
@@ -264,7 +275,7 @@ class AdvisorConsulted:
     """The agent's advisor was consulted: why (`trigger`: one of `sagent.advisor.TRIGGERS`), which model,
     whether the provider ran the consultation on its own side (`native`, Anthropic's advisor tool) or
     sagent did, and what it used and cost (counted under `advisor/<model>`). `agent` is the label of the
-    agent it advised."""
+    agent it advised; `advice`, what the advisor said."""
 
     trigger: str
     model: str
@@ -272,6 +283,8 @@ class AdvisorConsulted:
     cost: Cost
     native: bool = False
     agent: str = ""
+    advice: str = ""
+    """The advice as the executor got it (empty when the provider keeps it encrypted)."""
     type: Literal["advisor_consulted"] = "advisor_consulted"
 
     def line(self) -> str:
@@ -323,6 +336,7 @@ Event = (
     | ContextPruned
     | ToolResultsCleared
     | Rewound
+    | TaskListChanged
     | SmallModelCall
     | MessageAdded
     | ToolStarted

@@ -258,7 +258,9 @@ class ToolSpec:
     input_schema: dict[str, Any]
 
 
-Effort = Literal["minimal", "low", "medium", "high"]
+Effort = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
+"""How hard a model reasons: each provider takes the levels it knows and the nearest one for the others
+(Gemini's thinking level tops out at high; Anthropic's effort starts at low)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +280,21 @@ class ModelRequest:
     # A model the provider may consult on its side, in place of the client-side tool it names; providers
     # without a server-side advisor ignore it and keep that tool.
     server_advisor: ServerAdvisor | None = None
+    # Ask for the answer as one JSON object of this schema, on models whose `structured_output` is True;
+    # the response's text is then that JSON, whatever the provider's way of asking for it.
+    response_schema: ResponseSchema | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseSchema:
+    """Structured output: the answer must be one JSON object matching `schema` (a JSON Schema object whose
+    properties are all required and that allows no others, which every provider's strict mode accepts).
+    `name` and `description` say what the object is to the providers that name it (Anthropic's forced
+    tool, OpenAI's `json_schema` format)."""
+
+    name: str
+    schema: dict[str, Any]
+    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sagent.cli.main import build_parser
-from sagent.tools import BUILTIN
+from sagent.tools import BUILTIN, BY_CATALOG
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -42,7 +42,7 @@ def test_every_flag_in_help_is_in_docs_cli() -> None:
 
 def test_every_builtin_tool_is_in_docs_tools() -> None:
     tools = (DOCS / "tools.md").read_text()
-    missing = [cls.name for cls in BUILTIN if f"### {cls.name}\n" not in tools]
+    missing = [cls.name for cls in (*BUILTIN, *BY_CATALOG) if f"### {cls.name}\n" not in tools]
     assert missing == []
 
 

@@ -75,6 +75,37 @@ def test_peers_under_one_budget(tmp_path: Path) -> None:
     assert 0 < spent < 0.5
 
 
+def test_sequential_pattern(tmp_path: Path) -> None:
+    out = run_example("09_sequential.py", tmp_path)
+    assert "[writer] sagent is an agent runtime" in out and "[editor] sagent: one agent runtime" in out
+    assert "answer: Approved: sagent: one agent runtime, every provider." in out
+    by_steps, in_tree = map(float, re.findall(r"\$(\d+\.\d+)", out.split("spent: ")[1]))
+    assert by_steps == in_tree > 0  # the steps' spend is the lead's tree's, once
+    assert "ok: 4 sessions" in out and "6 handoffs sealed in both logs" in out
+
+
+def test_parallel_pattern(tmp_path: Path) -> None:
+    out = run_example("10_parallel.py", tmp_path)
+    assert "[security] Blocker: an API key is hard-coded" in out and "[style] Nit: api_key is unused." in out
+    assert "verdict: Request changes: remove the hard-coded key" in out
+    assert re.search(r"spent: \$0\.\d{4} for 4 agents", out)
+
+
+def test_triage_pattern(tmp_path: Path) -> None:
+    out = run_example("11_triage.py", tmp_path)
+    assert "'I was charged twice this month.' -> billing (a question about a charge)" in out
+    assert "  [billing] You were charged twice" in out
+    assert "-> support (a failing command)\n  [support] Run `uv sync` first" in out
+
+
+def test_handoff_pattern(tmp_path: Path) -> None:
+    out = run_example("12_handoff.py", tmp_path)
+    assert "path: desk -> returns" in out
+    assert "[order_status result] order 42: delivered on Monday, 2 items, $60" in out
+    assert out.index("[desk] I am passing you") < out.index("[returns] I have started a $60 refund")
+    assert "answer: I have started a $60 refund for order 42" in out
+
+
 @pytest.mark.local_model
 def test_stream_json_consumer(tmp_path: Path) -> None:
     out = run_example("07_stream_json.py", tmp_path, timeout=300)

@@ -18,9 +18,9 @@ def available_commands(cwd: Path) -> list[Any]:
     """The commands in reach from `cwd`, as the protocol offers them."""
     from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-    from sagent.custom_commands import load_commands
+    from sagent.skill_commands import load_prompt_commands
 
-    found, _ = load_commands(cwd)
+    found, _ = load_prompt_commands(cwd)  # the skills too
     return [
         AvailableCommand(
             name=name,
@@ -41,10 +41,11 @@ def expanded(agent: Agent, message: UserMessage) -> tuple[UserMessage, Callable[
     if not text.startswith("/"):
         return message, None
     from sagent.agent.fleet import FleetError
-    from sagent.custom_commands import CustomCommandError, apply_command, expand_input, load_commands
+    from sagent.custom_commands import CustomCommandError, apply_command, expand_input
     from sagent.providers.base import ProviderError
+    from sagent.skill_commands import load_prompt_commands
 
-    found, broken = load_commands(agent.context.cwd)
+    found, broken = load_prompt_commands(agent.context.cwd)  # the skills too
     name = text[1:].split(None, 1)[0] if text[1:].strip() else ""
     if name in broken:
         raise ValueError(broken[name])

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
     from sagent.mcp.config import ServerConfig
 
-EFFORTS = ("off", "minimal", "low", "medium", "high")
+EFFORTS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 """The reasoning efforts the session offers, as the REPL's /effort takes them."""
 
 MODE_NAMES: dict[str, str] = {

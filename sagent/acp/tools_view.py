@@ -15,6 +15,7 @@ from sagent.permissions.modes import PLAN_TOOL
 if TYPE_CHECKING:
     from acp.schema import PlanEntry, ToolCallLocation
 
+    from sagent.tasks import TaskList
     from sagent.types import ToolCall
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
@@ -38,6 +39,7 @@ KINDS: dict[str, ToolKind] = {
     "PaperDetails": "fetch",
     "AgentSpawn": "think",
     "Advisor": "think",
+    "TodoWrite": "think",
     PLAN_TOOL: "switch_mode",
 }
 """The kind of each built-in tool; any other (an MCP server's, AgentSend, Jobs) is `other`."""
@@ -69,6 +71,8 @@ def title_of(call: ToolCall, cwd: str) -> str:
         return f"Search the web: {args.get('query', '')}"
     if call.name == PLAN_TOOL:
         return "Ready to code? (the plan)"
+    if call.name == "TodoWrite":
+        return "Update the task list"
     if call.name.startswith("mcp__"):
         _, server, tool = [*call.name.split("__", 2), "", ""][:3]
         return f"{tool} ({server})"
@@ -124,6 +128,14 @@ def plan_entries(call: ToolCall) -> list[PlanEntry]:
     items = [m.group(1) for line in lines if (m := _ITEM.match(line))]
     steps = items or [line.strip().lstrip("#").strip() for line in lines if line.strip()]
     return [PlanEntry(content=step, priority="medium", status="pending") for step in steps]
+
+
+def task_entries(tasks: TaskList) -> list[PlanEntry]:
+    """The agent's task list as the entries of the session's plan (a priority the model did not give is
+    `medium`)."""
+    from acp.schema import PlanEntry
+
+    return [PlanEntry(content=i.content, priority=i.priority or "medium", status=i.status) for i in tasks.items]
 
 
 def raw_input_of(call: ToolCall) -> dict[str, Any]:

@@ -4,7 +4,8 @@ A tool call is announced once (`tool_call`, status pending) as soon as the model
 is complete, or earlier when a permission question about it comes first; it goes `in_progress` when it
 starts running and `completed` or `failed` when its result is in. Edit and Write carry the diff of the
 file; a Bash call run in the editor's terminal carries that terminal. An ExitPlanMode call's plan is
-sent as the session's plan. A loaded session's history is replayed the same way.
+sent as the session's plan, and so is the agent's task list (TodoWrite) each time it changes. A loaded session's
+history is replayed the same way, its task list last.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagent.acp.tools_view import ReadText, diff_of, kind_of, locations_of, plan_entries, title_of
+from sagent.acp.tools_view import ReadText, diff_of, kind_of, locations_of, plan_entries, task_entries, title_of
 from sagent.events import (
     ErrorEvent,
     Event,
     HookNotice,
     Retrying,
+    TaskListChanged,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from acp.schema import ToolCallUpdate
 
     from sagent.agent.agent import Agent
+    from sagent.tasks import TaskList
 
 
 class SessionUpdates:
@@ -197,6 +200,14 @@ class SessionUpdates:
             _log(f"retrying in {event.delay:.1f} s (attempt {event.attempt}): {event.error}")
         elif isinstance(event, HookNotice):
             _log(event.line())
+        elif isinstance(event, TaskListChanged):
+            await self.plan(event.tasks)
+
+    async def plan(self, tasks: TaskList) -> None:
+        """The agent's task list as the session's plan: the editor replaces the plan it shows with it."""
+        from acp.schema import AgentPlanUpdate
+
+        await self.send(AgentPlanUpdate(session_update="plan", entries=task_entries(tasks)))
 
     async def usage(self, agent: Agent, cost_usd: float) -> None:
         """How much of the model's window the context fills now, and what the session has cost."""
@@ -220,6 +231,8 @@ class SessionUpdates:
             await self._replay(agent, history, calls)
         finally:
             self.read = read
+        if agent.task_list:
+            await self.plan(agent.task_list)
 
     async def _replay(self, agent: Agent, history: list[Message], calls: dict[str, ToolCall]) -> None:
         from acp.schema import AgentMessageChunk, AgentThoughtChunk, TextContentBlock, UserMessageChunk

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from sagent.advisor.answer import ADVICE_SCHEMA, StructuredAdvice, parse_advice
 from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, transcript
 from sagent.advisor.hook import TOOL_NAME, AdvisorHook, reported_confidence
-from sagent.advisor.policy import TRIGGERS, AdvisorPolicy
+from sagent.advisor.policy import MARKERS, TRIGGERS, AdvisorPolicy
 from sagent.advisor.target import advisor_target
 from sagent.providers.base import Model
 from sagent.tools.base import AnyOrder, ToolContext
@@ -80,6 +81,8 @@ def with_advisor(
 
 
 __all__ = [
+    "ADVICE_SCHEMA",
+    "MARKERS",
     "NOTE_HEADER",
     "ROLE_PREFIX",
     "TOOL_NAME",
@@ -89,7 +92,9 @@ __all__ = [
     "AdvisorPolicy",
     "AdvisorTool",
     "Consultation",
+    "StructuredAdvice",
     "advisor_target",
+    "parse_advice",
     "reported_confidence",
     "transcript",
     "with_advisor",

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from sagent.advisor.consult import NOTE_HEADER, ROLE_PREFIX, Consultation, consult
 from sagent.advisor.policy import AdvisorPolicy
+from sagent.advisor.similarity import stagnating
 from sagent.agent.hooks import Hook
 from sagent.events import AdvisorConsulted, HookNotice
 from sagent.lib.words import quantity
@@ -114,7 +115,7 @@ class AdvisorHook(Hook):
             return f"the advisor was not consulted: {gate}" if trigger == "tool" else None
         state.consultations += 1
         state.last_turn = state.turn
-        done = await consult(agent, self.model, trigger, reason, self.policy.max_tokens)
+        done = await consult(agent, self.model, trigger, reason, self.policy.max_tokens, self.policy.structured)
         if isinstance(done, str):
             return done if trigger == "tool" else None
         self.consultations.append(done)
@@ -143,7 +144,7 @@ class AdvisorHook(Hook):
         agent.cost.add(ROLE_PREFIX + model, usage, cost)
         reason = "The executor asked (on the provider's side)."
         self.consultations.append(Consultation("tool", reason, part.text, model, usage, cost))
-        agent.notify(AdvisorConsulted("tool", model, usage, cost, native=True))
+        agent.notify(AdvisorConsulted("tool", model, usage, cost, native=True, advice=part.text))
 
     # ------------------------------------------------------------------------------------ the hook points
 
@@ -159,7 +160,7 @@ class AdvisorHook(Hook):
         state.turn += 1
         p = self.policy
         text = message.text
-        if p.marker and p.marker in text:
+        if any(marker in text for marker in p.markers()):
             state.pending = ("marker", f"The executor asked for help: {text.strip()[:2000]}")
             return
         confidence = reported_confidence(text) if p.confidence is not None else None
@@ -167,12 +168,12 @@ class AdvisorHook(Hook):
             state.pending = ("confidence", f"The executor reports confidence {confidence:.2f}: {text.strip()[:2000]}")
             return
         if p.stagnation is not None:
-            calls = [[c.name, c.arguments] for c in message.tool_calls]
-            signature = json.dumps(calls, sort_keys=True) if calls else text.strip()
-            state.recent = [*state.recent, signature][-p.stagnation :]
-            if len(state.recent) == p.stagnation and len(set(state.recent)) == 1:
+            calls = "\n".join(f"{c.name} {json.dumps(c.arguments, sort_keys=True)}" for c in message.tool_calls)
+            state.recent = [*state.recent, f"{text.strip()}\n{calls}"][-p.stagnation :]
+            if stagnating(state.recent, p.stagnation, p.similarity):
                 state.recent = []
-                state.pending = ("stagnation", f"The executor repeated the same step {p.stagnation} times.")
+                reason = f"The executor's last {p.stagnation} responses are nearly the same: it may be stuck."
+                state.pending = ("stagnation", reason)
 
     async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResult) -> ToolResult | None:
         state = self._state(agent)

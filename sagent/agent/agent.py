@@ -25,23 +25,26 @@ from typing import Any, overload
 
 from sagent.agent.calls import tool_specs
 from sagent.agent.compaction import HistoryChange, Trigger
+from sagent.agent.controls import control_for, send_control
 from sagent.agent.cost import CostTracker
-from sagent.agent.fleet import CONTROLS, Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
+from sagent.agent.fleet import Child, ControlKind, Envelope, Fleet, FleetError, Receipt, spawn_child
 from sagent.agent.gate import RequestGate
 from sagent.agent.handle import AgentError as AgentError  # its home before the run handle; still imported from here
 from sagent.agent.handle import Prompt, RunHandle, read_prompt
+from sagent.agent.history_window import windowed
 from sagent.agent.inbox import Control, Inbox, Interrupt, Quit, ToBackground
 from sagent.agent.jobs import Job, JobTable
 from sagent.agent.loop import apply_controls, drive
 from sagent.agent.pricing import require_price_in_tree, require_prices
+from sagent.agent.resume import resume_agent
 from sagent.agent.rounds import INTERRUPTED as INTERRUPTED  # the result texts, still imported from here
 from sagent.agent.rounds import NOT_RUN_BUDGET as NOT_RUN_BUDGET
-from sagent.agent.rounds import record_result
 from sagent.agent.runtime import AgentTools
 from sagent.agent.session import SessionLog, SessionWriteError, clear_results
 from sagent.agent.settings import AgentSettings
 from sagent.agent.sinks import EventSink
 from sagent.agent.state import take_snapshot
+from sagent.agent.storage import SessionStorage
 from sagent.agent.tokens import ContextSize
 from sagent.agent.window import ContextWindow
 from sagent.events import (
@@ -52,14 +55,15 @@ from sagent.events import (
     ModelSwitched,
     Result,
     SessionStarted,
-    ToolFinished,
+    TaskListChanged,
     ToolResultsCleared,
 )
 from sagent.evidence.capsules import receive, seal_message
 from sagent.providers.base import Model, RetryPolicy, close_model
 from sagent.providers.catalog import lookup
 from sagent.snapshot import AgentSnapshot, AgentStatus
-from sagent.tools.base import Tool, ToolContext, recover_note
+from sagent.tasks import TaskList
+from sagent.tools.base import Tool, ToolContext
 from sagent.tools.runtime import SpawnRequest
 from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, Usage, UserMessage
 
@@ -111,6 +115,7 @@ class Agent:
         self.fleet: Fleet = fleet or (parent.fleet if parent is not None else Fleet.for_settings(self.settings))
         self.children: dict[str, Child] = {}
         self.jobs = JobTable()
+        self.task_list = TaskList()  # the list the model keeps with TodoWrite (its changes: TaskListChanged)
         folder, ephemeral = self.session.session_dir, self.session.path is None
         self.context = ToolContext(cwd=cwd, session_dir=folder, runtime=AgentTools(self), ephemeral=ephemeral)
         self.context.sandbox, self.context.roots, self.context.may_leave_sandbox = self.settings.sandboxing()
@@ -125,7 +130,7 @@ class Agent:
         self._closed = False
         self._retired: list[Model] = []  # models switched away from, closed with the agent
         self._sinks: list[EventSink] = []  # this agent's own sinks beside the log (not inherited)
-        self._notices: list[HookNotice | AdvisorConsulted] = []  # hooks' notices for this agent's next event
+        self._notices: list[HookNotice | AdvisorConsulted | TaskListChanged] = []  # for this agent's next event
         self.fleet.join(self)
 
     # ------------------------------------------------------------------- settings, read where they live
@@ -176,7 +181,7 @@ class Agent:
     @classmethod
     def resume(
         cls,
-        path: str | Path,
+        path: str | Path | SessionStorage,
         model: Model,
         settings: AgentSettings | None = None,
         *,
@@ -188,24 +193,11 @@ class Agent:
         working directory is the session's unless one is given). Tool calls the log shows without a result
         (the process died mid-tool) are answered as interrupted, so the model sees a consistent history.
         `before_compaction` continues instead a new session forked from the log as it was before its last
-        compaction (the original log is left as it is)."""
-        path = Path(path)
-        if before_compaction:
-            path = SessionLog.fork_before_compaction(path)
-        log, state = SessionLog.open(path)
+        compaction (the original log is left as it is). `path` may be a `SessionStorage` holding the log."""
         chosen = AgentSettings.build(settings, **options)
-        if chosen.cwd is None and state.header.get("cwd"):
-            chosen = replace(chosen, cwd=Path(state.header["cwd"]))
-        agent = cls(model, chosen, session=log, history=state.history, fleet=fleet)
-        agent.window.thread = state.thread
-        calls = {c.id: c for m in state.history if isinstance(m, AssistantMessage) for c in m.tool_calls}
-        for result in state.dangling:
-            # The tool may clean up what the dead run left (processes) and say so in the result.
-            note = recover_note(agent.tools.get(result.name), calls[result.call_id], agent.context)
-            if note:
-                result = ToolResult.of(calls[result.call_id], f"{result.text} {note}", is_error=True)
-            record_result(agent, ToolFinished(result, 0.0))
-        return agent
+        return resume_agent(
+            cls, path if isinstance(path, SessionStorage) else Path(path), model, chosen, before_compaction, fleet
+        )
 
     # ------------------------------------------------------------------------------------ public API
 
@@ -263,33 +255,13 @@ class Agent:
             self._inbox.stopped_by = envelope.sender
             self.quit()
         else:
-            model = None
-            if envelope.control == "switch_model":
-                if not envelope.model and not envelope.provider:
-                    raise FleetError("switch_model needs a model (or a provider)")
-                model = self.fleet.model(envelope.provider, envelope.model)
-            self._inbox.put(
-                Control(envelope.sender, model=model, compact=envelope.control == "compact", focus=envelope.focus)
-            )
+            self._inbox.put(control_for(envelope, self.fleet))
         return Receipt(self.label, was_working, self._inbox.pending)
 
-    def control(
-        self,
-        label: str,
-        kind: ControlKind,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        focus: str | None = None,
-    ) -> Receipt:
-        """As a coordinator, tell an agent below this one to `switch_model` (to `provider`/`model`),
-        `compact` (keeping `focus`) or `stop`. It applies the change at its next safe point (`stop` at once)."""
-        if kind not in CONTROLS:
-            raise FleetError(f"unknown control {kind!r}; the controls are: {', '.join(CONTROLS)}")
-        if not self.fleet.is_above(self.label, label):
-            raise FleetError(f"{self.label} does not coordinate {label!r}: controls go only to agents it started")
-        envelope = Envelope(self.label, label, control=kind, provider=provider, model=model, focus=focus)
-        return self.fleet.bus.deliver(envelope)
+    def control(self, label: str, kind: ControlKind, **fields: Any) -> Receipt:
+        """As a coordinator, tell an agent below this one to change how it works (`send_control` says how:
+        switch_model, tune, compact, clear_tool_results, stop), at its next safe point (`stop` at once)."""
+        return send_control(self, label, kind, **fields)
 
     def spawn(
         self,
@@ -554,14 +526,15 @@ class Agent:
 
     # ------------------------------------------------------------------ what the loop asks of the agent
 
-    def notify(self, notice: HookNotice | AdvisorConsulted) -> None:
+    def notify(self, notice: HookNotice | AdvisorConsulted | TaskListChanged) -> None:
         """Tell the user what a hook has to say (it failed, it blocked a prompt, it sent a message, the
         advisor was consulted): logged at once with this agent's label, and shown in the stream of the main
-        agent's run (now, or the next one), before its next event: headless stderr, the REPL, stream-json."""
+        agent's run (now, or the next one), before its next event: headless stderr, the REPL, stream-json.
+        A change of the task list goes to this agent's own stream: each agent's list is its own."""
         notice = replace(notice, agent=self.label)
         self.emit(notice)
         root = self
-        while root.parent is not None:
+        while root.parent is not None and not isinstance(notice, TaskListChanged):
             root = root.parent
         root._notices.append(notice)
 
@@ -588,7 +561,7 @@ class Agent:
         """The request the next model call sends (the history as it stands now)."""
         return ModelRequest(
             system=self.system,
-            messages=tuple(self.history),
+            messages=windowed(self.history, self.settings.history_turns),
             tools=tuple(tool_specs(self.tools, self.context)),
             max_tokens=self.max_tokens,
             thinking_budget=self.thinking_budget,

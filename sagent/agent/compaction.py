@@ -29,6 +29,7 @@ from sagent.agent.tokens import estimate_message
 from sagent.events import Compacted, ContextPruned, Rewound, ToolResultsCleared
 from sagent.lib.words import quantity
 from sagent.redaction import redact
+from sagent.tasks import TaskList
 from sagent.types import (
     AssistantMessage,
     Message,
@@ -68,6 +69,7 @@ again; keep what was learned from it."""
 
 USER_SECTION = "## User messages (kept verbatim by sagent)"
 FILES_SECTION = "## Files (kept by sagent)"
+TASKS_SECTION = "## Task list (kept by sagent: your TodoWrite list as it stands; [x] done, [>] in progress)"
 MAX_USER_MESSAGE = 8_000  # characters of one user message carried verbatim; longer ones keep their head
 READS = frozenset({"Read"})
 WRITES = frozenset({"Edit", "Write"})
@@ -267,6 +269,12 @@ def check_summary(text: str, thread: Thread) -> tuple[str, tuple[str, ...]]:
         parts.append("\n".join(lines))
         added.append(quantity(len(missing_read) + len(missing_modified), "file path"))
     return "\n\n".join(parts), tuple(added)
+
+
+def with_task_list(text: str, tasks: TaskList) -> str:
+    """The summary with the agent's task list after it: the model goes on with the list it kept, whatever
+    the summary says of it (the calls that set it are among the messages replaced)."""
+    return f"{text}\n\n{TASKS_SECTION}\n{tasks.text()}" if tasks else text
 
 
 def _flat(text: str) -> str:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from sagent.agent.cost import CostTracker
@@ -30,10 +31,11 @@ from sagent.tools.runtime import SpawnRequest
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
+    from sagent.agent.worktrees import Worktree
 
 __all__ = ["DEFAULT_MAX_AGENTS", "DEFAULT_MAX_DEPTH", "SpawnRequest"]  # re-exported for callers of the fleet
 
-ControlKind = Literal["switch_model", "compact", "stop"]
+ControlKind = Literal["switch_model", "tune", "compact", "clear_tool_results", "stop"]
 CONTROLS: tuple[str, ...] = get_args(ControlKind)
 ChildStatus = Literal["working", "idle", "stopped"]
 
@@ -55,6 +57,10 @@ class Envelope:
     provider: str | None = None  # for switch_model (inferred from the model id when not given)
     model: str | None = None  # for switch_model
     focus: str | None = None  # for compact
+    effort: str | None = None  # for tune (and switch_model): the reasoning effort, or "off"
+    thinking: int | None = None  # for tune (and switch_model): the thinking budget in tokens; 0 turns it off
+    tools: tuple[str, ...] | None = None  # for clear_tool_results: the tools whose results go
+    keep_last: int | None = None  # for clear_tool_results: every result but the last N goes
     # The sealed handoff (`sagent.evidence.capsules`) the sender recorded; the receiver records it too.
     capsule: Mapping[str, Any] | None = None
 
@@ -252,11 +258,25 @@ class Fleet:
 class Child:
     """A spawned agent and the task that drives it."""
 
-    def __init__(self, agent: Agent, parent: Agent, persistent: bool, prompt: str = "") -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        parent: Agent,
+        persistent: bool,
+        notes: tuple[str, ...] = (),
+        worktree: Worktree | None = None,
+        prompt: str = "",
+    ) -> None:
         self.agent = agent
         self.parent = parent
         self.persistent = persistent
-        self.prompt = prompt  # the task as sent: with the handoffs it carries (`SpawnRequest.capsules`)
+        self.notes = notes
+        """What of its agent file could not be applied, for the parent model."""
+        self.worktree = worktree
+        """Its own git worktree (`isolation: worktree`); `worktree_line` says what became of it at the end."""
+        self.worktree_line = ""
+        self.prompt = prompt
+        """The task as sent: with the handoffs it carries (`SpawnRequest.capsules`)."""
         self.status: ChildStatus = "working"
         self.result: Result | None = None
         self._settled = asyncio.Event()  # set whenever the child is not working
@@ -305,6 +325,8 @@ class Child:
                 if not await agent.wait_for_input():
                     break
         finally:
+            if self.worktree is not None:  # before anyone reads the result: it says where the work is
+                self.worktree_line = self.worktree.finish()
             self.status = "stopped"
             self._settled.set()
             if self.result is None:
@@ -322,6 +344,8 @@ class Child:
         state = "stopped" if self.status == "stopped" else "idle"
         outcome = "" if self.result.subtype == "success" else f" ({self.result.subtype})"
         text = f"[{state}{outcome}] {self.result.text}".rstrip()
+        if state == "stopped" and self.worktree_line:
+            text = f"{text}\n{self.worktree_line}"
         with contextlib.suppress(FleetError, SessionError):
             capsule = seal_result(self.agent, self.parent, text)
             self.parent.deliver(Envelope(self.label, self.parent.label, text, capsule=capsule))
@@ -347,7 +371,16 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
             f"{parent.max_depth} (max_depth); do the work yourself"
         )
     fleet.check_room()
-    name = fleet.new_label(request.label)
+    name = fleet.new_label(
+        request.label if request.agent is None else request.label or _named(fleet, request.agent.name)
+    )
+    notes: tuple[str, ...] = ()
+    chosen_model = None
+    if request.agent is not None:
+        from sagent.agent.subagents import apply_definition
+
+        applied = apply_definition(parent, request)
+        request, notes, chosen_model = applied.request, applied.notes, applied.model
     if request.tools is None:
         chosen = list(parent.tools.values())
     else:
@@ -355,12 +388,18 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         if unknown:
             raise FleetError(f"unknown tool(s) {', '.join(unknown)}; the tools are: {', '.join(parent.tools)}")
         chosen = [parent.tools[t] for t in request.tools]
+    if request.choice is not None:
+        from sagent.tools.choose import Choose
+
+        chosen.append(Choose(request.choice))
     wanted = request.max_depth
     deepest = parent.max_depth if wanted is None else min(parent.max_depth, depth + max(wanted, 0))
     if depth >= deepest:
         chosen = [t for t in chosen if not spawns_agents(t)]
     own_model = request.provider is not None or request.model is not None
     child_model = fleet.model(request.provider, request.model) if own_model else parent.model
+    if chosen_model is not None:
+        child_model, notes = _file_model(parent, request, chosen_model, notes)
     if parent.cost.budgeted() is not None and not has_price(child_model):
         # Under a budget, a child on a model without a price would spend what no one counts: refused.
         raise FleetError(f"not started: {unpriced_message(child_model)}")
@@ -371,6 +410,7 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         max_tool_rounds=inherited.max_tool_rounds if request.max_tool_rounds is None else request.max_tool_rounds,
         label=name,
         role=_fleet_note(name, parent.label, request.persistent),
+        agent_type=request.agent.name if request.agent is not None else "",
         tools=tuple(chosen),
         max_depth=deepest,
         # The parent's budget already holds the child: its cost tracker counts into the parent's.
@@ -381,9 +421,18 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         from sagent.advisor import with_advisor
 
         settings = with_advisor(settings, request.advisor, fleet.model)
-    agent = type(parent)(
-        child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
-    )
+    worktree = None
+    if request.agent is not None:
+        start = settings.cwd or parent.context.cwd
+        settings, notes, worktree = _file_settings(settings, request, name, notes, start)
+    try:
+        agent = type(parent)(
+            child_model, settings, session=_child_log(parent, name, child_model), fleet=fleet, parent=parent
+        )
+    except BaseException:
+        if worktree is not None:  # nothing ran there: it goes
+            worktree.finish()
+        raise
     carry = parent.settings.handoff_capsules if request.capsules is None else request.capsules
     prompt, context = bounded(parent.session, carry, request.prompt, receiver=name)
     try:  # the handoff is sealed in both logs before the child exists for anyone else
@@ -391,8 +440,56 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
     except SessionError:
         fleet.leave(agent)
         agent.session.close()
+        if worktree is not None:
+            worktree.finish()
         raise
-    return Child(agent, parent, request.persistent, prompt)
+    return Child(agent, parent, request.persistent, notes, worktree, prompt)
+
+
+def _named(fleet: Fleet, agent: str) -> str | None:
+    """A label after an agent file's name: `reviewer`, else `reviewer-2`, ...; None: the next `agent-N`."""
+    base = "-".join(agent.split())
+    taken = {*fleet.agents, *fleet.remote, *RESERVED_LABELS}
+    return next((label for n in range(1, 100) if (label := f"{base}-{n}" if n > 1 else base) not in taken), None)
+
+
+def _file_model(
+    parent: Agent, request: SpawnRequest, chosen: tuple[str | None, str], notes: tuple[str, ...]
+) -> tuple[Model, tuple[str, ...]]:
+    """The model an agent file names, or the parent's with a note when it cannot be built here (no key, a
+    provider not allowed): a file written for another setup still spawns."""
+    from sagent.agent.subagents import model_note
+
+    assert request.agent is not None
+    try:
+        return parent.fleet.model(*chosen), notes
+    except FleetError as error:
+        return parent.model, (*notes, model_note(request.agent, error, parent))
+
+
+def _file_settings(
+    settings: AgentSettings, request: SpawnRequest, label: str, notes: tuple[str, ...], start: Path
+) -> tuple[AgentSettings, tuple[str, ...], Worktree | None]:
+    """`settings` with the agent file's permission mode (only a stricter one) and its own worktree, made from
+    the repository `start` is in."""
+    definition = request.agent
+    assert definition is not None
+    if definition.permission_mode:
+        from sagent.permissions.subagent import tightened
+
+        settings, note = tightened(settings, definition.permission_mode, definition.name)
+        notes = (*notes, note) if note else notes
+    if definition.isolation is None:
+        return settings, notes, None
+    from sagent.agent.worktrees import WorktreeError, make_worktree
+
+    if definition.isolation != "worktree":
+        raise FleetError(f"agent {definition.name}: isolation {definition.isolation!r} is unknown (only 'worktree')")
+    try:
+        worktree = make_worktree(start, label)
+    except WorktreeError as error:
+        raise FleetError(f"agent {definition.name} not started: {error}") from None
+    return replace(settings, cwd=worktree.cwd), notes, worktree
 
 
 def _child_log(parent: Agent, label: str, model: Model) -> SessionLog:

@@ -61,6 +61,8 @@ class Control:
     thinking_budget: int | None = None  # 0 turns thinking off
     compact: bool = False
     focus: str | None = None
+    clear_tools: tuple[str, ...] | None = None  # clear the results of these tools ...
+    clear_keep_last: int | None = None  # ... or every result but the last N
 
 
 @dataclass(frozen=True, slots=True)

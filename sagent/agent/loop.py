@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sagent.agent.controls import results_to_clear
 from sagent.agent.cost import BudgetExceededError
 from sagent.agent.hook_points import PROMPT, STOP, screen_prompt, session_context, stop_reason, unless_interrupted
 from sagent.agent.hooks import MAX_STOP_CONTINUES, SessionSource
@@ -33,6 +34,7 @@ from sagent.events import (
     Result,
     ResultSubtype,
     SessionStarted,
+    TaskListChanged,
     ToolFinished,
 )
 from sagent.lib.words import quantity
@@ -76,6 +78,8 @@ async def drive(agent: Agent, inbox: Inbox, opening: SessionStarted | None) -> A
     first_job = agent.jobs.mark()  # the jobs this run starts come after it
     if opening is not None:
         yield agent.emit(opening)
+        if opening.resumed and agent.task_list:  # the list it kept, for the surfaces that show one
+            yield agent.emit(TaskListChanged(agent.task_list, agent.label))
     inbox.take_idle()
     if not inbox.queued:
         raise ValueError("nothing to run: pass a prompt to run() or send() input first")
@@ -245,6 +249,8 @@ async def apply_controls(agent: Agent, inbox: Inbox) -> AsyncIterator[Event]:
             agent.configure(effort=control.effort)
         if control.thinking_budget is not None:
             agent.configure(thinking_budget=control.thinking_budget or None)
+        if control.clear_tools is not None or control.clear_keep_last is not None:
+            agent.clear_tool_results(results_to_clear(agent.history, control.clear_tools, control.clear_keep_last))
         if control.compact:
             try:
                 for event in await agent.run_compaction(control.focus, "manual"):

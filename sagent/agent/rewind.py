@@ -29,7 +29,7 @@ from sagent.agent.compaction import HistoryChange, is_summary
 from sagent.agent.session import SessionError, SessionLog, peek_state
 from sagent.agent.session_check import check, split_lines
 from sagent.attachments import typed_text, without_blocks
-from sagent.events import Rewound
+from sagent.events import Rewound, TaskListChanged
 from sagent.lib.realpaths import real_path
 from sagent.lib.words import quantity
 from sagent.types import UserMessage
@@ -114,7 +114,22 @@ def rewind(
     kept = turn.index if conversation else len(agent.history)
     event = Rewound(kept, len(agent.history) - kept, turn.text, restored, deleted, failed, left)
     agent.apply(HistoryChange(event, tuple(agent.history[:kept])))
+    _task_list_back(agent)
     return event
+
+
+def _task_list_back(agent: Agent) -> None:
+    """The agent's task list as it was at the point rewound to, read back from its log (a session without
+    one keeps its list)."""
+    if agent.session.path is None:
+        return
+    try:
+        tasks = peek_state(agent.session.path).task_list
+    except (SessionError, OSError):
+        return
+    if tasks != agent.task_list:
+        agent.emit(TaskListChanged(tasks, agent.label))
+        agent.task_list = tasks
 
 
 def fork(agent: Agent, turn: UserTurn | None = None) -> Path:

@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from sagent.agent.calls import SPAWN_TOOL, backgroundable, is_named
 from sagent.agent.cost import BudgetExceededError, CostTracker
 from sagent.agent.fleet import Child, ControlKind, Fleet, FleetError, Receipt
 from sagent.agent.pricing import require_price_in_tree
-from sagent.events import Event, SmallModelCall
+from sagent.events import AdvisorConsulted, Event, HookNotice, SmallModelCall, TaskListChanged
 from sagent.lib.words import quantity
 from sagent.providers.base import Model, ProviderError, close_model
 from sagent.providers.catalog import SMALL_MODELS, cost_of, lookup
+from sagent.tasks import TaskList
 from sagent.tools.base import Tool, ToolError
 from sagent.tools.runtime import SpawnRequest
 from sagent.types import (
@@ -69,11 +70,12 @@ class ToolsAgent(Protocol):
     def tools(self) -> Mapping[str, Tool]: ...
     @property
     def settings(self) -> AgentSettings: ...
+
+    task_list: TaskList
+
     def spawn(self, prompt: SpawnRequest) -> Child: ...
     def send(self, message: str, text: str) -> Receipt: ...
-    def control(
-        self, label: str, kind: ControlKind, *, provider: str | None, model: str | None, focus: str | None
-    ) -> Receipt: ...
+    def control(self, label: str, kind: ControlKind, **fields: Any) -> Receipt: ...
     def snapshot(self, *, measure: bool = True) -> AgentSnapshot: ...
     def context_size(self) -> ContextSize: ...
     def compaction_line(self) -> str: ...
@@ -92,6 +94,25 @@ class ToolsAgent(Protocol):
     def background(self, name: str | None = None) -> None: ...
     def retract(self, message: UserMessage | PeerMessage) -> bool: ...
     def emit(self, event: Event) -> Event: ...
+    def notify(self, notice: HookNotice | AdvisorConsulted | TaskListChanged) -> None: ...
+
+
+def _for_elsewhere(request: SpawnRequest, have: list[str]) -> SpawnRequest:
+    """An agent file's request for another process of the fleet: its prompt and tools go with it (the
+    process's own model and policy apply there); a worktree is made only here."""
+    from dataclasses import replace
+
+    from sagent.agent.subagents import tool_names
+
+    definition = request.agent
+    assert definition is not None
+    if definition.isolation is not None:
+        raise ToolError(f"agent {definition.name} runs in its own worktree, which `on` cannot give; leave out `on`")
+    tools = request.tools
+    if tools is None and definition.tools is not None:
+        tools = tuple(tool_names(definition.tools, have)[0])
+    system = definition.system if request.system is None else request.system
+    return replace(request, system=system, tools=tools, agent=None)
 
 
 class AgentTools:
@@ -127,6 +148,8 @@ class AgentTools:
         return lines
 
     async def spawn(self, request: SpawnRequest) -> str:
+        if request.on is not None and request.agent is not None:
+            request = _for_elsewhere(request, list(self.agent.tools))
         if request.on is not None:
             # Another process of a fleet on NATS runs it (a bus that can place sub-agents says how).
             elsewhere = getattr(self.agent.fleet.bus, "spawn_remote", None)
@@ -138,10 +161,13 @@ class AgentTools:
         except FleetError as error:
             raise ToolError(str(error)) from None
         where = f"{child.agent.model.provider}/{child.agent.model.name}"
+        notes = "".join(f"\nnote: {note}" for note in child.notes)
+        if child.worktree is not None:
+            notes += f"\nit works in worktree {child.worktree.path} on branch {child.worktree.branch}"
         if request.persistent:
             return (
                 f"started {child.label} ({where}); it works on its own and reports to you when it goes idle. "
-                f"Message it with AgentSend to {child.label!r}."
+                f"Message it with AgentSend to {child.label!r}.{notes}"
             )
         try:
             result = await child.wait()
@@ -152,20 +178,20 @@ class AgentTools:
         spent = f"${result.total_cost_usd:.4f}"
         responses = f"{result.num_turns} response{'s' if result.num_turns != 1 else ''}"
         head = f"{child.label} ({where}, {responses}, {spent})"
+        if child.worktree_line:
+            notes = f"{notes}\n{child.worktree_line}"
         if result.is_error:
-            raise ToolError(f"{head} did not finish ({result.subtype}): {result.text}")
-        return f"{head} answered:\n{result.text}"
+            raise ToolError(f"{head} did not finish ({result.subtype}): {result.text}{notes}")
+        return f"{head} answered:\n{result.text}{notes}"
 
-    def send(
-        self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None
-    ) -> str:
+    def send(self, to: str, text: str, control: str | None, **fields: Any) -> str:
         me = self.agent
         if to == me.label:
             raise ToolError("that is you: AgentSend is for other agents")
         try:
             if control is not None:
                 kind = cast(ControlKind, control)
-                receipt = me.control(to, kind, provider=provider, model=model, focus=focus)
+                receipt = me.control(to, kind, **{k: v for k, v in fields.items() if v is not None})
                 if kind == "stop":
                     return f"stop sent to {to}: it stops now"
                 when = (
@@ -333,6 +359,13 @@ class AgentTools:
             raise ToolError(f"{job.summary()} failed:\n{text}")
         return f"{job.summary()} finished after {job.duration_ms / 1000:.1f} s:\n{text}"
 
+    # --------------------------------------------------------------------------------- task list
+
+    def set_task_list(self, tasks: TaskList) -> None:
+        """Make `tasks` the agent's task list (TodoWrite): logged first, then shown by every surface."""
+        self.agent.notify(TaskListChanged(tasks))
+        self.agent.task_list = tasks
+
     # --------------------------------------------------------------------------- models for tools
 
     def accepts_images(self) -> bool:
@@ -340,6 +373,11 @@ class AgentTools:
 
     def editor(self) -> Editor | None:
         return self.agent.settings.editor
+
+    def history_window(self) -> int | None:
+        """How many turns the agent sends to its model (None: all): with a window, Recall searches this
+        session's earlier turns too."""
+        return self.agent.settings.history_turns
 
     async def ask_small_model(self, tool: str, system: str, prompt: str) -> str:
         me = self.agent

@@ -48,9 +48,11 @@ from sagent.agent.session_check import (
     split_lines,
 )
 from sagent.agent.session_lock import open_locked, read_all, release
+from sagent.agent.storage import SessionStorage
 from sagent.encoding import scrub_deep
 from sagent.events import Event, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.lib.xdg import data_home
+from sagent.tasks import TaskList
 from sagent.types import (
     AssistantMessage,
     Cost,
@@ -104,6 +106,10 @@ class SessionState:
     # The seq of the record that brought each message of `history` (a summary: its compaction's), so a
     # message can be placed in the log (`/rewind`, `/fork`).
     seqs: list[int] = field(default_factory=list)
+    # The task list as the agent last set it (TodoWrite), and each list set since the last compaction with
+    # the length of the history then, so a rewind finds the list it goes back to.
+    task_list: TaskList = field(default_factory=TaskList)
+    task_lists: list[tuple[int, TaskList]] = field(default_factory=list)
 
 
 class SessionLog:
@@ -111,10 +117,19 @@ class SessionLog:
     nothing (ephemeral)."""
 
     def __init__(
-        self, session_id: str, path: Path | None, *, seq: int = 0, prev: str | None = None, fd: int | None = None
+        self,
+        session_id: str,
+        path: Path | None,
+        *,
+        seq: int = 0,
+        prev: str | None = None,
+        fd: int | None = None,
+        storage: SessionStorage | None = None,
     ) -> None:
         self.id = session_id
         self.path = path
+        self.storage = storage
+        """Where the records go when not to a file (`in_storage`); None: the file at `path`, or nowhere."""
         self._seq = seq
         self._prev = prev
         self._fd = fd  # open and locked from creation or reopening until close()
@@ -146,6 +161,32 @@ class SessionLog:
             log.close()
             raise
         return log
+
+    @classmethod
+    def in_storage(
+        cls, storage: SessionStorage, header: dict[str, Any] | None = None, *, cwd: Path | None = None
+    ) -> SessionLog:
+        """A new session log kept in `storage` (see `sagent.agent.storage`), holding its header; ValueError
+        when the storage holds a log already (`open_storage` continues one)."""
+        if storage.read():
+            raise ValueError(f"{storage.name} holds a session log already: continue it with Agent.resume")
+        session_id = new_session_id()
+        log = cls(session_id, None, storage=storage)
+        where = str((cwd or Path.cwd()).resolve())
+        log.append({"kind": "header", "session_id": session_id, "cwd": where, **(header or {})})
+        return log
+
+    @classmethod
+    def open_storage(cls, storage: SessionStorage) -> tuple[SessionLog, SessionState]:
+        """Continue the session log kept in `storage`: checked whole first (`SessionCorrupt` at the first
+        record that fails; a torn last line is left out)."""
+        lines, _ = split_lines(storage.read())
+        if not lines:
+            raise ValueError(f"{storage.name} holds no session log")
+        where = Path(storage.name)
+        state = read_state(check(lines, where), where)
+        session_id = state.header.get("session_id") or storage.name
+        return cls(session_id, None, seq=len(lines), prev=line_hash(lines[-1]), storage=storage), state
 
     @classmethod
     def ephemeral(cls) -> SessionLog:
@@ -237,7 +278,9 @@ class SessionLog:
             raise SessionWriteError(self._broken.path, self._broken.cause)
         record = {"seq": self._seq, "prev": self._prev, "ts": datetime.now(UTC).isoformat(), **record}
         line = seal(_redact(_dumps(record))).encode("utf-8")
-        if self.path is not None:
+        if self.storage is not None:
+            self._store(line + b"\n")
+        elif self.path is not None:
             if self._fd is None:
                 self._fd = open_locked(self.path, create=not self.path.exists())
                 self._size = os.fstat(self._fd).st_size
@@ -263,6 +306,14 @@ class SessionLog:
             raise self._broken from error
         self._size += done
 
+    def _store(self, data: bytes) -> None:
+        assert self.storage is not None
+        try:
+            self.storage.append(data)
+        except OSError as error:
+            self._broken = SessionWriteError(Path(self.storage.name), error)
+            raise self._broken from error
+
     def record(self, event: Event) -> None:
         if not isinstance(event, _NOT_LOGGED):
             self.append({"kind": "event", "event": to_dict(event)})
@@ -272,6 +323,8 @@ class SessionLog:
         if self._fd is not None and self.path is not None:
             release(self._fd, self.path)
         self._fd = None
+        if self.storage is not None:
+            self.storage.close()
 
 
 def _dumps(record: dict[str, Any]) -> str:
@@ -331,6 +384,7 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
     elif kind == "compacted":
         kept = event.get("kept", 0)
         state.history = [_message(event["summary"]), *(state.history[-kept:] if kept else [])]
+        state.task_lists = [(0, state.task_list)]  # the summary carries the list: it holds for what follows
         state.thread = Thread(
             tuple(event.get("user_messages", ())),
             tuple(event.get("files_read", ())),
@@ -362,11 +416,16 @@ def _apply(state: SessionState, record: dict[str, Any], answered: set[str]) -> N
         result = _message(event["result"], ToolResult)
         state.history.append(result)
         answered.add(result.call_id)
+    elif kind == "task_list_changed":
+        state.task_list = TaskList.parse(event["tasks"]["items"])
+        state.task_lists.append((len(state.history), state.task_list))
     elif kind == "rewound":
         kept = event["kept"]
         if type(kept) is not int or not 0 <= kept <= len(state.history):
             raise ValueError(f"it keeps {kept!r} messages of {len(state.history)}")
         del state.history[kept:]
+        state.task_lists = [(n, tasks) for n, tasks in state.task_lists if n <= kept]
+        state.task_list = state.task_lists[-1][1] if state.task_lists else TaskList()
 
 
 def _place(state: SessionState, record: dict[str, Any], seq: int) -> None:

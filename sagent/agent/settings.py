@@ -108,6 +108,10 @@ class AgentSettings:
     compaction: CompactionPolicy = field(default_factory=_compaction_policy)
     """When the context is compacted (by default at 80% of the model's window)."""
 
+    history_turns: int | None = None
+    """Send only the last N turns of the conversation (`sagent.agent.history_window`); the earlier ones stay
+    in the session log, where the Recall tool searches them. None: the whole history (compacted as needed)."""
+
     max_depth: int = DEFAULT_MAX_DEPTH
     """The deepest level agents below this one may reach (the main agent is at depth 0)."""
 
@@ -129,6 +133,10 @@ class AgentSettings:
     role: str = ""
     """A note after the system prompt for this agent only: a sub-agent's place in the fleet. Spawning
     always replaces it, so a sub-agent never carries its parent's note."""
+
+    agent_type: str = ""
+    """The name of the agent definition (an agent file, an SDK program's agent) this sub-agent was started
+    from; empty for any other agent. Hooks are told it as `agent_type`. Spawning always replaces it."""
 
     hooks: tuple[Hook, ...] = ()
     """Called by the loop at fixed points (see `sagent.agent.hooks`); sub-agents run the same hooks."""

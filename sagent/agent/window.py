@@ -24,6 +24,7 @@ from sagent.agent.compaction import (
     replace_results,
     summary_message,
     summary_request,
+    with_task_list,
 )
 from sagent.agent.tokens import ContextMeter, ContextSize
 from sagent.events import Compacted, ContextPruned
@@ -132,7 +133,7 @@ class ContextWindow:
         text, usage, cost = await self._summarise(older, focus)
         thread = self.thread.extended(older)
         text, repaired = check_summary(text, thread)
-        summary = summary_message(text)
+        summary = summary_message(with_task_list(text, self.agent.task_list))
         compacted: tuple[Message, ...] = (summary, *recent)
         event = Compacted(
             summary,

@@ -16,8 +16,9 @@ from sagent.agent.hooks import Approver, Hook
 from sagent.agent.memory import memory_files, memory_prompt
 from sagent.agent.prompt import coding_system_prompt
 from sagent.agent.settings import AgentSettings
+from sagent.cli.agent_files_setup import agent_file_tools
 from sagent.encoding import scrub
-from sagent.providers.base import Model, ProviderError
+from sagent.providers.base import Model
 from sagent.providers.registry import build_model, choose, infer_provider
 from sagent.tools.base import Tool
 
@@ -45,7 +46,9 @@ def agent_settings(
     system prompt (`--system`, else the coding prompt) before --append-system and the memory files;
     `model` is the agent's own, beside which an `--advisor` is built (none without it)."""
     system = system_prompt(args, cwd, system if system is not None else args.system, args.append_system)
+    tools = agent_file_tools(args, cwd, tools)  # AgentSpawn learns the agents defined in files
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
+    tools = with_skills(tools, cwd)
     perms = _permission_settings(args, cwd, tools, settings_from)
     settings = AgentSettings(
         system=system,
@@ -60,6 +63,7 @@ def agent_settings(
         background_after=args.background_after,
         input_preempts=getattr(args, "input_preempts", False),  # set by the REPL: typed input never waits
         compaction=compaction_policy(args.compact_at),
+        history_turns=getattr(args, "history_turns", None),
         max_depth=args.max_depth,
         max_agents=args.max_agents,
         handoff_capsules=getattr(args, "handoff_capsules", 0),
@@ -104,17 +108,38 @@ def _sandbox(args: argparse.Namespace, tools: tuple[Tool, ...], settings_from: A
     return policy
 
 
+def with_skills(tools: list[Tool], cwd: Path) -> list[Tool]:
+    """`tools` with their Skill tool over the skills in reach from `cwd` (read again: a skill saved since
+    counts), or without it when there are none. Tools without a Skill tool (`--tools` did not name it) stay
+    as they are."""
+    from sagent.tools.skill import Skill
+
+    if not any(isinstance(t, Skill) for t in tools):
+        return tools
+    from sagent.resources.skills import load_skills
+
+    skill = Skill.from_skills(load_skills(cwd))
+    return [skill if isinstance(t, Skill) else t for t in tools if skill.offered or not isinstance(t, Skill)]
+
+
+def skill_problems(tools: list[Tool], cwd: Path) -> list[str]:
+    """One line for each skill that cannot be offered (a broken SKILL.md), when the run offers skills."""
+    if not any(t.name == "Skill" for t in tools):
+        return []
+    from sagent.resources.skills import load_skills
+
+    return [f"skill {name}: {problem}" for name, problem in load_skills(cwd).problems.items()]
+
+
 def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
-    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model."""
-    value = getattr(args, "advisor", None)
-    if not value:
-        return None
-    from sagent.advisor import Advisor, advisor_target
+    """The advisor `--advisor` (or the settings' `advisor`) names, built like a sub-agent's model unless it
+    has its own endpoint, with the policy the setting and the `--advisor-*` flags give."""
+    from sagent.cli.advisor_settings import advisor_from_args
 
     try:
-        return Advisor(models_for(args, model)(*advisor_target(value)))
-    except ProviderError as error:
-        raise UsageError(f"--advisor {value}: {error.message}") from None
+        return advisor_from_args(args, model, models_for(args, model))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
@@ -168,7 +193,10 @@ def models_for(args: argparse.Namespace, model: Model) -> ModelFactory:
         wanted = choose(provider, name)
         same = wanted.provider == model.provider
         return build_model(
-            wanted, base_url=args.base_url if same else None, api_key_env=args.api_key_env if same else None
+            wanted,
+            base_url=args.base_url if same else None,
+            api_key_env=args.api_key_env if same else None,
+            resume_mode=getattr(args, "resume_mode", "replay"),
         )
 
     return models

@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from sagent import __version__
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH
+from sagent.cli.advisor_settings import add_advisor_flags
 
 EXIT_USAGE = 2
 
@@ -137,8 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--effort",
         choices=("none", "minimal", "low", "medium", "high", "xhigh", "max"),
-        help="reasoning effort for models that take one (OpenAI reasoning models, Gemini thinking level); "
-        "none sends no effort, leaving the model's default; xhigh and max (from the Claude Agent SDK) are high",
+        help="reasoning effort for models that take one (OpenAI, Anthropic from Opus 4.5, Gemini's thinking "
+        "level); none sends no effort, leaving the model's default; xhigh and max go to the models that have "
+        "them, and are a model's highest level elsewhere",
     )
     agent = p.add_argument_group("agent")
     agent.add_argument("--system", metavar="TEXT", help="replace the default system prompt")
@@ -165,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a stronger model the agent consults when it is stuck (a model id, or provider:model; any "
         "provider, local too); it only advises, the agent still does the work (see docs/advisor.md)",
     )
+    add_advisor_flags(agent)
     agent.add_argument(
         "--max-tool-rounds", "--max-tool-call-rounds", type=int, metavar="N", help="stop after N rounds of tool calls"
     )
@@ -188,6 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FRACTION|off",
         help="compact the context when it fills this fraction of the model's window (default 0.8), or never "
         "automatically with 'off'; MODEL=FRACTION sets it for one model id. May be repeated",
+    )
+    agent.add_argument(
+        "--history",
+        type=int,
+        metavar="N",
+        dest="history_turns",
+        help="send only the last N turns to the model; the earlier ones stay in the session log, where the "
+        "Recall tool searches them (default: the whole history, compacted as it fills)",
     )
     agent.add_argument(
         "--background-after",
@@ -267,6 +278,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sessions.add_argument(
         "--ephemeral", action="store_true", help="write no session log, memory, input history or start-up cache"
+    )
+    sessions.add_argument(
+        "--resume-mode",
+        choices=("auto", "resume", "replay"),
+        default="replay",
+        help="replay (the default) sends the whole conversation with every request; resume sends only what is "
+        "new where the provider's server keeps the conversation (OpenAI's Responses API, which then stores it "
+        "for 30 days; the model CLIs keep their own), and says so where none does; auto resumes where it can",
     )
     sessions.add_argument(
         "--name",
@@ -420,6 +439,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--nats and --label place the agent in a fleet: give --fleet NAME too"
     if args.include_partial_messages and args.output_format != "stream-json":
         return "--include-partial-messages needs --output-format stream-json"
+    if args.history_turns is not None and args.history_turns < 1:
+        return "--history must be at least 1 (turns)"
     for name in ("max_tool_rounds", "max_tokens", "thinking_budget", "max_subscription_tokens"):
         value = getattr(args, name)
         if value is not None and value < 1:

@@ -189,9 +189,10 @@ class Output:
 def _expand(agent: Agent, prompt: UserMessage) -> tuple[UserMessage, Callable[[], None] | None]:
     """The prompt a custom command `/name args` stands for, and what undoes its tools and model after the
     run; the prompt unchanged (and nothing to undo) when it names no custom command."""
-    from sagent.custom_commands import CustomCommandError, apply_command, expand_input, load_commands
+    from sagent.custom_commands import CustomCommandError, apply_command, expand_input
+    from sagent.skill_commands import load_prompt_commands
 
-    found, broken = load_commands(Path(agent.settings.cwd or "."))
+    found, broken = load_prompt_commands(Path(agent.settings.cwd or "."))  # the skills too
     name = prompt.text[1:].split(None, 1)[0] if prompt.text[1:].strip() else ""
     if name in broken:
         raise CustomCommandError(broken[name])

@@ -36,8 +36,8 @@ def init_fields(agent: Agent, tools: list[str]) -> dict[str, Any]:
         "slash_commands": [c["name"] for c in slash_commands(agent)],
         "mcp_servers": [{"name": c.name, "status": c.state} for c in connections],
         "output_style": OUTPUT_STYLE,
-        "agents": [],
-        "skills": [],
+        "agents": sorted(getattr(agent.tools.get("AgentSpawn"), "agents", None) or ()),  # agent files by name
+        "skills": [s.name for s in getattr(agent.tools.get("Skill"), "offered", ())],  # sagent.tools.skill
         "plugins": [],
         "sagent_version": __version__,
         "claude_code_version": __version__,

@@ -29,6 +29,7 @@ from sagent.events import (
     Rewound,
     SessionStarted,
     SmallModelCall,
+    TaskListChanged,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -198,7 +199,7 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
             return {"type": "system", "subtype": "error", "error": event.kind, "message": event.message, **base}
         case AdvisorConsulted():
             consulted = {"trigger": event.trigger, "model": event.model, "native": event.native, "agent": event.agent}
-            usage = {"usage": usage_record(event.usage), "cost_usd": event.cost.total}
+            usage = {"usage": usage_record(event.usage), "cost_usd": event.cost.total, "advice": event.advice}
             return {"type": "system", "subtype": "advisor_consulted", **consulted, **usage, **base}
         case HookNotice():
             notice = {"hook": event.hook, "level": event.level, "message": event.message, "agent": event.agent}
@@ -213,6 +214,9 @@ def event_record(event: Event, session_id: str, *, partial: bool) -> dict[str, A
                 "repaired": list(event.repaired),
             }
             return {"type": "system", "subtype": "compact_boundary", "compact_metadata": metadata, **base}
+        case TaskListChanged():
+            todos = {"todos": event.tasks.wire(), "agent": event.agent, "parent_tool_use_id": None}
+            return {"type": "system", "subtype": "task_list", **todos, "uuid": str(uuid.uuid4()), **base}
         case ContextPruned():
             pruned = [r.call_id for r in event.results]
             sizes = {"pre_tokens": event.tokens_before, "post_tokens": event.tokens_after}

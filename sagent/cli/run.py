@@ -27,7 +27,7 @@ from sagent.agent.session import (
 )
 from sagent.agent.tokens import CHARS_PER_TOKEN
 from sagent.cli import session_choice
-from sagent.cli.agent_setup import UsageError, agent_settings, models_for
+from sagent.cli.agent_setup import UsageError, agent_settings, models_for, skill_problems
 from sagent.cli.decoding import InputNotice
 from sagent.cli.headless import EXIT_ERROR, EXIT_USAGE, Output, read_stream_json, run_headless
 from sagent.cli.session_choice import session_to_continue
@@ -35,7 +35,7 @@ from sagent.evidence.gitref import start_point
 from sagent.lib import startup
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.catalog import lookup
-from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_hint
+from sagent.providers.registry import DEFAULT_MODELS, LOCAL, Choice, build_model, choose, key_hint, resumes
 from sagent.sandbox.bwrap import probe_soon
 from sagent.tools import builtin_tools, tools_by_name
 from sagent.tools.base import Tool
@@ -70,12 +70,13 @@ def _run_task(args: argparse.Namespace, piped: bool) -> int:
         _attach_mcp(args, cwd, headless=True)
         session_path = session_to_continue(args, cwd)
         choice = _choice(args, session_path)
-        model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+        model = _built(args, choice)
         tools = _tools_for(choice, tools, args)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
-    if choice.notice:
-        sys.stderr.write(choice.notice + "\n")
+    _say_choice(args, choice, model)
+    for line in skill_problems(tools, cwd):  # each skill that cannot be offered, said once
+        sys.stderr.write(f"sagent: note: {line}\n")
 
     def build(bus: Bus | None = None, label: str | None = None) -> Agent:
         agent = make_agent(args, model, tools, cwd, session_path, label=label, bus=bus)
@@ -133,12 +134,11 @@ def run_interactive(args: argparse.Namespace) -> int:
             if session_path is None:
                 return 0
         choice = _choice(args, session_path)
-        model = build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env)
+        model = _built(args, choice)
         tools = _tools_for(choice, tools, args)
     except (UsageError, ProviderError, SessionError) as error:
         return _setup_failure(error)
-    if choice.notice:
-        sys.stderr.write(choice.notice + "\n")
+    _say_choice(args, choice, model)
     from sagent.repl.app import Repl, terminal_settings
 
     args.input_preempts = True  # what the user types while a long call runs is read at once
@@ -151,7 +151,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     def new_agent(path: Path | None) -> Agent:
         def build() -> Agent:
             old = repl.agent
-            return make_agent(args, old.model, list(old.tools.values()), cwd, path, settings_from=old, **_placed(seat))
+            kept = [*old.tools.values(), *(t for t in tools if t.name == "Skill" and t.name not in old.tools)]
+            return make_agent(args, old.model, kept, cwd, path, settings_from=old, **_placed(seat))
 
         return seat.rebuild(repl.agent, build) if seat is not None else build()
 
@@ -243,6 +244,8 @@ def make_agent(
         header = {"provider": model.provider, "model": model.name, **start_point(cwd)}
         if getattr(args, "name", None):
             header["title"] = args.name
+        if args.base_url:
+            header["base_url"] = args.base_url  # the endpoint, so --continue finds it again; never the key
         log = _new_session_log(cwd, header, getattr(args, "session_id", None), getattr(args, "new_session_at", None))
     return Agent(model, settings, session=log, fleet=fleet)
 
@@ -414,7 +417,9 @@ def model_and_tools(args: argparse.Namespace, session_path: Path | None) -> tupl
     """The model and tools the flags name (a continued session's model when they name none); UsageError,
     ProviderError or SessionError when they cannot be had."""
     tools = tools_from_flags(args)
-    model = build_model(_choice(args, session_path), base_url=args.base_url, api_key_env=args.api_key_env)
+    model = build_model(
+        _choice(args, session_path), base_url=args.base_url, api_key_env=args.api_key_env, resume_mode=args.resume_mode
+    )
     return model, tools
 
 
@@ -423,12 +428,36 @@ def setup_failure(error: Exception) -> int:
     return _setup_failure(error)
 
 
+def _built(args: argparse.Namespace, choice: Choice) -> Model:
+    return build_model(choice, base_url=args.base_url, api_key_env=args.api_key_env, resume_mode=args.resume_mode)
+
+
+def _say_choice(args: argparse.Namespace, choice: Choice, model: Model) -> None:
+    """The lines on stderr about the model chosen: no key (the local model), a resume it cannot do."""
+    if choice.notice:
+        sys.stderr.write(choice.notice + "\n")
+    if args.resume_mode == "resume" and not resumes(model.provider):
+        sys.stderr.write(
+            f"sagent: note: --resume-mode resume: {model.provider} keeps no conversation on its server; every "
+            "request carries the whole conversation (replay)\n"
+        )
+
+
 def _choice(args: argparse.Namespace, session_path: Path | None) -> Choice:
-    """The provider and model: as named, else the ones a continued session was last using, else the default."""
-    if session_path is not None and args.provider is None and args.model is None:
-        state = peek_state(session_path)
-        if state.provider and state.model:
-            return Choice(state.provider, state.model)
+    """The provider and model: as named, else the ones a continued session was last using, else the default.
+    A continued session started with --base-url keeps that endpoint (never a key) while it stays on the
+    provider it started on, unless another one is given."""
+    if session_path is None:
+        return choose(args.provider, args.model)
+    state = peek_state(session_path)
+    header = state.header or {}
+    endpoint, started_on = header.get("base_url"), header.get("provider")
+    if args.base_url is None and isinstance(endpoint, str) and state.provider == started_on:
+        named = choose(args.provider, args.model).provider if args.provider or args.model else started_on
+        if named == started_on:
+            args.base_url = endpoint
+    if args.provider is None and args.model is None and state.provider and state.model:
+        return Choice(state.provider, state.model)
     return choose(args.provider, args.model)
 
 
@@ -513,8 +542,8 @@ def tools_from_flags(args: argparse.Namespace) -> list[Tool]:
     spec = args.tools
     fetcher = Fetcher.from_env()
     fetcher.allow(*(h.strip() for value in args.allow_host or () for h in value.split(",") if h.strip()))
-    if spec is None:
-        return builtin_tools(fetcher=fetcher)
+    if spec is None:  # and Skill, which the agent's settings fill with the skills in reach (or leave out)
+        return [*builtin_tools(fetcher=fetcher), *tools_by_name(["Skill"])]
     if spec.strip().lower() == "none":
         return []
     try:

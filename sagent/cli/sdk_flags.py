@@ -115,6 +115,12 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--thinking-display", metavar="MODE", help="accepted; not supported")
     g.add_argument("--json-schema", metavar="SCHEMA", help="accepted; structured output is not supported")
     g.add_argument("--agent", metavar="NAME", help="accepted; not supported")
+    g.add_argument(
+        "--agents",
+        metavar="JSON",
+        help='sub-agents AgentSpawn starts by name, as JSON ({"NAME": {"description": ..., "prompt": ..., '
+        '"tools": [...], "model": ...}}), beside the agent files and winning over one of the same name',
+    )
     g.add_argument("--channels", action="append", metavar="NAME", help="accepted; not supported")
     g.add_argument("--debug", nargs="?", const="", metavar="FILTER", help="accepted; no effect")
     g.add_argument("--debug-file", metavar="FILE", help="accepted; no effect")
@@ -132,7 +138,7 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
     """Turn the SDKs' flags into sagent's own settings on `args`; a problem to report as bad usage, or
     None. Flags without a mechanism are said once on `stderr`."""
     stderr = stderr or sys.stderr
-    problem = _prompts(args) or _sessions(args) or _permissions(args) or _mcp(args)
+    problem = _prompts(args) or _sessions(args) or _permissions(args) or _mcp(args) or _agents(args)
     if problem:
         return problem
     if args.max_turns is not None:
@@ -148,11 +154,12 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
     elif args.tools is not None and sdk_run(args):
         args.tools = _sagent_tools(args.tools, stderr)
     if sdk_run(args) and args.model and args.provider in (None, "anthropic"):
-        from sagent.providers.catalog import ALIASES
+        from sagent.providers.catalog import ALIASES, long_context_base
 
+        base = long_context_base(args.model)  # `sonnet[1m]`: the alias on its 1M-token context
+        if base is not None and base.lower() in ALIASES:
+            args.model = ALIASES[base.lower()] + "+1m"
         args.model = ALIASES.get(args.model.lower(), args.model)  # Claude Code's `sonnet`, `opus`, `haiku`
-    if args.effort in ("xhigh", "max"):
-        args.effort = "high"  # sagent's highest effort
     for name, line in WITHOUT_MECHANISM.items():
         if getattr(args, name, None):
             stderr.write(f"sagent: note: {line}\n")
@@ -164,11 +171,11 @@ CLAUDE_CODE_TOOLS = {"LS": "List", "MultiEdit": "Edit", "Task": "AgentSpawn", "A
 
 
 def _sagent_tools(names: str, stderr: Any) -> str:
-    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks (TodoWrite,
-    NotebookEdit) is left out and said once, rather than failing the run."""
-    from sagent.tools import BUILTIN
+    """An SDK program's `tools` list in sagent's names; a Claude Code tool sagent lacks
+    (NotebookEdit) is left out and said once, rather than failing the run."""
+    from sagent.tools import BUILTIN, BY_CATALOG
 
-    known = {cls.name for cls in BUILTIN}
+    known = {cls.name for cls in (*BUILTIN, *BY_CATALOG)}  # Skill among them
     kept: list[str] = []
     missing: list[str] = []
     for name in (n.strip() for n in names.split(",") if n.strip()):
@@ -180,6 +187,21 @@ def _sagent_tools(names: str, stderr: Any) -> str:
     if missing:
         stderr.write(f"sagent: note: --tools: sagent has no tool {', '.join(missing)}; left out\n")
     return ",".join(kept) or "none"
+
+
+def _agents(args: argparse.Namespace) -> str | None:
+    """--agents JSON read now, so text that is not a JSON object is bad usage before anything starts."""
+    text = getattr(args, "agents", None)
+    if text is None:
+        return None
+    try:
+        given = json.loads(text)
+    except ValueError as error:
+        return f"--agents: not JSON ({error})"
+    if not isinstance(given, dict):
+        return '--agents: give a JSON object, {"NAME": {"description": ..., "prompt": ...}}'
+    args.agents = given
+    return None
 
 
 def _prompts(args: argparse.Namespace) -> str | None:

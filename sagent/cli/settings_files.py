@@ -47,7 +47,7 @@ class Key(NamedTuple):
 
     name: str
     shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, hooks,
-    # object
+    # advisor, object
     dest: str
     help: str
 
@@ -64,6 +64,8 @@ KEYS: dict[str, Key] = {
         Key("effort", "string", "effort", "reasoning effort (--effort)"),
         Key("tools", "names", "tools", "the tool names; [] for none (--tools)"),
         Key("compactAt", "compact", "compact_at", "a fraction, 'off', or a list like the repeated --compact-at"),
+        Key("resumeMode", "string", "resume_mode", "auto, resume or replay (--resume-mode)"),
+        Key("history", "integer", "history_turns", "send only the last N turns to the model (--history)"),
         Key("maxBudgetUsd", "number", "max_budget_usd", "the budget in dollars (--max-budget-usd)"),
         Key(
             "maxSubscriptionTokens",
@@ -72,7 +74,12 @@ KEYS: dict[str, Key] = {
             "tokens subscription models may use (--max-subscription-tokens)",
         ),
         Key("maxToolRounds", "integer", "max_tool_rounds", "rounds of tool calls (--max-tool-rounds)"),
-        Key("advisor", "string", "advisor", "a model consulted when the agent is stuck (--advisor)"),
+        Key(
+            "advisor",
+            "advisor",
+            "advisor",
+            "a model consulted when the agent is stuck (--advisor), or {model, maxCalls, ...} (docs/advisor.md)",
+        ),
         Key("maxDepth", "integer", "max_depth", "levels of sub-agents (--max-depth)"),
         Key("maxAgents", "integer", "max_agents", "agents at once (--max-agents)"),
         Key(
@@ -240,8 +247,9 @@ def load(
 
 
 def untrusted_extras(root: Path) -> list[Path]:
-    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`, and
-    `.sagent/commands/` when it holds a command."""
+    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`,
+    `.sagent/commands/` when it holds a command, the agent-file folders that hold an agent, and each skills
+    folder holding a skill."""
     found = []
     if (root / ".mcp.json").exists():
         found.append(root / ".mcp.json")
@@ -251,7 +259,26 @@ def untrusted_extras(root: Path) -> list[Path]:
             found.append(commands)
     except OSError:
         found.append(commands)
+    found += untrusted_agent_files(root)
+    for name in (".agents", ".claude", ".sagent"):  # the skills folders (sagent.resources.PROJECT_FOLDERS)
+        skills = root / name / "skills"
+        if name != ".sagent" and root.resolve() == Path.home().resolve():
+            continue  # run in the home folder: ~/.claude/skills are the user's own, read in every project
+        try:
+            if skills.is_dir() and next(skills.glob("*/SKILL.md"), None) is not None:
+                found.append(skills)
+        except OSError:
+            found.append(skills)
     return found
+
+
+def untrusted_agent_files(root: Path) -> list[Path]:
+    """The project's agent-file folders (`.claude/agents/`, `.sagent/agents/`) that hold an agent."""
+    folders = [root / name / "agents" for name in (".claude", ".sagent")]  # sagent.resources.PROJECT_FOLDERS
+    try:
+        return [f for f in folders if f.is_dir() and next(f.rglob("*.md"), None) is not None]
+    except OSError:
+        return folders
 
 
 def _tightening(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -383,6 +410,13 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
                 raise SettingsError(f'{path}: key "env.{name}": must be a string, not {json_kind(inner)}')
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
+    elif shape == "advisor":
+        from sagent.cli.advisor_settings import MEMBERS, advisor_problem
+
+        problem, unknown = advisor_problem(value)
+        if problem is not None:
+            raise SettingsError(f"{path}: {problem}")
+        warnings += [unknown_key(path, name, MEMBERS, within="advisor.") for name in unknown]
     elif shape == "hooks":
         from sagent.userhooks.config import HookConfigError, parse_hooks
 

@@ -64,6 +64,12 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "sagent.cli.trust_cmd:trust_command",
     ),
     Subcommand(
+        "skills",
+        "[--json] [--cwd DIR]",
+        "the skills a run here offers, and those it cannot",
+        "sagent.cli.skills_cmd:skills_command",
+    ),
+    Subcommand(
         "mcp",
         "list|get|add|remove|serve",
         "configure MCP servers, or serve sagent's tools over MCP",

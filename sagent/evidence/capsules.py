@@ -156,3 +156,30 @@ def seal_result(child: Agent, parent: Agent, text: str, spawned: str | None = No
     body = build("result", child, parent, parent.label, text, budget=spent, extra_parents=(spawned,) if spawned else ())
     write(child.session, body, "sent", text)
     return body
+
+
+# ----------------------------------------------------------------- a sub-agent on another process
+
+
+def seal_spawn_elsewhere(
+    parent: Agent,
+    label: str,
+    prompt: str,
+    budget: Mapping[str, Any],
+    *,
+    task: str | None = None,
+    context: Mapping[str, int] | None = None,
+) -> str:
+    """A spawn on another process (AgentSpawn with `on`), in the parent's log; the capsule id. The
+    child's log is that process's: the capsule's receiver has no session here. `task` and `context` as
+    for `seal_spawn`."""
+    body = build("spawn", parent, None, label, prompt, budget=budget, context=context)
+    return write(parent.session, body, "sent", task if task is not None else prompt)
+
+
+def receive_result_elsewhere(parent: Agent, label: str, text: str, spent: Mapping[str, Any], spawned: str) -> str:
+    """The answer of a sub-agent on another process, in the parent's log as received; its parent is the
+    spawn capsule `spawned`."""
+    body = build("result", parent, parent, parent.label, text, budget=spent)
+    body.update(sender={"label": label, "session": None}, parents=[spawned])
+    return write(parent.session, body, "received", text)

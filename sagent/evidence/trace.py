@@ -1,6 +1,7 @@
 """`sagent trace SESSION`: the agent tree of a session as a timeline: each agent's model responses and tool
-calls (how long, what they cost) and the handoffs between agents, in the terminal or as a self-contained
-HTML page whose chart is inline SVG (no script, nothing fetched)."""
+calls (how long, what they cost), its advisor's consultations (why, which model, the cost, the advice) and
+the handoffs between agents, in the terminal or as a self-contained HTML page whose chart is inline SVG (no
+script, nothing fetched)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,25 @@ class Handoff:
     note: str = ""  # what a bounded handoff carried and saved
 
 
+@dataclass(frozen=True, slots=True)
+class Consulted:
+    """One consultation of an agent's advisor: when, why (its trigger), which model, what it cost, whether
+    the provider ran it on its side, and the advice (empty when the provider keeps it encrypted)."""
+
+    agent: str
+    at: float
+    trigger: str
+    model: str
+    cost_usd: float
+    native: bool
+    advice: str
+
+    def first_line(self, width: int = 100) -> str:
+        """The advice's first line that holds words, cut to `width` characters."""
+        line = next((x.strip() for x in self.advice.splitlines() if x.strip()), "")
+        return line if len(line) <= width else line[: width - 1] + "…"
+
+
 @dataclass(slots=True)
 class Trace:
     """The timeline of a session's tree of agents."""
@@ -47,15 +67,22 @@ class Trace:
     agents: list[tuple[str, int]] = field(default_factory=list)  # label and depth, parents first
     spans: list[Span] = field(default_factory=list)
     handoffs: list[Handoff] = field(default_factory=list)
+    consultations: list[Consulted] = field(default_factory=list)
 
     @property
     def duration(self) -> float:
-        ends = [s.end for s in self.spans] + [h.at for h in self.handoffs]
+        ends = [s.end for s in self.spans] + [h.at for h in self.handoffs] + [c.at for c in self.consultations]
         return max(ends, default=0.0)
 
     @property
     def cost_usd(self) -> float:
-        return sum(s.cost_usd for s in self.spans)
+        """The responses' cost and the advisor's."""
+        return sum(s.cost_usd for s in self.spans) + sum(c.cost_usd for c in self.consultations)
+
+
+def _usd(cost: Any) -> float:
+    cost = cost if isinstance(cost, dict) else {}
+    return sum(float(cost.get(k, 0) or 0) for k in ("input", "output", "cache_read", "cache_write"))
 
 
 def _time(ts: Any) -> float:
@@ -82,6 +109,7 @@ def build_trace(path: Path) -> Trace:
         _read_agent(trace, label, records, origin)
     trace.spans.sort(key=lambda s: (s.start, s.agent))
     trace.handoffs.sort(key=lambda h: h.at)
+    trace.consultations.sort(key=lambda c: c.at)
     return trace
 
 
@@ -93,10 +121,13 @@ def _read_agent(trace: Trace, label: str, records: list[dict[str, Any]], origin:
         kind = event.get("type")
         if kind == "turn_finished":
             duration = float(event.get("duration_ms", 0)) / 1000
-            cost = event.get("cost") or {}
-            usd = sum(float(cost.get(k, 0) or 0) for k in ("input", "output", "cache_read", "cache_write"))
+            usd = _usd(event.get("cost"))
             model = str((event.get("message") or {}).get("model") or "model")
             trace.spans.append(Span(label, "model", model, max(at - duration, 0.0), at, usd))
+        elif kind == "advisor_consulted":
+            trigger, model, advice = (str(event.get(k) or "") for k in ("trigger", "model", "advice"))
+            usd, native = _usd(event.get("cost")), bool(event.get("native"))
+            trace.consultations.append(Consulted(label, at, trigger, model, usd, native, advice))
         elif kind == "tool_started":
             call = event.get("call") or {}
             started[str(call.get("id"))] = (at, str(call.get("name")))
@@ -137,17 +168,26 @@ def as_text(trace: Trace) -> str:
     for h in trace.handoffs:
         note = f" ({h.note})" if h.note else ""
         rows.append((h.at, f"{'  ' * depth.get(h.sender, 0)}{h.sender} → {h.receiver}: {h.kind}{note}"))
+    for c in trace.consultations:
+        rows.append((c.at, f"{'  ' * depth.get(c.agent, 0)}{c.agent}: {_consulted(c)}"))
     for at, text in sorted(rows, key=lambda r: r[0]):
         lines.append(f"{f'+{at:.2f}s':>9}  {text}")
     return "\n".join(lines)
+
+
+def _consulted(c: Consulted) -> str:
+    how = ", on the provider's side" if c.native else ""
+    advice = c.first_line() or "(advice not readable)"
+    return f"advisor {c.model} (trigger: {c.trigger}{how})  ${c.cost_usd:.4f}  {advice}"
 
 
 ROW, LEFT, WIDTH = 28, 140, 900
 
 
 def as_svg(trace: Trace) -> str:
-    """The chart: a row per agent, a bar per response (blue) and tool call (green, red when it failed), an
-    arrow per handoff from the sender's row to the receiver's."""
+    """The chart: a row per agent, a bar per response (blue) and tool call (green, red when it failed), a
+    dot per consultation of the advisor (purple), an arrow per handoff from the sender's row to the
+    receiver's."""
     scale = WIDTH / (trace.duration or 1.0)
     row = {label: i for i, (label, _) in enumerate(trace.agents)}
     height = ROW * len(trace.agents) + 30
@@ -181,6 +221,12 @@ def as_svg(trace: Trace) -> str:
             f'<line x1="{x:.1f}" y1="{y1}" x2="{x:.1f}" y2="{y2}" stroke="#a33" marker-end="url(#arrow)">'
             f"<title>{esc(h.sender)} → {esc(h.receiver)}: {esc(h.kind)}</title></line>"
         )
+    for c in trace.consultations:
+        x, y = LEFT + c.at * scale, row.get(c.agent, 0) * ROW + 10
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y}" r="5" fill="#8a4fd0"><title>{esc(c.agent)}: {esc(_consulted(c))}'
+            "</title></circle>"
+        )
     axis = height - 8
     for i in range(6):
         t = trace.duration * i / 5
@@ -198,6 +244,7 @@ def as_html(trace: Trace) -> str:
         f"</head><body><h1>Trace of <code>{esc(trace.session)}</code></h1>"
         f"<p>{quantity(len(trace.agents), 'agent')}, {trace.duration:.2f} s, ${trace.cost_usd:.4f}. "
         "Blue: model responses; "
-        "green: tool calls (red: failed); red arrows: handoffs between agents. Hover for details.</p>"
+        "green: tool calls (red: failed); purple dots: the advisor consulted; red arrows: handoffs between "
+        "agents. Hover for details.</p>"
         f"{as_svg(trace)}<pre>{esc(as_text(trace))}</pre></body></html>\n"
     )

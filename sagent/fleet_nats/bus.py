@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from sagent.agent.agent import Agent
     from sagent.events import Event
     from sagent.fleet_nats.inbox import DurableInbox
+    from sagent.fleet_nats.remote import RemoteOutcome
     from sagent.tools.runtime import SpawnRequest
 
 T = TypeVar("T")
@@ -317,6 +318,12 @@ class NatsBus:
         from sagent.fleet_nats.remote import spawn_remote
 
         return await spawn_remote(self, parent, request)
+
+    async def run_remote(self, parent: Agent, request: SpawnRequest) -> RemoteOutcome | str:
+        """`spawn_remote`, giving how a one-shot sub-agent ended as a value (`sagent.patterns` reads it)."""
+        from sagent.fleet_nats.remote import run_remote
+
+        return await run_remote(self, parent, request)
 
     def publish_event(self, subject: str, event: Event) -> None:
         """Send `event` to whoever listens on `subject` (`sagent fleet attach`); nobody listening costs nothing."""

@@ -25,17 +25,19 @@ import contextlib
 import json
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sagent.agent.cost import CostTracker
 from sagent.agent.fleet import Envelope
-from sagent.agent.session import SessionLog
+from sagent.agent.session import SessionError, SessionLog
+from sagent.evidence.capsules import receive_result_elsewhere, seal_spawn_elsewhere
 from sagent.fleet_nats import names
 from sagent.fleet_nats.policy import child_settings, parse_tree_policy, tree_policy_wire
 from sagent.permissions.transfer import PolicyWireError
 from sagent.tools.base import ToolError, spawns_agents
+from sagent.tools.choose import Choice, Choose, Pick
 from sagent.types import Usage
 
 if TYPE_CHECKING:
@@ -67,9 +69,40 @@ def spawn_subject(fleet: str, on: str) -> str:
 # ------------------------------------------------------------------------------------ the parent's side
 
 
+@dataclass(frozen=True, slots=True)
+class RemoteOutcome:
+    """How a one-shot sub-agent on another process ended: its answer (or why it stopped), where it ran,
+    and what it spent (already counted in its parent's tree)."""
+
+    label: str
+    host: str
+    model: str
+    subtype: str
+    text: str
+    num_turns: int
+    cost_usd: float
+    picked: Pick | None = None  # what it chose with its request's `choice` tool, if it was given one
+    turns: tuple[tuple[str, str], ...] = ()  # given a Handoff: what it added to the conversation (speaker, text)
+
+    def head(self) -> str:
+        responses = f"{self.num_turns} response{'s' if self.num_turns != 1 else ''}"
+        return f"{self.label} (on {self.host} {self.model}, {responses}, ${self.cost_usd:.4f})"
+
+
 async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> str:
     """Run `request` on another process and return what AgentSpawn returns; ToolError when no process
     takes it, the budget is spent, or the child fails."""
+    outcome = await run_remote(bus, parent, request)
+    if isinstance(outcome, str):
+        return outcome
+    if outcome.subtype != "success":
+        raise ToolError(f"{outcome.head()} did not finish ({outcome.subtype}): {outcome.text}")
+    return f"{outcome.head()} answered:\n{outcome.text}"
+
+
+async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> RemoteOutcome | str:
+    """Run `request` on another process: how a one-shot child ended, or for a persistent one where to
+    reach it (AgentSpawn's text). ToolError when no process takes it or the budget is spent."""
     from nats.errors import NoRespondersError
 
     from sagent.evidence.handoffs import bounded
@@ -82,8 +115,9 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     # (see persistent); its own budget is what the tree has left now.
     held = _allowance(parent)
     carry = parent.settings.handoff_capsules if request.capsules is None else request.capsules
+    prompt, context = bounded(parent.session, carry, request.prompt, receiver=label)  # the handoffs it carries
     fields = {
-        "prompt": bounded(parent.session, carry, request.prompt, receiver=label)[0],  # (sagent.evidence.handoffs)
+        "prompt": prompt,
         "label": label,
         "parent": parent.label,
         "system": request.system,
@@ -92,7 +126,9 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
         "budget": float(held) if held is not None else None,
         "persistent": request.persistent,
         "policy": tree_policy_wire(parent),  # the worker refuses a spawn without it (see `policy`)
+        "choice": request.choice.to_wire() if request.choice is not None else None,
     }
+    spawned = None if request.persistent else _seal_spawn(parent, label, request, held, (prompt, context))
     subject = spawn_subject(bus.fleet, request.on)
     sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
     watching = await _watch(bus, parent, label, sinks) if sinks else None
@@ -143,14 +179,41 @@ async def spawn_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> st
     spent = CostTracker() if answer.get("lent") else CostTracker(parent=parent.cost)
     for model, usage in (answer.get("usage") or {}).items():
         spent.add(model, Usage(**usage))
-    turns = int(answer.get("num_turns", 0))
-    head = (
-        f"{label} (on {answer.get('host', '?')} {answer.get('model', '?')}, "
-        f"{turns} response{'s' if turns != 1 else ''}, ${spent.total_usd:.4f})"
+    picked = answer.get("picked")
+    if spawned is not None:
+        responses = int(answer.get("num_turns", 0))
+        with contextlib.suppress(SessionError):  # the log that failed says so on its agent's next write
+            receive_result_elsewhere(
+                parent, label, str(answer.get("text", "")), {"usd": spent.total_usd, "responses": responses}, spawned
+            )
+    return RemoteOutcome(
+        label,
+        str(answer.get("host", "?")),
+        str(answer.get("model", "?")),
+        str(answer.get("subtype")),
+        str(answer.get("text", "")),
+        int(answer.get("num_turns", 0)),
+        spent.total_usd,
+        Pick(str(picked["label"]), str(picked.get("note", ""))) if isinstance(picked, dict) else None,
+        tuple((str(speaker), str(text)) for speaker, text in answer.get("turns") or ()),
     )
-    if answer.get("subtype") != "success":
-        raise ToolError(f"{head} did not finish ({answer.get('subtype')}): {answer.get('text', '')}")
-    return f"{head} answered:\n{answer.get('text', '')}"
+
+
+def _seal_spawn(
+    parent: Agent, label: str, request: SpawnRequest, held: Decimal | None, sent: tuple[str, dict[str, int] | None]
+) -> str | None:
+    """The spawn's capsule in the parent's log (its answer's joins it there), for the prompt as `sent` (with
+    the handoffs it carries, and what that saved); None when the log failed."""
+    budget = {
+        "max_tool_rounds": request.max_tool_rounds,
+        "max_depth": 0,
+        "usd_left": float(held) if held is not None else None,
+        "tools": sorted(request.tools) if request.tools is not None else None,
+    }
+    try:
+        return seal_spawn_elsewhere(parent, label, sent[0], budget, task=request.prompt, context=sent[1])
+    except SessionError:
+        return None
 
 
 async def _watch(bus: NatsBus, parent: Agent, label: str, sinks: Sequence[RemoteEventSink]) -> Subscription:
@@ -235,6 +298,9 @@ class SpawnWorker:
         label = names.check_label(str(fields["label"]))
         wanted = fields.get("tools")
         tools = [t for t in host.settings.tools if (wanted is None or t.name in wanted) and not spawns_agents(t)]
+        choose = Choose(Choice.from_wire(fields["choice"])) if fields.get("choice") is not None else None
+        if choose is not None:
+            tools.append(choose)  # a pattern's choice, made with a tool call (`sagent.tools.choose`)
         parent = str(fields.get("parent", "?"))
         after = (
             f"You keep running after your answer: {parent} is told each time you finish, and other agents may "
@@ -299,6 +365,21 @@ class SpawnWorker:
             "num_turns": result.num_turns,
             "usage": usage,
             "lent": lent,  # its spend went to the parent's tree as it came: the usage here is for display
+            "picked": asdict(choose.picked) if choose is not None and choose.picked is not None else None,
+            "turns": _turns(label, child, choose),
             "host": self.bus.host,
             "model": f"{model.provider}/{model.name}",
         }
+
+
+TURNS_CHARS = 256_000  # of the conversation a child sends back with its answer: well within a NATS message
+
+
+def _turns(label: str, child: Agent, choose: Choose | None) -> list[tuple[str, str]]:
+    """What a child given a Handoff added to the conversation, for its parent to pass on; [] otherwise."""
+    if choose is None or choose.choice.tool != "Handoff":
+        return []
+    from sagent.patterns.conversation import last_within, turns_of
+
+    turns = turns_of(label, child.history, leave_out=choose.name)
+    return [(t.speaker, t.text) for t in last_within(turns, TURNS_CHARS)]

@@ -4,10 +4,10 @@ subject is hostile input until it has been)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
-from sagent.agent.fleet import Envelope, FleetError
+from sagent.agent.fleet import CONTROLS, Envelope, FleetError
 
 if TYPE_CHECKING:
     from sagent.events import Event
@@ -23,10 +23,19 @@ def envelope_of(data: bytes) -> Envelope:
         fields = json.loads(data)
         if not isinstance(fields, dict) or not isinstance(fields.get("sender"), str):
             raise ValueError("not an envelope")
-        wanted = ("sender", "to", "text", "control", "provider", "model", "focus")
+        wanted = ("sender", "to", "text", "control", "provider", "model", "focus", "effort", "thinking", "keep_last")
         envelope = Envelope(**{k: fields[k] for k in wanted if k in fields})
-        if envelope.control not in (None, "switch_model", "compact", "stop") or not isinstance(envelope.text, str):
+        tools = fields.get("tools")
+        if tools is not None:
+            if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+                raise ValueError("tools is not a list of names")
+            envelope = replace(envelope, tools=tuple(tools))
+        if (envelope.control is not None and envelope.control not in CONTROLS) or not isinstance(envelope.text, str):
             raise ValueError("not an envelope")
+        for name in ("thinking", "keep_last"):
+            value = getattr(envelope, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValueError(f"{name} is not a whole number")
         return envelope
     except (ValueError, TypeError) as error:
         raise FleetError(f"a message that is not an envelope: {error}") from None

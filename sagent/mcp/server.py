@@ -45,7 +45,8 @@ TASK_SCHEMA: dict[str, Any] = {
     },
     "required": ["prompt"],
 }
-NEEDS_AN_AGENT = frozenset({"Jobs", "AgentSpawn", "AgentSend", "AgentSelf"})
+NEEDS_AN_AGENT = frozenset({"Jobs", "AgentSpawn", "AgentSend", "AgentSelf", "TodoWrite"})
+"""Tools that act on the agent running them (TodoWrite keeps its task list, which a host would never see)."""
 
 
 def served_tools(tools: Sequence[Tool]) -> list[Tool]:

@@ -27,10 +27,22 @@ PLAN_TOOL = "ExitPlanMode"
 """The tool the model calls in plan mode to present its plan for approval."""
 
 SAFE_TOOLS = frozenset(
-    {"WebSearch", "PaperSearch", "PaperDetails", "PaperFetch", "AgentSpawn", "AgentSend", "AgentSelf", "Jobs"}
+    {
+        "WebSearch",
+        "PaperSearch",
+        "PaperDetails",
+        "PaperFetch",
+        "AgentSpawn",
+        "AgentSend",
+        "AgentSelf",
+        "Jobs",
+        "TodoWrite",
+        "Skill",
+    }
 )
 """Built-in tools that run unasked in every mode: they read the web through a search engine or paper index,
-or work on sub-agents, which run under the same permissions."""
+work on sub-agents, which run under the same permissions, keep the agent's task list, or load a skill's
+text (which runs nothing)."""
 
 PLAN_TOOLS = frozenset({"Read", "Glob", "Grep", "List", "WebFetch", PLAN_TOOL}) | SAFE_TOOLS
 """The tools plan mode lets the model call (reading tools; a fetch still asks as in default mode)."""

@@ -23,7 +23,14 @@ from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers import prefetch
-from sagent.providers.base import AuthenticationError, Model, ProviderError, error_for_status, parse_retry_after
+from sagent.providers.base import (
+    AuthenticationError,
+    Model,
+    ProviderError,
+    error_for_status,
+    forced_tool_answer,
+    parse_retry_after,
+)
 from sagent.providers.faults import (
     CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -73,6 +80,30 @@ def tool_id(call_id: str) -> str:
     return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:24]
 
 
+LONG_CONTEXT_BETA = "context-1m-2025-08-07"
+"""The beta that gives a Claude model a 1M-token context window, asked for by the `+1m` tag on its id."""
+
+
+def split_long_context(model: str) -> tuple[str, bool]:
+    """The model id the API takes, and whether `model` asks for the 1M-token context: `claude-sonnet-4-5+1m`
+    (sagent's tag) or `claude-sonnet-4-5[1m]` (Claude Code's)."""
+    from sagent.providers.catalog import long_context_base
+
+    base = long_context_base(model)
+    return (base, True) if base is not None else (model, False)
+
+
+_EFFORT_MODELS = ("claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-sonnet-4-6")
+_EFFORT_LINES = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-5")
+
+
+def takes_effort(model: str) -> bool:
+    """Whether the Claude model `model` takes the effort setting (`output_config.effort`): the models from
+    Opus 4.5 on; an older one would refuse the request, so the setting is left out for it."""
+    name = model.lower()
+    return name.startswith(_EFFORT_MODELS) or name.startswith(_EFFORT_LINES)
+
+
 class AnthropicModel(Model):
     def __init__(
         self,
@@ -87,6 +118,7 @@ class AnthropicModel(Model):
         """`timeout` bounds each request; `idle_timeout` is how long a stream may send nothing (not even
         a ping) before it is abandoned and the request sent again."""
         self._name = model
+        self._api_model, self._long_context = split_long_context(model)
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         remember_secret(self._api_key)
         self._base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
@@ -104,6 +136,10 @@ class AnthropicModel(Model):
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def structured_output(self) -> bool:
+        return True  # by a forced tool call (tool_choice), which every Claude model takes
 
     def _sdk(self) -> Any:
         return self._client.get()
@@ -142,13 +178,17 @@ class AnthropicModel(Model):
         max_tokens = request.max_tokens or self._max_tokens or 16_000
         advisor = self.server_advisor(request)
         messages = convert_history(request.messages, server_tools=advisor is not None)
-        params: dict[str, Any] = {"model": self._name, "messages": messages}
+        params: dict[str, Any] = {"model": self._api_model, "messages": messages}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
         specs = [t for t in request.tools if advisor is None or t.name != advisor.replaces]
         tools: list[dict[str, Any]] = [
             {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in specs
         ]
+        schema = request.response_schema
+        if schema is not None:  # structured output: the answer is the one call of a tool it must call
+            tools.append({"name": schema.name, "description": schema.description, "input_schema": schema.schema})
+            params["tool_choice"] = {"type": "tool", "name": schema.name}
         if advisor is not None:
             tools.append(
                 {
@@ -162,7 +202,9 @@ class AnthropicModel(Model):
         if tools:
             tools[-1]["cache_control"] = CACHE
             params["tools"] = tools
-        if request.thinking_budget:
+        if request.effort and takes_effort(self._api_model):
+            params["output_config"] = {"effort": "low" if request.effort == "minimal" else request.effort}
+        if request.thinking_budget and schema is None:  # the API refuses thinking with a forced tool
             params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
             max_tokens = max(max_tokens, request.thinking_budget + 1024)
         elif request.temperature is not None:
@@ -170,20 +212,30 @@ class AnthropicModel(Model):
         params["max_tokens"] = max_tokens
         return params
 
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        return {**self.build_params(request), "stream": True}
+
+    def _betas(self, advisor: bool) -> tuple[str, ...]:
+        """The beta features a request asks for: the advisor tool, the 1M-token context (`+1m`)."""
+        return (*((ADVISOR_BETA,) if advisor else ()), *((LONG_CONTEXT_BETA,) if self._long_context else ()))
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._sdk()
         try:
             advisor = self.server_advisor(request) is not None
             try:
-                stream = await _post_stream(client, {**self.build_params(request), "stream": True}, beta=advisor)
+                stream = await _post_stream(client, self._body(request), self._betas(advisor))
             except Exception as error:
                 refusal = _advisor_refusal(error) if advisor else None
                 if refusal is None:
                     raise
                 self.advisor_refused = refusal
                 advisor = False
-                stream = await _post_stream(client, {**self.build_params(request), "stream": True})
+                stream = await _post_stream(client, self._body(request), self._betas(False))
+            schema = request.response_schema
             async for event in _Assembler(self._name).feed(stream):
+                if schema is not None and isinstance(event, ResponseComplete):
+                    event = ResponseComplete(forced_tool_answer(event.message, schema.name))
                 yield event
         except ProviderError:
             raise
@@ -194,9 +246,9 @@ class AnthropicModel(Model):
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-async def _post_stream(client: Any, body: dict[str, Any], *, beta: bool = False) -> Any:
+async def _post_stream(client: Any, body: dict[str, Any], betas: tuple[str, ...] = ()) -> Any:
     """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here; with
-    `beta`, as `client.beta.messages.create` with the advisor tool's beta.
+    `betas`, as `client.beta.messages.create` with those beta features.
 
     `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
     request; the SDK's `post` takes the encoded body as it is and does the rest as `create` would (the same
@@ -210,7 +262,7 @@ async def _post_stream(client: Any, body: dict[str, Any], *, beta: bool = False)
         "/v1/messages",
         content=_ENCODER.encode(body).encode("utf-8"),
         cast_to=Message,
-        options={"headers": {"anthropic-beta": ADVISOR_BETA}} if beta else {},
+        options={"headers": {"anthropic-beta": ",".join(betas)}} if betas else {},
         stream=True,
         stream_cls=AsyncStream[object],
     )

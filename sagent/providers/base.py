@@ -43,6 +43,12 @@ class Model(Protocol):
         return None
 
     @property
+    def structured_output(self) -> bool:
+        """Whether the model honours `ModelRequest.response_schema` (the response's text is then the JSON
+        object); False by default, and the schema is not sent."""
+        return False
+
+    @property
     def subscription(self) -> bool:
         """True for a model the user's own plan pays for (a model CLI on its own sign-in): its use is not billed
         per token, so a USD budget does not count it (`max_subscription_tokens` does)."""
@@ -57,6 +63,21 @@ class Model(Protocol):
         preparation overlaps whatever the caller does next; nothing by default. Never raises: what fails
         here fails again, and is reported, on the first request."""
         return None
+
+
+def forced_tool_answer(message: AssistantMessage, tool: str) -> AssistantMessage:
+    """A response to a request that forced the call of `tool` to get structured output (Anthropic's way):
+    that call's arguments become the message's text, as JSON, and the response a finished answer."""
+    import json
+    from dataclasses import replace
+
+    from sagent.types import TextPart, ToolCall
+
+    parts = tuple(
+        TextPart(json.dumps(p.arguments, ensure_ascii=False)) if isinstance(p, ToolCall) and p.name == tool else p
+        for p in message.content
+    )
+    return replace(message, content=parts, stop_reason="end_turn")
 
 
 # ------------------------------------------------------------------------------------------------ errors

@@ -36,6 +36,8 @@ class ModelInfo:
     thinking: bool = False
     images: bool = False
     caching: bool = False
+    long_context: bool = False
+    """A Claude model on its 1M-token context (`+1m`): a request whose prompt passes 200K tokens costs more."""
 
 
 def _claude(id: str, window: int, max_out: int, inp: float, out: float, read_mult: float = 0.1) -> ModelInfo:
@@ -219,11 +221,34 @@ PRICE_FIELDS = {"input": "input", "output": "output", "cacheRead": "cache_read",
 
 def lookup(model_id: str) -> ModelInfo | None:
     """The catalog entry for `model_id`: a price the user set, else the same id (any case), one with a date or
-    version suffix, or the model a CLI alias names."""
+    version suffix, or the model a CLI alias names; a Claude id tagged `+1m` is its model with the 1M-token
+    window, priced higher on long requests (`cost_of`)."""
     lowered = model_id.lower()
     if lowered in _USER:
         return _USER[lowered]
+    base = long_context_base(lowered)
+    if base is not None:
+        info = _catalog_entry(base)
+        if info is None or info.provider != "anthropic":
+            return None
+        return replace(info, id=lowered, context_window=LONG_CONTEXT_WINDOW, long_context=True)
     return _catalog_entry(lowered)
+
+
+LONG_CONTEXT_WINDOW = 1_000_000
+LONG_REQUEST_TOKENS = 200_000
+"""Anthropic prices a request on the 1M-token context higher once its prompt passes this many tokens."""
+LONG_REQUEST_INPUT, LONG_REQUEST_OUTPUT = 2, Decimal("1.5")
+"""How much dearer such a request is: its prompt (cache reads and writes too) and its answer."""
+
+
+def long_context_base(model_id: str) -> str | None:
+    """The model id without its 1M-context tag (`+1m`, or Claude Code's `[1m]`); None when it has none."""
+    lowered = model_id.lower()
+    for tag in ("+1m", "[1m]"):
+        if lowered.endswith(tag) and len(lowered) > len(tag):
+            return model_id[: -len(tag)]
+    return None
 
 
 def _catalog_entry(lowered: str) -> ModelInfo | None:
@@ -264,11 +289,14 @@ def cost_of(model_id: str, usage: Usage) -> Cost:
     info = lookup(model_id)
     if info is None:
         return Cost(priced=False)
+    prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    dear = info.long_context and prompt > LONG_REQUEST_TOKENS
+    into, out = (LONG_REQUEST_INPUT, LONG_REQUEST_OUTPUT) if dear else (1, 1)
     return Cost(
-        input=usage.input_tokens * _per_token(info.input),
-        output=usage.output_tokens * _per_token(info.output),
-        cache_read=usage.cache_read_tokens * _per_token(info.cache_read),
-        cache_write=usage.cache_write_tokens * _per_token(info.cache_write),
+        input=usage.input_tokens * _per_token(info.input) * into,
+        output=usage.output_tokens * _per_token(info.output) * out,
+        cache_read=usage.cache_read_tokens * _per_token(info.cache_read) * into,
+        cache_write=usage.cache_write_tokens * _per_token(info.cache_write) * into,
     )
 
 

@@ -52,7 +52,12 @@ class Provider:
             return build_model(Choice(self.spec.name, id))
         model = id or self.spec.default_model
         if not model:
-            raise BadRequestError(f"{self.spec.display}.model() needs a model id: the server has no default")
+            what = (
+                "a HuggingFace repo id or a local snapshot folder (the model runs in this process)"
+                if self.spec.name == "selfhosted"
+                else "the id of a model the server serves (it has no default)"
+            )
+            raise BadRequestError(f"{self.spec.display}.model() needs a model id: {what}", provider=self.spec.name)
         url = self.base_url or self.spec.base_url
         if self.spec.compatible and not url:
             raise BadRequestError(f"{self.spec.display} needs base_url: the server's address")

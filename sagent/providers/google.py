@@ -100,6 +100,10 @@ class GoogleModel(Model):
     def name(self) -> str:
         return self._name
 
+    @property
+    def structured_output(self) -> bool:
+        return True  # `responseJsonSchema` with `responseMimeType: application/json`
+
     def _sdk(self) -> Any:
         return self._client.get()
 
@@ -154,9 +158,13 @@ class GoogleModel(Model):
         if request.thinking_budget:
             generation["thinkingConfig"] = {"thinkingBudget": request.thinking_budget, "includeThoughts": True}
         elif request.effort:
-            generation["thinkingConfig"] = {"thinkingLevel": request.effort.upper(), "includeThoughts": True}
+            level = "HIGH" if request.effort in ("xhigh", "max") else request.effort.upper()  # Gemini's highest
+            generation["thinkingConfig"] = {"thinkingLevel": level, "includeThoughts": True}
         elif self._thinks:
             generation["thinkingConfig"] = {"includeThoughts": True}
+        if request.response_schema is not None:
+            generation["responseMimeType"] = "application/json"
+            generation["responseJsonSchema"] = request.response_schema.schema
         if generation:
             body["generationConfig"] = generation
         return body

@@ -87,6 +87,10 @@ class OpenAIModel(Model):
     def name(self) -> str:
         return self._name
 
+    @property
+    def structured_output(self) -> bool:
+        return True  # the Responses API's `json_schema` text format, strict
+
     def _sdk(self) -> Any:
         return self._client.get()
 
@@ -133,6 +137,11 @@ class OpenAIModel(Model):
                 }
                 for t in request.tools
             ]
+        schema = request.response_schema
+        if schema is not None:
+            params["text"] = {
+                "format": {"type": "json_schema", "name": schema.name, "schema": schema.schema, "strict": True}
+            }
         if request.cache_key:
             params["prompt_cache_key"] = request.cache_key
         max_tokens = request.max_tokens or self._max_tokens

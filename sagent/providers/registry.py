@@ -8,8 +8,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from sagent.providers import specs
 from sagent.providers.specs import ProviderSpec
@@ -149,6 +149,25 @@ def _api_key(provider: str, api_key_env: str | None, required: bool) -> str | No
     return None
 
 
+EMBEDDED_NAMES = frozenset({"smollm2", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"})
+"""The names of the embedded model: what a session on it records, and what --model may call it."""
+
+
+def _local_file(name: str | None) -> str | None:
+    """The .gguf file `name` names for the local provider; None for the embedded model (no name, or one
+    of its names); a clear error for anything else, which would otherwise be ignored."""
+    if not name or name.lower() in EMBEDDED_NAMES:
+        return None
+    if name.endswith(".gguf") or os.path.isfile(os.path.expanduser(name)):
+        return name
+    raise _bad_request(
+        f"the local provider runs a .gguf file on this machine, and {name!r} is neither one nor the embedded "
+        "model: give the file's path with --model (or leave --model out for the embedded SmolLM2); a model "
+        "served by llama.cpp elsewhere is reached with --provider openai-compat --base-url URL --model NAME",
+        provider=LOCAL,
+    )
+
+
 def _local_unavailable(missing: str, *, by_default: bool) -> str:
     """Why the local model cannot run, and how to get a model: a key, or the local extra."""
     from sagent.providers.llamacpp import install_hint
@@ -159,8 +178,25 @@ def _local_unavailable(missing: str, *, by_default: bool) -> str:
     return f"no API key is set and the local model cannot run: {missing}. Set a key ({names}), or {install_hint()}"
 
 
-def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None) -> Model:
-    """The `Model` for a choice: the spec's adapter, imported now, given the model id, key and endpoint."""
+ResumeMode = Literal["auto", "resume", "replay"]
+RESUMING_ADAPTERS = {"openai": "sagent.providers.responses_resume:ResumingOpenAIModel"}
+"""The providers whose server can keep the conversation, and the adapter that resumes on it (see
+`sagent.providers.responses_resume`). The model CLIs (AnthropicCLI, OpenAISubscription, GoogleCLI) keep
+theirs in their own sessions whatever the mode."""
+KEEPS_ITS_OWN = frozenset({"anthropic-cli", "openai-subscription", "google-cli"})
+
+
+def resumes(provider: str) -> bool:
+    """Whether a request to `provider` can send only what is new, the server keeping the rest."""
+    return provider in RESUMING_ADAPTERS or provider in KEEPS_ITS_OWN
+
+
+def build_model(
+    choice: Choice, *, base_url: str | None = None, api_key_env: str | None = None, resume_mode: ResumeMode = "replay"
+) -> Model:
+    """The `Model` for a choice: the spec's adapter, imported now, given the model id, key and endpoint.
+    `resume_mode` other than replay: on a provider whose server keeps the conversation, the adapter that
+    sends only what is new (`auto` and `resume` differ only in what the command line says elsewhere)."""
     spec = specs.find_spec(choice.provider)
     if spec is None:
         names = ", ".join(specs.provider_names())
@@ -174,6 +210,8 @@ def build_model(choice: Choice, *, base_url: str | None = None, api_key_env: str
     if not model:
         raise _bad_request(f"the {spec.name} provider needs --model: the id of a model the server serves")
     key = _api_key(spec.name, api_key_env, required=spec.key_required and bool(spec.key_variables))
+    if resume_mode != "replay" and spec.name in RESUMING_ADAPTERS:
+        spec = replace(spec, adapter=RESUMING_ADAPTERS[spec.name])
     return make_model(spec, model, api_key=key, base_url=url)
 
 
@@ -192,7 +230,7 @@ def make_model(spec: ProviderSpec, model: str, *, api_key: str | None, base_url:
 def _local_model(choice: Choice) -> Model:
     from sagent.providers.llamacpp import LlamaCppModel, local_model_missing
 
-    path = choice.model if choice.model and choice.model.endswith(".gguf") else None
+    path = _local_file(choice.model)
     missing = local_model_missing(path)
     if missing:
         raise _bad_request(_local_unavailable(missing, by_default=choice.notice is not None), provider=LOCAL)

@@ -87,7 +87,7 @@ class SelfHostedModel(Model):
             raise BadRequestError(str(error), provider=PROVIDER) from None
         missing = extra_missing()
         if missing:
-            raise BadRequestError(f"the SelfHosted provider needs {missing}", provider=PROVIDER)
+            raise BadRequestError(f"the SelfHosted provider cannot run: {missing}", provider=PROVIDER)
         if self.spec.device != "auto":
             check_device(self.spec.device)  # `+cuda` on a machine without one fails now, not at the first prompt
         self._max_tokens = max_tokens

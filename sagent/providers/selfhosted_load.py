@@ -31,7 +31,10 @@ def install_hint() -> str:
 def extra_missing() -> str | None:
     """What of the selfhosted extra is not installed (torch, transformers), or None. Imports nothing."""
     missing = [name for name in ("torch", "transformers") if importlib.util.find_spec(name) is None]
-    return f"{' and '.join(missing)} not installed; {install_hint()}" if missing else None
+    if not missing:
+        return None
+    are = "is" if len(missing) == 1 else "are"
+    return f"{' and '.join(missing)} {are} not installed; {install_hint()}"
 
 
 def config_window(config: Any) -> int | None:
@@ -154,7 +157,7 @@ def acquire(spec: HostedSpec) -> LoadedModel:
     be read."""
     missing = extra_missing()
     if missing:
-        raise SpecError(f"the SelfHosted provider needs {missing}")
+        raise SpecError(f"the SelfHosted provider cannot run: {missing}")
     source = str(spec.local_path.resolve()) if spec.local_path is not None else spec.source
     key = (source, spec.device, spec.dtype, spec.compile)
     with _REGISTRY_LOCK:

@@ -40,6 +40,7 @@ from sagent.repl import config_cmd as config_cmd  # registers /config
 from sagent.repl import doctor_cmd as doctor_cmd  # registers /doctor
 from sagent.repl import init_cmd as init_cmd  # registers /init
 from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
+from sagent.repl import skills_cmd as skills_cmd  # registers /skills
 from sagent.repl import status_cmd as status_cmd  # registers /status
 from sagent.repl.host import Queued, ReplState
 from sagent.repl.liveness import tick
@@ -344,7 +345,9 @@ class Repl:
         """The live area, cut to its last lines when a long paragraph would not fit the terminal."""
         text = self.renderer.live()
         lines = text.split("\n")
-        room = max(rows - 6 - len(self.state.queued), 3)
+        from sagent.repl.task_view import height
+
+        room = max(rows - 6 - len(self.state.queued) - height(self, rows), 3)
         return "\n".join(lines[-room:]) if len(lines) > room else text
 
     # --------------------------------------------------------------------------------------- run
@@ -389,6 +392,7 @@ class Repl:
         if self.state.fleet is not None:
             place = self.state.fleet.text()
             lines.append(self.renderer.c("dim", f"in the {place}: AgentSend reaches its agents, /agents lists them"))
+        lines += skills_cmd.banner_lines(self)
         if self.agent.history:
             lines += self.renderer.history(list(self.agent.history))
             lines.append(self.renderer.c("dim", f"─ resumed session {self.agent.session_id}"))

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from sagent.custom_commands import CustomCommand, Expansion
     from sagent.repl.host import ReplHost
 
-EFFORTS = ("minimal", "low", "medium", "high", "off")
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max", "off")
 DEFAULT_THINKING_BUDGET = 8_000
 
 
@@ -52,9 +52,9 @@ def command(name: str, summary: str, usage: str = "") -> Callable[[Handler], Han
 def custom_commands(repl: ReplHost) -> tuple[dict[str, CustomCommand], dict[str, str]]:
     """The Markdown commands in reach (read again each time, so a file saved a moment ago counts), and the
     broken ones by name with what is wrong."""
-    from sagent.custom_commands import load_commands
+    from sagent.skill_commands import load_prompt_commands
 
-    return load_commands(repl.agent.context.cwd)
+    return load_prompt_commands(repl.agent.context.cwd)  # and the skills, as /NAME
 
 
 def expand_custom(repl: ReplHost, text: str) -> Expansion | None:
@@ -134,6 +134,7 @@ KEYS = (
     ("Esc", "stop: interrupt, keep what was done, put queued messages back in the input"),
     ("Ctrl+B", "move the running tool calls to the background"),
     ("Ctrl+O", "show hidden tool output in full (again: collapse)"),
+    ("Ctrl+T", "hide or show the task list above the prompt"),
     ("Shift+Tab", "the next permission mode: default → acceptEdits → plan"),
     ("Ctrl+C", "clear the input; else stop the work; twice within a few seconds quits"),
     ("Ctrl+D", "quit (on an empty input)"),
@@ -173,7 +174,7 @@ def _help(repl: ReplHost, arg: str) -> list[str]:
     custom, broken = custom_commands(repl)
     if custom or broken:
         lines.append(
-            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's commands)")
+            c("bold", "custom commands") + c("dim", " (Markdown in .sagent/commands/ and the user's; skills: /skills)")
         )
     rows = []
     for name, found in custom.items():
@@ -210,12 +211,12 @@ def _switch(repl: ReplHost, provider: str | None, model: str | None) -> str:
     return repl.switch(repl.agent, provider, model)
 
 
-@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|off]")
+@command("effort", "reasoning effort for the next calls", "/effort [minimal|low|medium|high|xhigh|max|off]")
 def _effort(repl: ReplHost, arg: str) -> list[str]:
     if not arg:
         return [f"effort: {repl.agent.effort or 'default'}"]
     match arg:  # a literal pattern narrows `arg` to the Effort it names
-        case "minimal" | "low" | "medium" | "high":
+        case "minimal" | "low" | "medium" | "high" | "xhigh" | "max":
             repl.agent.configure(effort=arg)
         case "off":
             repl.agent.configure(effort=None)
@@ -284,8 +285,10 @@ def _advisor(repl: ReplHost, arg: str) -> list[str]:
     lines = [
         f"advisor {advisor.label()}: {len(advisor.hook.consultations)} of {p.max_consultations} consultations, "
         f"cooldown {quantity(p.cooldown, 'turn')}",
-        f"  triggers: tool {'on' if p.tool else 'off'}, marker {p.marker or 'off'}, failures {p.failures or 'off'}, "
-        f"confidence {p.confidence or 'off'}, stagnation {p.stagnation or 'off'}, review {'on' if p.review else 'off'}",
+        f"  triggers: tool {'on' if p.tool else 'off'}, marker {' '.join(p.markers()) or 'off'}, failures "
+        f"{p.failures or 'off'}, confidence {p.confidence or 'off'}, stagnation "
+        f"{f'{p.stagnation} at {p.similarity}' if p.stagnation else 'off'}, review {'on' if p.review else 'off'}",
+        f"  answers {'structured where the provider can' if p.structured else 'in free text'}",
     ]
     for c in advisor.hook.consultations:
         lines.append(f"  {c.line()}")
@@ -406,7 +409,7 @@ def session_list(cwd: Path, open_now: Path | None) -> list[str]:
     return [*lines, "/resume N or /resume ID opens one; /resume alone searches them"]
 
 
-@command("agents", "the sub-agents: label, model, status, spend")
+@command("agents", "the sub-agents: label, model, status, spend; and the agent files")
 def _agents(repl: ReplHost, arg: str) -> list[str]:
     rows = []
     for row in repl.agent.snapshot(measure=False).walk()[1:]:
@@ -422,7 +425,10 @@ def _agents(repl: ReplHost, arg: str) -> list[str]:
         if rows
         else ["no sub-agents; the agent starts them with AgentSpawn"]
     )
-    return [*here, *remote_rows(repl.state.fleet)]  # with --fleet, the fleet's agents in other processes too
+    from sagent.repl.agent_files_view import agent_file_rows
+
+    # with --fleet, the fleet's agents in other processes too; then the sub-agents defined in files
+    return [*here, *remote_rows(repl.state.fleet), *agent_file_rows(repl)]
 
 
 @command("send", "message a sub-agent", "/send LABEL MESSAGE")

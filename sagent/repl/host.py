@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from sagent.repl.launch import Launch
     from sagent.repl.picker import Picker
     from sagent.repl.render import Renderer, Settings
+    from sagent.tasks import TaskList
     from sagent.types import UserContent, UserMessage
 
 QUIT_WINDOW_S = 3.0
@@ -51,6 +52,8 @@ class ReplState:
     shell: asyncio.Task[None] | None = None  # the `!command` running now (Esc cancels it)
     fleet: FleetPlace | None = None  # the agent's place in a fleet across processes (`sagent --fleet`)
     launch: Launch | None = None  # the settings files and flags the REPL started with (/status, /config)
+    tasks_hidden: bool = False  # the user hid the task list above the prompt (Ctrl+T)
+    tasks_done: TaskList | None = None  # the finished task list last seen at the end of a turn (not shown again)
 
 
 class ReplHost(Protocol):

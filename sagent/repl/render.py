@@ -29,6 +29,7 @@ from sagent.events import (
     Rewound,
     SessionStarted,
     SmallModelCall,
+    TaskListChanged,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -152,6 +153,8 @@ class Renderer:
                 out.append(self.result_line(event))
             case SessionStarted() | ToolCallDelta() | ToolResultsCleared() | SmallModelCall():
                 pass  # not shown: a tool call is shown when it starts (ToolStarted)
+            case TaskListChanged():
+                pass  # shown above the prompt, from the agent's list (sagent/repl/task_view.py)
             case _:
                 assert_never(event)
         return out

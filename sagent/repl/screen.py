@@ -21,7 +21,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from sagent.repl import approval, escape, mentions, picker, shell_mode, stopping, tool_output
+from sagent.repl import approval, escape, mentions, picker, shell_mode, stopping, task_view, tool_output
 from sagent.repl.commands import COMMANDS, argument_choices, custom_commands
 from sagent.repl.liveness import spinner_line
 from sagent.repl.resize import ReplApplication
@@ -134,6 +134,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
 
     approval.add_keys(keys, repl, buffer)
     tool_output.add_keys(keys, repl)
+    task_view.add_keys(keys, repl)  # Ctrl+T hides or shows the task list
     mentions.add_keys(keys, repl, buffer)  # a pasted path becomes an @mention
     shell_mode.add_keys(keys, repl)  # Esc cancels a running !command
     picker.add_keys(keys, repl, buffer)  # its keys win while a list is open
@@ -168,6 +169,7 @@ def build_application(repl: ReplHost) -> tuple[Application[None], Buffer]:
                 Window(FormattedTextControl(lambda: [("class:spinner", spinner_line(repl))]), height=1),
                 filter=busy,
             ),
+            task_view.task_window(repl, lambda: _size(repl)),
             shell_mode.status_window(repl),
             picker.picker_window(repl, lambda: repl.settings.width),
             Window(height=1, char="─", style="class:rule"),

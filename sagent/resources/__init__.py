@@ -90,7 +90,8 @@ def places(kind: Kind, cwd: Path, *, home: Path | None = None) -> Places:
     existing = [(folder, origin) for folder, origin in project if folder.is_dir()]
     if trusted:
         found += [Place(kind, "project", folder, origin) for folder, origin in existing]
-    untrusted = () if trusted else tuple(folder for folder, _ in existing)
+    users = {place.folder.resolve() for place in found}  # the home folder as the project: still the user's own
+    untrusted = () if trusted else tuple(folder for folder, _ in existing if folder.resolve() not in users)
     return Places(tuple(_unique(found)), untrusted, root)
 
 

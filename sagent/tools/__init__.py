@@ -5,6 +5,7 @@
     agent = Agent(model, tools=[tools.Read(), tools.Glob(), tools.Grep(), tools.Bash()])
     agent = Agent(model, tools=tools.builtin_tools())        # all of them
     agent = Agent(model, tools=tools.tools_by_name(["Read", "WebFetch"]))
+    agent = Agent(model, tools=[*tools.builtin_tools(), tools.Skill.from_folders(".claude/skills")])
 
 A tool built without arguments reads its settings from the environment as `builtin_tools` does: the web
 and paper tools allow the hosts in SAGENT_ALLOW_HOSTS, and the paper tools built one by one share one
@@ -21,8 +22,11 @@ from sagent.tools.files import Edit, Read, Write
 from sagent.tools.memory_tools import Memory, Recall
 from sagent.tools.net import Fetcher
 from sagent.tools.papers import PaperDetails, PaperFetch, PaperSearch, Scholar
+from sagent.tools.runtime import AgentDefinition
 from sagent.tools.search import Glob, Grep, List
 from sagent.tools.shell import Bash
+from sagent.tools.skill import Skill
+from sagent.tools.todo import TodoWrite
 from sagent.tools.web import WebFetch, WebSearch
 
 CORE = (Read, Write, Edit, Glob, Grep, List, Bash)
@@ -30,14 +34,18 @@ PAPERS = (PaperSearch, PaperDetails, PaperFetch)  # they share one Scholar: its 
 WEB = (WebFetch, WebSearch, *PAPERS)  # the web and the literature
 FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-tuning, background jobs
 MEMORY = (Memory, Recall)  # facts kept for later sessions, and the past sessions searched
-BUILTIN = CORE + WEB + MEMORY + FLEET
+TASKS = (TodoWrite,)  # the task list the agent keeps while it works
+BUILTIN = CORE + TASKS + WEB + MEMORY + FLEET
+BY_CATALOG = (Skill,)  # built here without their catalog: the CLI gives them theirs (sagent.cli.agent_setup)
 
 __all__ = [
     "BUILTIN",
+    "BY_CATALOG",
     "CORE",
     "FLEET",
     "MEMORY",
     "PAPERS",
+    "TASKS",
     "WEB",
     "AgentSelf",
     "AgentSend",
@@ -54,6 +62,8 @@ __all__ = [
     "PaperSearch",
     "Read",
     "Recall",
+    "Skill",
+    "TodoWrite",
     "WebFetch",
     "WebSearch",
     "Write",
@@ -62,16 +72,22 @@ __all__ = [
 ]
 
 
-def builtin_tools(fleet: bool = True, *, fetcher: Fetcher | None = None) -> list[Tool]:
+def builtin_tools(
+    fleet: bool = True, *, fetcher: Fetcher | None = None, agents: Iterable[AgentDefinition] = ()
+) -> list[Tool]:
     """New instances of every built-in tool; without the fleet tools when `fleet` is False. The web and
-    paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS)."""
-    return tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + WEB + MEMORY)], fetcher=fetcher)
+    paper tools share `fetcher` (by default one allowing the hosts in SAGENT_ALLOW_HOSTS); AgentSpawn can
+    start `agents` by name (sub-agents defined in files: `sagent.resources.agent_files.load_agent_files`)."""
+    made = tools_by_name([cls.name for cls in (BUILTIN if fleet else CORE + TASKS + WEB + MEMORY)], fetcher=fetcher)
+    agents = tuple(agents)
+    return [AgentSpawn(agents) if isinstance(t, AgentSpawn) else t for t in made] if agents else made
 
 
 def tools_by_name(names: Iterable[str], *, fetcher: Fetcher | None = None) -> list[Tool]:
-    """Built-in tools by name; ValueError naming the valid ones for an unknown name."""
+    """Built-in tools by name; ValueError naming the valid ones for an unknown name. `Skill` is made
+    without skills: give it its own (`Skill.from_folders(...)`), as the CLI does."""
     names = list(names)
-    by_name = {cls.name: cls for cls in BUILTIN}
+    by_name = {cls.name: cls for cls in (*BUILTIN, *BY_CATALOG)}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown tool(s): {', '.join(unknown)}; the tools are: {', '.join(by_name)}")

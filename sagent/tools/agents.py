@@ -4,10 +4,11 @@ the agent through `ToolContext.runtime`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sagent.tools.base import AnyOrder, ToolContext, ToolError
-from sagent.tools.runtime import SpawnRequest
+from sagent.tools.runtime import AgentDefinition, SpawnRequest
 
 MAX_WAIT = 600
 # The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
@@ -66,10 +67,39 @@ class AgentSpawn(_AgentTool):
         "required": ["prompt"],
     }
 
+    def __init__(self, agents: Iterable[AgentDefinition] = ()) -> None:
+        """`agents`: the sub-agents defined in files (`sagent.resources.agent_files`) it may start by name;
+        the model reads their names and descriptions in this tool's description."""
+        self.agents = {agent.name: agent for agent in agents}
+        if self.agents:
+            self.description = type(self).description + agent_list(self.agents.values())
+            names = sorted(self.agents)
+            choice = {"type": "string", "enum": names, "description": "start a sub-agent defined in a file, by name"}
+            self.input_schema = {
+                **type(self).input_schema,
+                "properties": {**type(self).input_schema["properties"], "agent": choice},
+            }
+
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
         fields = {name: arguments[name] for name in _SPAWN_FIELDS if arguments.get(name) is not None}
+        wanted = arguments.get("agent")
+        if wanted is not None:
+            definition = self.agents.get(str(wanted).strip())
+            if definition is None:
+                known = ", ".join(sorted(self.agents)) or "none (no agent files were found)"
+                raise ToolError(f"no agent is called {wanted!r}; the agents are: {known}")
+            fields["agent"] = definition
         request = SpawnRequest(arguments["prompt"], **fields, persistent=bool(arguments.get("persistent", False)))
         return await ctx.agent().spawn(request)
+
+
+def agent_list(agents: Iterable[AgentDefinition]) -> str:
+    """The agents as AgentSpawn's description lists them: one line each, name and description."""
+    lines = [f"\n- {agent.name}: {' '.join(agent.description.split())}" for agent in agents]
+    return (
+        "\n\nAgents defined in files: give `agent` with one of these names and it starts with its own "
+        "instructions, tools and model (the prompt is still its task):" + "".join(lines)
+    )
 
 
 class AgentSend(_AgentTool):
@@ -79,18 +109,26 @@ class AgentSend(_AgentTool):
         "Send a message to another agent by its label: a sub-agent, a sibling, your parent ('main' is the "
         "top one) or any other running agent. A busy agent reads it at its next safe point; nothing is "
         "dropped, and you get a receipt. To an agent you started (or one below it), you can also send a "
-        "control instead of text: switch_model (with model and/or provider), compact (with an optional "
-        "focus), or stop. AgentSelf status lists the agents reachable now."
+        "control instead of text: switch_model (model and/or provider), tune (effort and/or thinking), "
+        "compact (optional focus), clear_tool_results (the tools whose outputs go, or keep_last), or stop. "
+        "AgentSelf status lists the agents reachable now."
     )
     input_schema = {
         "type": "object",
         "properties": {
             "to": {"type": "string", "description": "the label of the agent"},
             "message": {"type": "string", "description": "the text to send"},
-            "control": {"type": "string", "enum": ["switch_model", "compact", "stop"]},
+            "control": {
+                "type": "string",
+                "enum": ["switch_model", "tune", "compact", "clear_tool_results", "stop"],
+            },
             "provider": {"type": "string", "description": "for switch_model: the provider, when the id does not say"},
             "model": {"type": "string", "description": "for switch_model: the model id"},
             "focus": {"type": "string", "description": "for compact: what the summary must keep"},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high", "xhigh", "max"]},
+            "thinking": {"type": "integer", "description": "for tune: thinking budget in tokens; 0 turns it off"},
+            "tools": {"type": "array", "items": {"type": "string"}, "description": "for clear_tool_results"},
+            "keep_last": {"type": "integer", "description": "for clear_tool_results: keep the last N outputs"},
         },
         "required": ["to"],
     }
@@ -99,10 +137,11 @@ class AgentSend(_AgentTool):
         text = arguments.get("message") or ""
         control = arguments.get("control")
         if not text.strip() and control is None:
-            raise ToolError("give a message, or a control (switch_model, compact, stop)")
-        return ctx.agent().send(
-            arguments["to"], text, control, arguments.get("provider"), arguments.get("model"), arguments.get("focus")
-        )
+            raise ToolError("give a message, or a control (switch_model, tune, compact, clear_tool_results, stop)")
+        fields = {
+            k: arguments.get(k) for k in ("provider", "model", "focus", "effort", "thinking", "tools", "keep_last")
+        }
+        return ctx.agent().send(arguments["to"], text, control, **fields)
 
 
 class AgentSelf(_AgentTool):
@@ -126,7 +165,7 @@ class AgentSelf(_AgentTool):
             "action": {"type": "string", "enum": ["status", "switch", "compact", "clear_tool_results", "detach"]},
             "provider": {"type": "string"},
             "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
-            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high"]},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high", "xhigh", "max"]},
             "thinking": {"type": "integer", "description": "thinking budget in tokens; 0 turns thinking off"},
             "focus": {"type": "string", "description": "for compact: what the summary must keep"},
             "ids": {"type": "array", "items": {"type": "string"}, "description": "tool call ids to clear"},

@@ -136,6 +136,9 @@ class Recall(AnyOrder):
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise ToolError("limit is a whole number, 1 or more")
         current = ctx.session_dir.name if ctx.session_dir is not None and not ctx.ephemeral else None
+        window = getattr(ctx.runtime, "history_window", None)
+        if callable(window) and window() is not None:
+            current = None  # the earlier turns of this session are out of the model's sight: search them too
         return await asyncio.to_thread(_search, ctx.cwd, query, min(limit, MAX_HITS), current, ctx.ephemeral)
 
 

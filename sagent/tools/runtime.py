@@ -10,10 +10,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from sagent.tasks import TaskList
+    from sagent.tools.choose import Choice
     from sagent.tools.editor import Editor
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    """A sub-agent defined in a file (Claude Code's shape: `.claude/agents/NAME.md`, `.sagent/agents/`):
+    what AgentSpawn's `agent` field starts. Loaded by `sagent.resources.agent_files`; the fleet applies it."""
+
+    name: str
+    """What AgentSpawn's `agent` names it by (a plugin's are `plugin:name`)."""
+    description: str
+    """When to use it: the parent model reads this in AgentSpawn's description."""
+    system: str
+    """Its system prompt (the file's body), used exactly; the fleet adds only its note on the sub-agent's place."""
+    tools: tuple[str, ...] | None = None
+    """The tools it may use, as the file names them (Claude Code's names are mapped when it spawns, names its
+    parent lacks are left out with a note); None: all of its parent's."""
+    disallowed_tools: tuple[str, ...] = ()
+    """Tools taken out of what it would get (Claude Code's `disallowedTools`)."""
+    model: str | None = None
+    """A model id, `provider:model`, or an alias (`inherit`, `sonnet`, `opus`, `haiku`); None: the parent's."""
+    permission_mode: str | None = None
+    """A permission mode; applied only when it is as strict as the parent's or stricter."""
+    isolation: str | None = None
+    """`worktree`: it works in its own git worktree, on its own branch."""
+    origin: str = ""
+    """Where the file was found, for lists (`.claude`, `~/.claude`, `plugin NAME`)."""
+    path: str = ""
+    """The file it was read from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +75,12 @@ class SpawnRequest:
     on: str | None = None
     """Run it on another process of a fleet on NATS: a `sagent serve` label, or "any" for whichever
     serve process takes it first (a queue group); None: in this process. One-shot only."""
+    agent: AgentDefinition | None = None
+    """A sub-agent defined in a file: its system prompt, tools, model, permission mode and isolation apply
+    (a field given here as well wins over the file's, except the permission mode and the isolation)."""
+    choice: Choice | None = None
+    """A choice the sub-agent makes with a tool call (`sagent.tools.choose`), which an orchestration pattern
+    (`sagent.patterns`) reads when it has answered: it gets that tool beside the ones it is given."""
     capsules: int | None = None
     """Carry the last N capsules of the parent's handoffs (tasks, answers, messages) ahead of the prompt;
     0: the prompt alone; None: the parent's `handoff_capsules` setting."""
@@ -63,9 +99,10 @@ class AgentRuntime(Protocol):
         """Start a sub-agent; a one-shot one's answer, or where to reach a persistent one."""
         ...
 
-    def send(
-        self, to: str, text: str, control: str | None, provider: str | None, model: str | None, focus: str | None
-    ) -> str: ...
+    def send(self, to: str, text: str, control: str | None, **fields: Any) -> str:
+        """Send `text` to the agent `to`, or the control `control` with its `fields` (provider, model, focus,
+        effort, thinking, tools, keep_last; see `sagent.agent.controls`)."""
+        ...
 
     def status(self) -> str: ...
 
@@ -99,4 +136,8 @@ class AgentRuntime(Protocol):
 
     def editor(self) -> Editor | None:
         """The editor lending the agent its files and terminals (`sagent.tools.editor`), or None."""
+        ...
+
+    def set_task_list(self, tasks: TaskList) -> None:
+        """Make `tasks` the agent's task list, whole (TodoWrite), and tell the surfaces."""
         ...

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from sagent.agent.compaction import Trigger
 
 SUBAGENT_TYPE = "general-purpose"
-"""The `agent_type` hooks are told for a sub-agent: sagent's sub-agents are all of Claude Code's general kind."""
+"""The `agent_type` hooks are told for a sub-agent not started from an agent file (Claude Code's general kind);
+one from a file is told the file's agent name, as Claude Code does."""
 DENIED = "denied: "  # how the loop starts the result of a call that did not run (sagent.agent.rounds)
 
 
@@ -84,7 +85,7 @@ class CommandHooks(Hook):
 
     async def on_session_start(self, agent: Agent, source: SessionSource) -> str | None:
         if agent.parent is not None:
-            starting = await self._run(agent, "SubagentStart", SUBAGENT_TYPE, {})
+            starting = await self._run(agent, "SubagentStart", agent.settings.agent_type or SUBAGENT_TYPE, {})
             return _joined(a.context for _, a in starting) or None
         answers = await self._run(agent, "SessionStart", source, {"source": source})
         for name, answer in answers:
@@ -197,7 +198,7 @@ class CommandHooks(Hook):
             payload["permission_mode"] = mode
         if agent.parent is not None:  # Claude Code's names for the sub-agent a hook runs for
             payload["agent_id"] = agent.label
-            payload["agent_type"] = SUBAGENT_TYPE
+            payload["agent_type"] = agent.settings.agent_type or SUBAGENT_TYPE  # an agent file's name
             if event == "SubagentStop":
                 payload["agent_transcript_path"] = payload["transcript_path"]
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")

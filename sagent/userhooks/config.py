@@ -8,10 +8,10 @@
 
 The shape is Claude Code's, so settings and scripts written for it work here. `matcher` selects tools by name
 for `PreToolUse`, `PostToolUse`, `PostToolUseFailure` and `PermissionRequest` (the source, `startup` or
-`resume`, for `SessionStart`; the agent type, `general-purpose`, for `SubagentStart`; `manual` or `auto` for
-`PreCompact`): empty, absent or `*` matches everything; names and `|` only (`Bash|Edit`) match those names
-exactly; anything else is a regular expression searched in the name (`mcp__github__.*`, `Notebook.*`). Other
-events ignore it.
+`resume`, for `SessionStart`; the agent type (an agent file's name, else `general-purpose`) for
+`SubagentStart`; `manual` or `auto` for `PreCompact`): empty, absent or `*` matches everything; names and `|`
+only (`Bash|Edit`) match those names exactly; anything else is a regular expression searched in the name
+(`mcp__github__.*`, `Notebook.*`). Other events ignore it.
 
 Only the standard library is imported here: `sagent config` checks settings files without loading the loop.
 """

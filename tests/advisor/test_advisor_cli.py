@@ -42,7 +42,8 @@ def test_advisor_flag_splits_cost_by_role_and_records_the_consultation(tmp_path:
         bodies = fake.bodies()[1:]  # the first offered the server-side advisor and was refused
     assert out.returncode == 0, out.stderr
     assert [b["model"] for b in bodies] == ["claude-haiku-4-5", "claude-opus-4-7", "claude-haiku-4-5"]
-    assert "Advisor" in [t["name"] for t in bodies[0]["tools"]] and "tools" not in bodies[1]
+    assert "Advisor" in [t["name"] for t in bodies[0]["tools"]]
+    assert [t["name"] for t in bodies[1]["tools"]] == ["advice"]  # only its structured answer: it never acts
     lines = records(out.stdout)
     consulted = next(r for r in lines if r.get("subtype") == "advisor_consulted")
     assert consulted["trigger"] == "tool" and consulted["native"] is False

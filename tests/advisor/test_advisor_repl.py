@@ -27,6 +27,7 @@ def test_advisor_and_cost_commands(tmp_path: Path, capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "advisor scripted/claude-opus-4-7: 1 of 3 consultations" in out and "stagnation off" in out
     assert "trigger: tool" in out
+    assert "marker [NEED_ADVICE] [[ASK_ADVISOR]]," in out and "answers structured" in out
     asyncio.run(run_command(repl, "/cost"))
     cost = capsys.readouterr().out
     assert "advisor/claude-opus-4-7" in cost and "claude-haiku-4-5" in cost

@@ -445,3 +445,88 @@ async def test_compaction_by_the_agent_itself_and_a_coordinators_compact_and_sto
     assert worker.status == "stopped" and worker.agent.closed
     assert any(isinstance(m, PeerMessage) and m.sender == "w" and m.text.startswith("[stopped") for m in main.history)
     await main.aclose()
+
+
+async def test_a_coordinator_cranks_a_workers_thinking_and_drops_its_file_reads() -> None:
+    gate = asyncio.Event()
+
+    @tool
+    async def read_file(path: str) -> str:
+        """Read a file."""
+        return f"the whole of {path}: " + "x" * 200
+
+    @tool
+    async def build() -> str:
+        """Build the project."""
+        await asyncio.wait_for(gate.wait(), 5)
+        return "build ok"
+
+    def open_gate(request: ModelRequest):  # type: ignore[no-untyped-def]
+        gate.set()
+        return text_turn("tuned the worker")
+
+    model = RoutedModel(
+        {
+            "main": [
+                tool_turn(("AgentSpawn", {"prompt": "build it", "label": "w", "persistent": True})),
+                tool_turn(
+                    ("AgentSend", {"to": "w", "control": "tune", "effort": "high", "thinking": 4096}),
+                    ("AgentSend", {"to": "w", "control": "clear_tool_results", "tools": ["read_file"]}),
+                ),
+                open_gate,
+                text_turn("the worker is done"),
+            ],
+            "w": [
+                tool_turn(("read_file", {"path": "a.py"}), ("read_file", {"path": "b.py"})),
+                tool_turn(("build", {})),
+                text_turn("built"),
+            ],
+        }
+    )
+    main = Agent(model, tools=[*fleet_tools(), read_file, build])
+    _, result = await run_to_end(main, "build with a worker")
+    assert result.subtype == "success"
+    receipts = tool_texts(model.requests("main")[2])
+    assert any("tune sent to w" in r for r in receipts) and any("clear_tool_results sent to w" in r for r in receipts)
+    last = model.requests("w")[-1]
+    assert last.effort == "high" and last.thinking_budget == 4096
+    texts = tool_texts(last)
+    assert "build ok" in texts and not any("the whole of" in t for t in texts)
+
+
+async def test_controls_that_lack_what_they_need_are_refused_with_the_reason() -> None:
+    model = RoutedModel(
+        {
+            "main": [
+                tool_turn(("AgentSpawn", {"prompt": "wait", "label": "w", "persistent": True})),
+                tool_turn(
+                    ("AgentSend", {"to": "w", "control": "tune"}),
+                    ("AgentSend", {"to": "w", "control": "tune", "effort": "extreme"}),
+                    ("AgentSend", {"to": "w", "control": "clear_tool_results"}),
+                ),
+                text_turn("done"),
+            ],
+            "w": [text_turn("waiting")],
+        }
+    )
+    main = Agent(model, tools=fleet_tools())
+    await run_to_end(main, "go")
+    texts = tool_texts(model.requests("main")[2])
+    assert any("tune needs an effort or a thinking budget" in t for t in texts)
+    assert any("extreme" in t and "xhigh" in t for t in texts)  # the schema's or the fleet's refusal
+    assert any("needs the tools whose results go, or keep_last" in t for t in texts)
+
+
+def test_controls_cross_processes_with_every_field_checked() -> None:
+    import json
+
+    from sagent.agent.fleet import Envelope
+    from sagent.fleet_nats.wire import envelope_bytes, envelope_of
+
+    sent = Envelope("main", "w", control="clear_tool_results", tools=("Read",), keep_last=None)
+    assert envelope_of(envelope_bytes(sent)) == sent
+    tuned = Envelope("main", "w", control="tune", effort="max", thinking=0)
+    assert envelope_of(envelope_bytes(tuned)) == tuned
+    for bad in ({"tools": "Read"}, {"thinking": "lots"}, {"keep_last": True}, {"control": "reboot"}):
+        with pytest.raises(FleetError):
+            envelope_of(json.dumps({"sender": "main", "to": "w", "control": "tune", **bad}).encode())

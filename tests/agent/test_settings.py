@@ -49,9 +49,11 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "max_depth": 5,
         "max_agents": 7,
         "handoff_capsules": 3,
+        "history_turns": 5,
         "allow_providers": frozenset({"scripted"}),
         "label": "boss",
         "role": "a note for the boss alone",
+        "agent_type": "boss-file",
         "hooks": (Hook(), advisor.hook),
         "approver": _refuse_all,
         "permissions": Permissions.build(mode="plan", deny=["Bash(rm:*)"], cwd=cwd),
@@ -75,7 +77,7 @@ async def _refuse_all(agent: Agent, call: ToolCall, reason: str) -> Allow | Deny
 
 
 # What spawning sets for the child itself, and why (each is asserted below).
-SET_BY_SPAWN = {"label", "role", "max_budget_usd", "max_subscription_tokens"}
+SET_BY_SPAWN = {"label", "role", "agent_type", "max_budget_usd", "max_subscription_tokens"}
 
 
 async def test_a_child_inherits_every_setting_it_is_not_given(tmp_path: Path) -> None:
@@ -92,6 +94,7 @@ async def test_a_child_inherits_every_setting_it_is_not_given(tmp_path: Path) ->
             assert getattr(inherited, name) == values[name], f"{name} was not inherited"
     assert inherited.label == "kid"
     assert inherited.role != values["role"] and '"kid"' in inherited.role and '"boss"' in inherited.role
+    assert inherited.agent_type == ""  # not started from an agent file, whatever its parent was
     assert inherited.max_budget_usd is None  # the parent's budget holds the child's spend
     assert inherited.max_subscription_tokens is None  # and its token limit the child's subscription use
     assert child.agent.cost.budgeted() is parent.cost

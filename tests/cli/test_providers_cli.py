@@ -94,6 +94,20 @@ def test_continue_stays_on_the_provider_the_session_used(project: Path, tmp_path
     assert [i["content"][0]["text"] for i in sent[1]["input"] if i.get("role") == "user"] == ["one", "two"]
 
 
+def test_continue_on_a_compatible_endpoint_needs_no_base_url_again(project: Path, tmp_path: Path) -> None:
+    server_args = ["--provider", "openai-compat", "--model", "served-model", "--api-key-env", "SERVER_KEY"]
+    keyed = env(tmp_path, SERVER_KEY="sk-server-secret-0042")
+    with chat.FakeChat([chat.text_chunks("First."), chat.text_chunks("Second.")]) as fake:
+        first = run_sagent(["-p", "one", *server_args, "--base-url", fake.url], keyed, cwd=project)
+        second = run_sagent(["-p", "two", "--continue", "--api-key-env", "SERVER_KEY"], keyed, cwd=project)
+        sent = fake.bodies()
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    assert second.stdout.strip() == "Second."
+    assert [m["content"] for m in sent[1]["messages"] if m["role"] == "user"] == ["one", "two"]
+    (log,) = (tmp_path / "data").rglob("*.jsonl")
+    assert fake.url in log.read_text() and "sk-server-secret-0042" not in log.read_text()
+
+
 def test_a_preset_without_its_key_says_which_variable_to_set(tmp_path: Path) -> None:
     out = run_sagent(["-p", "hi", "--provider", "dashscope"], env(tmp_path))
     assert out.returncode == 2 and "DASHSCOPE_API_KEY" in out.stderr and out.stdout == ""

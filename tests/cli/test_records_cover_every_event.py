@@ -12,6 +12,7 @@ import pytest
 
 from sagent.cli.records import event_record
 from sagent.events import Event
+from sagent.tasks import TaskList
 from sagent.types import AssistantMessage, Cost, ToolCall, ToolResult, Usage, UserMessage
 
 _SAMPLES: dict[str, Any] = {
@@ -27,6 +28,7 @@ _SAMPLES: dict[str, Any] = {
     "ToolCall": ToolCall("call_1", "Read", {}),
     "ToolResult": ToolResult("call_1", "Read", ()),
     "ResultSubtype": "success",
+    "TaskList": TaskList(),
 }
 
 

@@ -191,6 +191,9 @@ class FakeAnthropic(FakeServer):
             return JSONReply(400, _error_body("invalid_request_error", refusal))
         if isinstance(step, Fault):
             return JSONReply(step.status, _error_body(step.error_type, step.message), step.headers)
+        refusal = _tool_choice_refusal(request["body"])
+        if refusal is not None:
+            return JSONReply(400, _error_body("invalid_request_error", refusal))
         if self.cache is not None:
             usage = self.cache.usage(request["body"]) | {"output_tokens": step.usage.get("output_tokens", 0)}
             step = replace(step, usage=usage)
@@ -219,6 +222,19 @@ def _advisor_refusal(request: dict[str, Any], pairs: set[tuple[str, str]] | None
     pair = (body.get("model", ""), tools[0].get("model", ""))
     if pairs is not None and pair not in pairs:
         return f"the advisor tool does not support executor {pair[0]} with advisor {pair[1]}"
+    return None
+
+
+def _tool_choice_refusal(body: dict[str, Any]) -> str | None:
+    """Why the real API would refuse this request's `tool_choice` (a forced tool, as for structured output):
+    a tool it does not offer, or thinking on with a forced tool."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict) or choice.get("type") not in ("tool", "any"):
+        return None
+    if choice["type"] == "tool" and choice.get("name") not in [t.get("name") for t in body.get("tools", [])]:
+        return f"tool_choice: tool {choice.get('name')!r} is not in tools"
+    if (body.get("thinking") or {}).get("type") == "enabled":
+        return "Thinking may not be enabled when tool_choice forces tool use."
     return None
 
 

@@ -124,6 +124,9 @@ class FakeGemini(FakeServer):
             return step
         if isinstance(step, Fault):
             return _fault(step)
+        config = request["body"].get("generationConfig") or {}
+        if "responseJsonSchema" in config and config.get("responseMimeType") != "application/json":
+            return _fault(Fault(400, "responseJsonSchema needs responseMimeType application/json"))
         model = request["path"].split("/models/")[-1].split(":")[0]
         return Stream([(None, c) for c in stream_chunks(step, model)], step.cut_after)
 

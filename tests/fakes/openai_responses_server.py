@@ -176,12 +176,31 @@ class FakeResponses(FakeServer):
             return step
         if isinstance(step, Fault):
             return _fault(step)
+        refusal = _schema_refusal(request["body"])
+        if refusal is not None:
+            return _fault(Fault(400, refusal, "invalid_json_schema"))
         events = stream_events(step, request["body"].get("model", "gpt"))
         return Stream([(e["type"], e) for e in events], step.cut_after)
 
     @property
     def url(self) -> str:
         return f"{self.root}/v1"
+
+
+def _schema_refusal(body: dict[str, Any]) -> str | None:
+    """Why the real API would refuse a strict `json_schema` text format: a name missing, or an object that
+    allows other properties or leaves one of its properties out of `required`."""
+    fmt = (body.get("text") or {}).get("format") or {}
+    if fmt.get("type") != "json_schema":
+        return None
+    if not fmt.get("name") or not isinstance(fmt.get("schema"), dict):
+        return "text.format: json_schema needs a name and a schema"
+    schema = fmt["schema"]
+    if fmt.get("strict") and (
+        schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(schema["properties"])
+    ):
+        return "Invalid schema for response_format: strict mode needs additionalProperties false and all required"
+    return None
 
 
 def _fault(fault: Fault) -> JSONReply:

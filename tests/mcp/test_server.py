@@ -44,7 +44,7 @@ async def exercise(session: ClientSession, project: Path) -> dict[str, Any]:
 def check(found: dict[str, Any], fake: FakeAnthropic) -> None:
     names = found["names"]
     assert {"Read", "Grep", "WebFetch", "PaperSearch", "sagent_task"} <= set(names)
-    assert not {"AgentSpawn", "Jobs"} & set(names)
+    assert not {"AgentSpawn", "Jobs", "TodoWrite"} & set(names)
     assert "remember the milk" in found["read"].content[0].text and not found["read"].is_error
     assert found["bad"].is_error and "missing required argument" in found["bad"].content[0].text
     task = found["task"]

@@ -83,3 +83,16 @@ def test_generic_endpoint_needs_a_base_url_and_reads_the_named_key(monkeypatch: 
 def test_a_named_provider_without_its_key_is_a_clear_error(provider: str, variable: str) -> None:
     with pytest.raises(BadRequestError, match=variable):
         build_model(Choice(provider, None))
+
+
+def test_the_local_provider_refuses_a_model_name_it_would_otherwise_ignore(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from sagent.providers.base import BadRequestError
+    from sagent.providers.registry import Choice, _local_file, build_model
+
+    with pytest.raises(BadRequestError, match="neither one nor the embedded model"):
+        build_model(Choice("local", "qwen2.5-coder"))
+    assert _local_file(None) is None and _local_file("SmolLM2") is None  # the embedded model by its name
+    model = tmp_path / "weights"  # a model file without the usual suffix is still a file
+    model.write_bytes(b"GGUF")
+    assert _local_file(str(model)) == str(model)
+    assert _local_file("/elsewhere/tiny.gguf") == "/elsewhere/tiny.gguf"  # missing: said when it starts

@@ -151,3 +151,22 @@ def test_a_model_of_this_machine_is_free_and_known_as_local() -> None:
     info = lookup(name)
     assert info is not None and info.context_window == 32768
     assert not runs_locally("claude-sonnet-4-6")
+
+
+def test_the_errors_speak_of_a_model_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from sagent.providers import SelfHosted
+    from sagent.providers.base import BadRequestError
+    from sagent.providers.selfhosted_load import extra_missing
+
+    with pytest.raises(BadRequestError) as raised:
+        SelfHosted().model()
+    assert "runs in this process" in raised.value.message and "server" not in raised.value.message
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in ("torch", "transformers") else real(name, *a)
+    )
+    assert (extra_missing() or "").startswith("torch and transformers are not installed; install the selfhosted extra")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else object())
+    assert (extra_missing() or "").startswith("torch is not installed;")

@@ -91,7 +91,8 @@ def test_flags_without_a_mechanism_are_accepted_and_said_once(tmp_path: Path) ->
 def test_the_sdk_flags_reach_the_request(tmp_path: Path) -> None:
     (tmp_path / "prompt.txt").write_text("You answer in French.")
     args = ["--system-prompt-file", "prompt.txt", "--append-system-prompt", "Be brief.", "--model", "claude-opus-4-7"]
-    args += ["--max-thinking-tokens", "2048", "--tools", "Read,LS,TodoWrite", "--effort", "max"]
+    args += ["--max-thinking-tokens", "2048", "--tools", "Read,LS,TodoWrite,NotebookEdit"]
+    args += ["--effort", "max"]
     with FakeAnthropic([text_response("Bonjour.")]) as fake:
         done = run([*SDK, *args], fake, tmp_path, [user("hi")])
         body = fake.bodies()[0]
@@ -99,11 +100,13 @@ def test_the_sdk_flags_reach_the_request(tmp_path: Path) -> None:
     system = body["system"] if isinstance(body["system"], str) else "".join(b["text"] for b in body["system"])
     assert system.startswith("You answer in French.\n\nBe brief.")
     assert body["model"] == "claude-opus-4-7" and body["thinking"]["budget_tokens"] == 2048
-    assert sorted(t["name"] for t in body["tools"] if "name" in t and t["name"] in ("Read", "List", "Bash")) == [
+    assert body["output_config"] == {"effort": "max"}
+    assert sorted(t["name"] for t in body["tools"] if t.get("name") in ("Read", "List", "Bash", "TodoWrite")) == [
         "List",
         "Read",
+        "TodoWrite",
     ]
-    assert "sagent has no tool TodoWrite" in done.stderr
+    assert "sagent has no tool NotebookEdit" in done.stderr
 
 
 def test_max_turns_stops_the_run_as_claude_code_says_it(tmp_path: Path) -> None:

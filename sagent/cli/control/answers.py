@@ -4,7 +4,7 @@ Each request gets an answer: its response body, or an exception whose text the c
 error response (a request sagent cannot do says so; none is left unanswered).
 
 - `initialize`: what sagent offers (its slash commands, the model, the output style), after registering
-  the program's hook callbacks; the program's `agents` are not supported (said once on stderr).
+  the program's hook callbacks; the program's `agents` join the agent files AgentSpawn starts by name.
 - `interrupt`: the running turn stops; its result is written, and the next message starts a new turn.
 - `set_permission_mode`: the mode of the agent and the sub-agents it spawns from now on.
 - `set_model`: sagent's hot switch: the next request goes to the model named (`provider:model` or a
@@ -120,11 +120,11 @@ class Answers:
                 text if isinstance(text, str) and text else None, append if isinstance(append, str) else None
             )
             self.agent.configure(system=system)
-        if body.get("agents"):
-            self._say(
-                "the SDK program's agents (ClaudeAgentOptions.agents) are not supported: sagent's own "
-                "AgentSpawn starts sub-agents"
-            )
+        from sagent.cli.control.sdk_agents import agent_infos, attach_program_agents
+
+        if body.get("agents"):  # ClaudeAgentOptions.agents: AgentSpawn starts them by name
+            attach_program_agents(self.agent, body["agents"], self._say)
+        response["agents"] = agent_infos(self.agent)
         return response
 
     async def _interrupt(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -253,9 +253,9 @@ class Answers:
 
 def slash_commands(agent: Agent) -> list[dict[str, str]]:
     """The slash commands a prompt may start with in this run: the custom commands, and /init."""
-    from sagent.custom_commands import load_commands
+    from sagent.skill_commands import load_prompt_commands
 
-    found, _ = load_commands(Path(agent.settings.cwd or "."))
+    found, _ = load_prompt_commands(Path(agent.settings.cwd or "."))  # the skills too
     commands = [{"name": "init", "description": "write AGENTS.md for this project", "argumentHint": ""}]
     for name, command in sorted(found.items()):
         commands.append({"name": name, "description": command.description, "argumentHint": command.argument_hint})
