@@ -86,6 +86,9 @@ async def test_compare_says_turn_by_turn_whether_the_prompts_match(tmp_path: Pat
     assert cli(["compare", str(a), str(system)]) == 0
     text = capsys.readouterr().out
     assert "turn 1  differ (system)" in text and "turn 3  only in A" in text
+    page = tmp_path / "c.html"
+    assert cli(["compare", str(a), str(other), "--html", str(page)]) == 0
+    assert "prompts: differ from turn 3" in page.read_text() and "turn 3  differ (messages)" in page.read_text()
 
 
 async def test_logs_without_the_hash_verify_and_compare_as_not_recorded(tmp_path: Path, capsys) -> None:
