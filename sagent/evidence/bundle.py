@@ -296,12 +296,31 @@ def import_bundle(folder: Path, sessions: Path) -> tuple[Path, BundleReport]:
             target = staging / entry.path
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _copy_checked(folder / entry.path, target, entry)
-        if (staging / report.session).is_dir():
+        moved = (staging / report.session).is_dir()
+        if moved:
             os.rename(staging / report.session, side)
-        os.rename(staging / log.name, log)
+        try:
+            _place(staging / log.name, log)
+        except FileExistsError:
+            if moved:
+                shutil.rmtree(side, ignore_errors=True)
+            raise BundleError(f"a session {report.session} is here already: {log}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return log, report
+
+
+def _place(source: Path, target: Path) -> None:
+    """Move `source` to `target`, never over a file that is there (FileExistsError): a hard link, where
+    the file system has them, since a rename would replace a log that appeared meanwhile."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here
+        if target.exists() or target.is_symlink():
+            raise FileExistsError(target) from None
+        os.rename(source, target)
 
 
 def _copy_checked(source: Path, target: Path, entry: BundleFile) -> None:
