@@ -2,7 +2,9 @@
 
     .sagent/commands/review.md               /review        (project: committed with the code)
     .sagent/commands/frontend/component.md   /frontend:component
-    $XDG_CONFIG_HOME/sagent/commands/*.md    the user's own, in every project
+    .claude/commands/*.md                    the project's, in Claude Code's folder
+    $XDG_CONFIG_HOME/sagent/commands/*.md    the user's own, in every project (and ~/.claude/commands/)
+    <plugin>/commands/*.md                   /plugin-name:cmd, from an enabled plugin (docs/plugins.md)
 
 A file's body is the prompt. `/name some words` sends it with `$ARGUMENTS` replaced by `some words` and
 `$1`, `$2`, ... by the words one by one (quotes group words, as in a shell); a body that uses neither gets
@@ -18,9 +20,10 @@ the words appended on a line of their own. An optional front matter between two 
 
 `allowed-tools` limits the tools of the command's run (a `Hook` denies the others; `Tool(prefix:*)` allows
 a call whose command, path or URL starts with `prefix`, every part of a chained shell line included);
-`model` runs the command on that model. A project command hides a user command of the same name; a
-built-in command hides both (the REPL's /help says so). This module reads files and builds values only: the
-REPL (`sagent.repl`) and the headless run (`sagent.cli.headless`) both expand through it.
+`model` runs the command on that model. A project command hides a user command of the same name (and
+`.sagent/` hides `.claude/`); a built-in command hides both (the REPL's /help says so). This module reads
+files and builds values only: the REPL (`sagent.repl`) and the headless run (`sagent.cli.headless`) both
+expand through it.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from sagent.types import ToolCall
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
 
-Scope = Literal["project", "user"]
+Scope = Literal["plugin", "project", "user"]
 MAX_COMMAND_BYTES = 256_000  # a prompt file larger than this is a mistake, not a prompt
 FRONT_MATTER_KEYS = ("description", "argument-hint", "allowed-tools", "model")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -60,7 +63,8 @@ class CustomCommand:
     """What follows the slash: `review`, or `frontend:component` for a file in a subfolder."""
     path: Path
     scope: Scope
-    """`project` (.sagent/commands/) or `user` ($XDG_CONFIG_HOME/sagent/commands/)."""
+    """`project` (.sagent/ or .claude/commands/), `user` ($XDG_CONFIG_HOME/sagent/commands/, ~/.claude/commands/)
+    or `plugin` (an enabled plugin's)."""
     body: str
     """The prompt, after the front matter."""
     description: str = ""
@@ -163,37 +167,56 @@ def project_commands_dir(cwd: Path) -> Path:
     return project_root(cwd) / ".sagent" / "commands"
 
 
-def load_commands(cwd: Path) -> tuple[dict[str, CustomCommand], dict[str, str]]:
-    """The commands in reach from `cwd` by name (project over user), and by name the files that could not
-    be read, each with a line saying why (a broken command is reported, never silently dropped).
+def load_commands(cwd: Path, *, home: Path | None = None) -> tuple[dict[str, CustomCommand], dict[str, str]]:
+    """The commands in reach from `cwd` by name, and by name the files that could not be read, each with a
+    line saying why (a broken command is reported, never silently dropped). They come from every place
+    `sagent.resources.places("commands", cwd)` finds, a later one hiding an earlier one of the same name:
+    the enabled plugins' (`/plugin-name:cmd`), the user's (`~/.claude/commands/`, then sagent's config
+    folder), the project's (`.claude/commands/`, then `.sagent/commands/`). `home` stands in for the
+    user's home folder (tests).
 
     A project's commands are offered only in a folder the user trusted (`sagent trust`): a command's text
     is a prompt its author wrote for the model, so in a folder not trusted each one is reported instead,
     with how to trust the folder (a user's command of the same name still runs)."""
-    from sagent.cli.settings_files import project_root
-    from sagent.cli.trust import is_trusted
+    from sagent.resources import places
 
     found: dict[str, CustomCommand] = {}
     problems: dict[str, str] = {}
-    root = project_root(cwd)
-    trusted = is_trusted(root)
-    places: tuple[tuple[Scope, Path], ...] = (("user", user_commands_dir()), ("project", project_commands_dir(cwd)))
-    for scope, folder in places:
+    where = places("commands", cwd, home=home)
+    for place in where.found:
+        commands, broken = folder_commands(place.folder, place.namespace, place.scope)
+        for name in commands.keys() | broken.keys():
+            found.pop(name, None)
+            problems.pop(name, None)
+        found.update(commands)
+        problems.update(broken)
+    for folder in where.untrusted:
         for name, path in _command_files(folder):
-            if scope == "project" and not trusted:
-                if name not in found:
-                    problems[name] = f"{path}: this folder is not trusted; `sagent trust {root}` to use its commands"
-                continue
-            try:
-                found[name] = read_command(name, path, scope)
-                problems.pop(name, None)
-            except CustomCommandError as error:
-                found.pop(name, None)
-                problems[name] = str(error)
+            if name not in found:
+                problems[name] = f"{path}: this folder is not trusted; `sagent trust {where.root}` to use its commands"
     return dict(sorted(found.items())), problems
 
 
+def folder_commands(
+    folder: Path, namespace: str = "", scope: Scope = "user"
+) -> tuple[dict[str, CustomCommand], dict[str, str]]:
+    """The commands of one folder (or one command file), named `namespace` + their name (`my-plugin:` for
+    a plugin's `commands/` folder: `sagent.resources.plugins.Plugin.folders("commands")`), and the files
+    that could not be read, by name."""
+    found: dict[str, CustomCommand] = {}
+    problems: dict[str, str] = {}
+    for name, path in _command_files(folder):
+        name = namespace + name
+        try:
+            found[name] = read_command(name, path, scope)
+        except CustomCommandError as error:
+            problems[name] = str(error)
+    return found, problems
+
+
 def _command_files(folder: Path) -> list[tuple[str, Path]]:
+    if folder.is_file():  # one command file a plugin's manifest names
+        return [(folder.stem, folder)] if folder.suffix == ".md" and _NAME.match(folder.stem) else []
     if not folder.is_dir():
         return []
     files = []
@@ -216,7 +239,10 @@ def read_command(name: str, path: Path, scope: Scope) -> CustomCommand:
         text = raw.decode("utf-8").replace("\r\n", "\n")
     except UnicodeDecodeError:
         raise CustomCommandError(f"{path}: not UTF-8 text") from None
-    meta, body = parse_front_matter(text, path)
+    try:
+        meta, body = parse_front_matter(text, path)
+    except CustomCommandError as error:  # a YAML front matter (a list over several lines) reads as YAML
+        meta, body = _yaml_front_matter(text, path, error)
     if not body.strip():
         raise CustomCommandError(f"{path}: the prompt (after the front matter) is empty")
     tools = meta.get("allowed-tools")
@@ -252,6 +278,19 @@ def parse_front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
             raise CustomCommandError(f"{path}: line {number} of the front matter is not 'key: value': {line.strip()!r}")
         meta[key.strip()] = _unquote(value.strip())
     return meta, "\n".join(lines[end + 1 :])
+
+
+def _yaml_front_matter(text: str, path: Path, error: CustomCommandError) -> tuple[dict[str, str], str]:
+    """The front matter read as YAML, its values as the line-by-line reader gives them (a list of tools
+    as `A, B`); `error` (the line-by-line reader's) when YAML cannot read it either."""
+    from sagent.resources.front_matter import ResourceError, split_front_matter
+
+    try:
+        meta, body = split_front_matter(text, path)
+    except ResourceError:
+        raise error from None
+    flat = {k: ", ".join(map(str, v)) if isinstance(v, list) else "" if v is None else str(v) for k, v in meta.items()}
+    return flat, body
 
 
 def _unquote(value: str) -> str:

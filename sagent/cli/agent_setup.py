@@ -143,14 +143,20 @@ def advisor_of(args: argparse.Namespace, model: Model) -> Advisor | None:
 
 
 def user_hooks(args: argparse.Namespace, cwd: Path) -> tuple[Hook, ...]:
-    """The command hooks of the settings files (checked when the files were read), run in the project."""
-    value = getattr(args, "hooks", None)
-    if not value:
-        return ()
+    """The command hooks of the settings files (checked when the files were read), then those of the
+    enabled plugins (sagent.resources.plugin_parts), run in the project."""
     from sagent.cli.settings_files import project_root
-    from sagent.userhooks.command_hooks import CommandHooks
+    from sagent.resources.plugin_parts import plugin_hooks
+    from sagent.resources.plugins import enabled_plugins
 
-    return (CommandHooks.from_settings(value, project_dir=project_root(cwd)),)
+    value = getattr(args, "hooks", None)
+    root = project_root(cwd)
+    found: tuple[Hook, ...] = ()
+    if value:
+        from sagent.userhooks.command_hooks import CommandHooks
+
+        found = (CommandHooks.from_settings(value, project_dir=root),)
+    return (*found, *plugin_hooks(enabled_plugins(cwd), root))
 
 
 class _PermissionParts(NamedTuple):

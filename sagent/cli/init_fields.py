@@ -38,8 +38,17 @@ def init_fields(agent: Agent, tools: list[str]) -> dict[str, Any]:
         "output_style": OUTPUT_STYLE,
         "agents": sorted(getattr(agent.tools.get("AgentSpawn"), "agents", None) or ()),  # agent files by name
         "skills": [s.name for s in getattr(agent.tools.get("Skill"), "offered", ())],  # sagent.tools.skill
-        "plugins": [],
+        "plugins": plugin_list(agent),
         "sagent_version": __version__,
         "claude_code_version": __version__,
         "uuid": str(uuid.uuid4()),
     }
+
+
+def plugin_list(agent: Agent) -> list[dict[str, str]]:
+    """The plugins of the run, as Claude Code's init record lists them: name and folder."""
+    from pathlib import Path
+
+    from sagent.resources.plugins import enabled_plugins
+
+    return [{"name": p.name, "path": str(p.root)} for p in enabled_plugins(Path(agent.settings.cwd or "."))]

@@ -67,9 +67,14 @@ def configured_servers(
     cwd: Path, settings_servers: dict[str, Any], origins: dict[str, Any], trusted: bool
 ) -> list[ServerConfig]:
     """The servers a run in `cwd` connects to (the project's `.mcp.json` only when its folder is
-    `trusted`); McpConfigError naming the file and key of a bad entry."""
+    `trusted`, then the enabled plugins'); McpConfigError naming the file and key of a bad entry."""
+    from sagent.resources.plugin_parts import plugin_servers
+    from sagent.resources.plugins import enabled_plugins
+
     files = {k.removeprefix("mcpServers."): str(v) for k, v in origins.items() if k.startswith("mcpServers.")}
-    return all_servers(project_root(cwd), settings_servers, files, project=trusted)
+    found = all_servers(project_root(cwd), settings_servers, files, project=trusted)
+    names = {s.name for s in found}  # the enabled plugins' servers (plugin_NAME_SERVER) after them
+    return found + [s for s in plugin_servers(enabled_plugins(cwd)) if s.name not in names]
 
 
 def run_servers(args: argparse.Namespace, cwd: Path) -> list[ServerConfig]:

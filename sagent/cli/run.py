@@ -255,6 +255,10 @@ def _attach_mcp(args: argparse.Namespace, cwd: Path, headless: bool) -> None:
     REPL they connect in the background once the agent starts; a headless run waits for them before its
     first request (each at most its MCP_TIMEOUT) and reports a slow one, and one that fails, on stderr."""
     args.mcp = None
+    from sagent.resources.plugins import find_enabled
+
+    for line in find_enabled(cwd)[1]:  # a plugin enabled but not installed, or not usable
+        sys.stderr.write(f"sagent: warning: {line}\n")
     if args.tools is not None and args.tools.strip().lower() == "none" and not getattr(args, "mcp_config", None):
         return  # no tools; servers named with --mcp-config still give theirs
     from sagent.cli.mcp_cmd import run_servers

@@ -28,8 +28,6 @@ WITHOUT_MECHANISM = {
     "resume_session_at": "--resume-session-at is not supported: the whole session is resumed",
     "resume_drops_turn": "--resume-drops-turn is not supported: the whole session is resumed",
     "session_mirror": "--session-mirror is not supported: sagent keeps its own session log",
-    "plugin_dir": "--plugin-dir: sagent has no plugins; the folder is not read",
-    "plugin_dir_no_mcp": "--plugin-dir-no-mcp: sagent has no plugins; the folder is not read",
     "thinking_display": "--thinking-display is not supported: thinking is shown as the provider returns it",
     "json_schema": "--json-schema (structured output) is not supported: the result is the model's text",
     "agent": "--agent is not supported: the main agent is sagent's own",
@@ -102,8 +100,8 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--resume-drops-turn", metavar="VALUE", help="accepted; the whole session is resumed")
     g.add_argument("--session-mirror", action="store_true", help="accepted; not supported")
     g.add_argument("--no-session-persistence", action="store_true", help="write no session log, as --ephemeral")
-    g.add_argument("--plugin-dir", action="append", metavar="DIR", help="accepted; sagent has no plugins")
-    g.add_argument("--plugin-dir-no-mcp", action="append", metavar="DIR", help="accepted; sagent has no plugins")
+    g.add_argument("--plugin-dir", action="append", metavar="DIR", help="use the plugin folder DIR in this run")
+    g.add_argument("--plugin-dir-no-mcp", action="append", metavar="DIR", help="as --plugin-dir, without its servers")
     g.add_argument(
         "--thinking",
         choices=("adaptive", "enabled", "disabled"),
@@ -138,7 +136,7 @@ def apply_sdk_flags(args: argparse.Namespace, stderr: Any = None) -> str | None:
     """Turn the SDKs' flags into sagent's own settings on `args`; a problem to report as bad usage, or
     None. Flags without a mechanism are said once on `stderr`."""
     stderr = stderr or sys.stderr
-    problem = _prompts(args) or _sessions(args) or _permissions(args) or _mcp(args) or _agents(args)
+    problem = _prompts(args) or _sessions(args) or _permissions(args) or _mcp(args) or _agents(args) or _plugins(args)
     if problem:
         return problem
     if args.max_turns is not None:
@@ -256,6 +254,22 @@ def _permissions(args: argparse.Namespace) -> str | None:
             f"--permission-prompt-tool {tool}: sagent asks through the SDK's control protocol only "
             "(--permission-prompt-tool stdio); an MCP tool cannot answer its permission questions"
         )
+    return None
+
+
+def _plugins(args: argparse.Namespace) -> str | None:
+    """`--plugin-dir DIR` and `--plugin-dir-no-mcp DIR`: plugin folders used in this run (docs/plugins.md)."""
+    for flag, folders, servers in (
+        ("--plugin-dir", args.plugin_dir, True),
+        ("--plugin-dir-no-mcp", args.plugin_dir_no_mcp, False),
+    ):
+        if folders:
+            from sagent.resources.plugins import PluginError, use_for_run
+
+            try:
+                use_for_run(folders, servers=servers)
+            except PluginError as error:
+                return f"{flag}: {error}"
     return None
 
 

@@ -23,22 +23,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import stat
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sagent.cli.settings_read import MAX_BYTES as MAX_BYTES
+from sagent.cli.settings_read import SettingsError as SettingsError
+from sagent.cli.settings_read import read_file as read_file
 from sagent.cli.trust import config_dir, trusted_by, trusted_folders
+from sagent.cli.untrusted_files import untrusted_extras
 from sagent.lib.json import json_kind
 
 SCOPES = ("user", "project", "local")
-MAX_BYTES = 1 << 20  # a settings file larger than this is a mistake (or /dev/zero), not settings
-
-
-class SettingsError(Exception):
-    """A settings file that cannot be used: unreadable, not JSON, or a value of the wrong shape. The
-    message is one line naming the file (and the key, when one is at fault)."""
 
 
 class Key(NamedTuple):
@@ -47,7 +43,7 @@ class Key(NamedTuple):
 
     name: str
     shape: str  # string, text (may be empty), integer, number, boolean, names, compact, env, permissions, hooks,
-    # advisor, object
+    # advisor, plugins, object
     dest: str
     help: str
 
@@ -102,11 +98,13 @@ KEYS: dict[str, Key] = {
         Key("mcpServers", "object", "mcp_servers", "MCP servers, as in .mcp.json (docs/mcp.md)"),
         Key("modelPrices", "object", "model_prices", "USD per million tokens per model: {MODEL: {input, output, ...}}"),
         Key("sandbox", "object", "sandbox_settings", "the OS sandbox: {mode, network, allowedDomains, ...}"),
+        Key("enabledPlugins", "plugins", "enabled_plugins", "installed plugins turned on: {NAME: true}"),
     )
 }
 IGNORED_KEYS = frozenset({"$schema"})  # editors' schema hint: allowed, not a setting
 PERMISSION_LISTS = ("allow", "deny", "ask")
-MERGED = frozenset({"env", "permissions", "hooks", "mcpServers", "sandbox"})  # objects merged key by key across files
+# objects merged key by key across files
+MERGED = frozenset({"env", "permissions", "hooks", "mcpServers", "sandbox", "enabledPlugins"})
 TIGHTENING = ("deny", "ask")  # the permission lists an untrusted project's files may still add to
 
 
@@ -246,41 +244,6 @@ def load(
     return loaded
 
 
-def untrusted_extras(root: Path) -> list[Path]:
-    """The project's files beyond its settings that only a trusted folder's runs read: `.mcp.json`,
-    `.sagent/commands/` when it holds a command, the agent-file folders that hold an agent, and each skills
-    folder holding a skill."""
-    found = []
-    if (root / ".mcp.json").exists():
-        found.append(root / ".mcp.json")
-    commands = root / ".sagent" / "commands"
-    try:
-        if commands.is_dir() and next(commands.rglob("*.md"), None) is not None:
-            found.append(commands)
-    except OSError:
-        found.append(commands)
-    found += untrusted_agent_files(root)
-    for name in (".agents", ".claude", ".sagent"):  # the skills folders (sagent.resources.PROJECT_FOLDERS)
-        skills = root / name / "skills"
-        if name != ".sagent" and root.resolve() == Path.home().resolve():
-            continue  # run in the home folder: ~/.claude/skills are the user's own, read in every project
-        try:
-            if skills.is_dir() and next(skills.glob("*/SKILL.md"), None) is not None:
-                found.append(skills)
-        except OSError:
-            found.append(skills)
-    return found
-
-
-def untrusted_agent_files(root: Path) -> list[Path]:
-    """The project's agent-file folders (`.claude/agents/`, `.sagent/agents/`) that hold an agent."""
-    folders = [root / name / "agents" for name in (".claude", ".sagent")]  # sagent.resources.PROJECT_FOLDERS
-    try:
-        return [f for f in folders if f.is_dir() and next(f.rglob("*.md"), None) is not None]
-    except OSError:
-        return folders
-
-
 def _tightening(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """What an untrusted folder's file may still say: its deny and ask rules, and `headlessDefault` when
     it is "deny"; and whether anything else was left out. The rules are checked like any file's."""
@@ -301,60 +264,6 @@ def _merged_member(key: str, before: Any, value: Any) -> Any:
     if key in ("hooks", "sandbox") and isinstance(before, list) and isinstance(value, list):
         return before + value  # the sandbox's lists add up too: a later file cannot drop a denied path
     return value
-
-
-def read_file(path: Path) -> dict[str, Any] | None:
-    """A settings file's object, or None when there is no file. Only a regular file is read, and only
-    the first MAX_BYTES of it, so a FIFO or /dev/zero put in its place cannot hang or exhaust sagent."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
-        return None  # `.sagent` is a file, not a folder: there is no settings file in it
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SettingsError(f"{path}: not a regular file")
-        raw = _read_up_to(fd, MAX_BYTES + 1)
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_BYTES:
-        raise SettingsError(f"{path}: larger than {MAX_BYTES // 1024} KiB; is it a settings file?")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise SettingsError(f"{path}: not UTF-8 text (byte {error.start + 1})") from None
-    try:
-        # NaN and Infinity parse (as Python's json reads them) so that the key's own check names them
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        where = f"line {error.lineno}, column {error.colno}"
-        raise SettingsError(f"{path}: not valid JSON at {where}: {error.msg}") from None
-    except RecursionError:
-        raise SettingsError(f"{path}: nested too deeply to be settings") from None
-    except ValueError:  # json reads integers with int(), which refuses more digits than Python's limit
-        raise SettingsError(
-            f"{path}: not valid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
-        ) from None
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {json_kind(data)}")
-    return data
-
-
-def _read_up_to(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, limit - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def check_value(
@@ -408,6 +317,14 @@ def _shaped(path: Path, spec: Key, value: Any, warnings: list[str]) -> Any:
                 raise SettingsError(f'{path}: key "env": {json.dumps(name)} is not an environment variable name')
             if not isinstance(inner, str) or "\0" in inner:
                 raise SettingsError(f'{path}: key "env.{name}": must be a string, not {json_kind(inner)}')
+    elif shape == "plugins":  # Claude Code's {"name@marketplace": true}, or a list of names
+        if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
+            return {v.strip(): True for v in value}
+        if not isinstance(value, dict):
+            raise bad("an object of plugin names to true or false")
+        for name, on in value.items():
+            if not isinstance(on, bool):
+                raise SettingsError(f'{path}: key "enabledPlugins.{name}": must be true or false, not {json_kind(on)}')
     elif shape == "permissions":
         _check_permissions(path, value, warnings)
     elif shape == "advisor":

@@ -77,6 +77,13 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         verbs=("list", "get", "add", "remove", "serve"),
     ),
     Subcommand(
+        "plugin",
+        "install|list|remove|enable|disable|validate",
+        "plugins in Claude Code's layout: commands, agents, skills, hooks, MCP servers",
+        "sagent.cli.plugin_cmd:plugin_command",
+        verbs=("install", "list", "remove", "enable", "disable", "validate"),
+    ),
+    Subcommand(
         "compare",
         "A B [--json] [--html FILE]",
         "two sessions side by side (text, --json or an HTML page)",

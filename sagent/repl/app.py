@@ -39,6 +39,7 @@ from sagent.repl import approval, budget, stopping
 from sagent.repl import config_cmd as config_cmd  # registers /config
 from sagent.repl import doctor_cmd as doctor_cmd  # registers /doctor
 from sagent.repl import init_cmd as init_cmd  # registers /init
+from sagent.repl import plugins_cmd as plugins_cmd  # registers /plugins
 from sagent.repl import session_commands as session_commands  # registers /resume, /rewind, /fork
 from sagent.repl import skills_cmd as skills_cmd  # registers /skills
 from sagent.repl import status_cmd as status_cmd  # registers /status

@@ -159,7 +159,7 @@ def test_run_in_the_home_folder_the_users_skills_are_not_called_untrusted(tmp_pa
 
 
 def test_untrusted_extras_leave_the_users_own_skills_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sagent.cli.settings_files import untrusted_extras
+    from sagent.cli.untrusted_files import untrusted_extras
 
     home = tmp_path / "home"
     skill(home / ".claude" / "skills", "mine", "---\ndescription: the user's own\n---\n")

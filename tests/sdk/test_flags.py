@@ -78,11 +78,11 @@ def test_claude_codes_model_aliases_name_the_newest_of_their_line(tmp_path: Path
 
 def test_flags_without_a_mechanism_are_accepted_and_said_once(tmp_path: Path) -> None:
     extra = ["--betas", "a,b", "--fallback-model", "claude-haiku-4-5", "--task-budget", "1000", "--json-schema", "{}"]
-    extra += ["--plugin-dir", str(tmp_path), "--include-hook-events", "--thinking-display", "summarized"]
+    extra += ["--include-hook-events", "--thinking-display", "summarized"]
     with FakeAnthropic([text_response("ok")]) as fake:
         done = run([*SDK, *extra, "--debug-file", str(tmp_path / "d.log")], fake, tmp_path, [user("hi")])
     assert done.returncode == 0, done.stderr
-    for flag in ("--betas", "--fallback-model", "--task-budget", "--json-schema", "--plugin-dir", "--thinking-display"):
+    for flag in ("--betas", "--fallback-model", "--task-budget", "--json-schema", "--thinking-display"):
         assert done.stderr.count(f"sagent: note: {flag}") == 1, done.stderr
     assert "--debug-file" not in done.stderr  # changes nothing, needs no word
     assert records(done.stdout)[-1]["result"] == "ok"

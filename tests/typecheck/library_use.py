@@ -4,6 +4,7 @@ show it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sagent import (
@@ -19,6 +20,8 @@ from sagent import (
 )
 from sagent.patterns import Handoff, Parallel, PatternResult, Sequential, Step, StepResult, Triage
 from sagent.providers.scripted import text_turn
+from sagent.resources.plugin_parts import plugin_hooks
+from sagent.resources.plugins import read_plugin
 from sagent.sandbox import SandboxPolicy
 from sagent.tools import AgentSpawn
 
@@ -57,6 +60,12 @@ def sandboxed_agent() -> Agent:
     # The sandbox Bash runs in, as the docs show it: one frozen policy value, inherited by sub-agents.
     policy = SandboxPolicy(mode="read-only", allowed_domains=("pypi.org",), deny_read=("~/secrets",))
     return Agent(model(), tools=tools(), sandbox=policy)
+
+
+def plugin_agent(folder: Path) -> Agent:
+    # A plugin folder in Claude Code's layout, its hooks given to an agent, as docs/plugins.md shows it.
+    plugin = read_plugin(folder)
+    return Agent(model(), tools=tools(), hooks=list(plugin_hooks([plugin], folder)))
 
 
 async def where_the_work_stands(agent: Agent) -> str:

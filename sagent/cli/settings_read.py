@@ -1,0 +1,74 @@
+"""Reading one settings file safely: only a regular file, only its first MAX_BYTES, UTF-8 JSON holding an
+object, or one line saying why not. `sagent.cli.settings_files` merges what this reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from sagent.lib.json import json_kind
+
+MAX_BYTES = 1 << 20  # a settings file larger than this is a mistake (or /dev/zero), not settings
+
+
+class SettingsError(Exception):
+    """A settings file that cannot be used: unreadable, not JSON, or a value of the wrong shape. The
+    message is one line naming the file (and the key, when one is at fault)."""
+
+
+def read_file(path: Path) -> dict[str, Any] | None:
+    """A settings file's object, or None when there is no file. Only a regular file is read, and only
+    the first MAX_BYTES of it, so a FIFO or /dev/zero put in its place cannot hang or exhaust sagent."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None  # `.sagent` is a file, not a folder: there is no settings file in it
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SettingsError(f"{path}: not a regular file")
+        raw = _read_up_to(fd, MAX_BYTES + 1)
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_BYTES:
+        raise SettingsError(f"{path}: larger than {MAX_BYTES // 1024} KiB; is it a settings file?")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{path}: not UTF-8 text (byte {error.start + 1})") from None
+    try:
+        # NaN and Infinity parse (as Python's json reads them) so that the key's own check names them
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno}, column {error.colno}"
+        raise SettingsError(f"{path}: not valid JSON at {where}: {error.msg}") from None
+    except RecursionError:
+        raise SettingsError(f"{path}: nested too deeply to be settings") from None
+    except ValueError:  # json reads integers with int(), which refuses more digits than Python's limit
+        raise SettingsError(
+            f"{path}: not valid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
+        ) from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {json_kind(data)}")
+    return data
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
