@@ -233,7 +233,7 @@ class Agent:
         gets the text at its next safe point; the receipt says whether it was working or idle."""
         if text is not None:
             assert isinstance(message, str)
-            capsule = seal_message(self, message, text) if message in self.fleet.bus.labels() else None
+            capsule, text = seal_message(self, message, text) if message in self.fleet.bus.labels() else (None, text)
             return self.fleet.bus.deliver(Envelope(self.label, message, text, capsule=capsule))
         if isinstance(message, str):
             message = UserMessage.of(message)
@@ -249,7 +249,7 @@ class Agent:
         if envelope.control is None:
             sender = envelope.sender
             if envelope.capsule is not None:
-                receive(self, envelope.capsule)
+                receive(self, envelope.capsule, envelope.text)
             self.send(UserMessage.of(envelope.text) if sender == USER else PeerMessage(sender, envelope.text))
         elif envelope.control == "stop":
             self._inbox.stopped_by = envelope.sender
@@ -288,7 +288,7 @@ class Agent:
         )
         child = spawn_child(self, request)
         self.children[child.label] = child
-        child.start(request.prompt)
+        child.start(child.prompt)
         return child
 
     def retract(self, message: UserMessage | PeerMessage) -> bool:

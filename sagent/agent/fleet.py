@@ -22,6 +22,7 @@ from sagent.agent.session import SessionError, SessionLog
 from sagent.agent.settings import DEFAULT_MAX_AGENTS, DEFAULT_MAX_DEPTH, AgentSettings
 from sagent.events import Result
 from sagent.evidence.capsules import receive, seal_result, seal_spawn
+from sagent.evidence.handoffs import bounded
 from sagent.lib.words import plural, quantity
 from sagent.providers.base import Model, ProviderError
 from sagent.providers.specs import canonical_name
@@ -264,6 +265,7 @@ class Child:
         persistent: bool,
         notes: tuple[str, ...] = (),
         worktree: Worktree | None = None,
+        prompt: str = "",
     ) -> None:
         self.agent = agent
         self.parent = parent
@@ -273,6 +275,8 @@ class Child:
         self.worktree = worktree
         """Its own git worktree (`isolation: worktree`); `worktree_line` says what became of it at the end."""
         self.worktree_line = ""
+        self.prompt = prompt
+        """The task as sent: with the handoffs it carries (`SpawnRequest.capsules`)."""
         self.status: ChildStatus = "working"
         self.result: Result | None = None
         self._settled = asyncio.Event()  # set whenever the child is not working
@@ -351,7 +355,7 @@ class Child:
         if self.parent.closed or self.result is None:
             return
         with contextlib.suppress(SessionError):  # the log that failed says so on its agent's next write
-            receive(self.parent, seal_result(self.agent, self.parent, self.result.text))
+            receive(self.parent, seal_result(self.agent, self.parent, self.result.text), self.result.text)
 
 
 def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
@@ -429,15 +433,17 @@ def spawn_child(parent: Agent, request: SpawnRequest) -> Child:
         if worktree is not None:  # nothing ran there: it goes
             worktree.finish()
         raise
+    carry = parent.settings.handoff_capsules if request.capsules is None else request.capsules
+    prompt, context = bounded(parent.session, carry, request.prompt, receiver=name)
     try:  # the handoff is sealed in both logs before the child exists for anyone else
-        seal_spawn(parent, agent, request.prompt)
+        seal_spawn(parent, agent, prompt, task=request.prompt, context=context)
     except SessionError:
         fleet.leave(agent)
         agent.session.close()
         if worktree is not None:
             worktree.finish()
         raise
-    return Child(agent, parent, request.persistent, notes, worktree)
+    return Child(agent, parent, request.persistent, notes, worktree, prompt)
 
 
 def _named(fleet: Fleet, agent: str) -> str | None:

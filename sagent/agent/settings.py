@@ -121,6 +121,12 @@ class AgentSettings:
     allow_providers: frozenset[str] | None = None
     """The providers sub-agents and switches may use; None: any provider with a key."""
 
+    handoff_capsules: int = 0
+    """Bounded handoffs: a sub-agent's task (and a message to another agent) carries the last N capsules of
+    this agent's handoff history (the tasks, answers and messages it sent and received) ahead of it, and
+    its capsule records the tokens that saved against carrying them all (`sagent.evidence.handoffs`; 4 is
+    the usual N). 0: the text goes alone. A spawn's `SpawnRequest.capsules` overrides it."""
+
     label: str = "main"
     """The agent's name on the fleet's bus (unique in its tree)."""
 
@@ -180,6 +186,8 @@ class AgentSettings:
             raise ValueError(f"max_depth must be 0 or more, not {self.max_depth}")
         if self.max_agents < 1:
             raise ValueError(f"max_agents must be at least 1, not {self.max_agents}")
+        if self.handoff_capsules < 0:
+            raise ValueError(f"handoff_capsules must be 0 or more, not {self.handoff_capsules}")
 
     @property
     def prompt(self) -> str:

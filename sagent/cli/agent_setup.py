@@ -66,6 +66,7 @@ def agent_settings(
         history_turns=getattr(args, "history_turns", None),
         max_depth=args.max_depth,
         max_agents=args.max_agents,
+        handoff_capsules=getattr(args, "handoff_capsules", 0),
         allow_providers=_allowed_providers(args),
         # The user's hooks first, so the permission check sees a call as a hook rewrote it; the file
         # checkpoints (for /rewind) last, so they keep the file the call writes as it finally runs.

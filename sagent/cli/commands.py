@@ -25,9 +25,12 @@ default model and its endpoint (the same rows as the table in docs/providers.md)
 
 SESSIONS_USAGE = """\
 usage: sagent sessions [DIR]                 the sessions of DIR (default: here), newest first, forks indented
-       sagent sessions verify ID|PATH [--tree]  check a session log (exit 0 whole, 1 damaged)
+       sagent sessions verify ID|PATH|DIR [--tree]  check a session log or bundle (exit 0 whole, 1 damaged)
        sagent sessions search TEXT [--limit N] [--rebuild] [--json] [--ephemeral]
                                              this project's sessions holding every word of TEXT
+       sagent sessions export ID|PATH DIR [--no-checkpoints]
+                                             a session's whole tree as a checkable bundle folder
+       sagent sessions import DIR            take a bundle back (refused whole when it does not check out)
 
 Continue one with `sagent --session ID`, or open it in the REPL with `sagent --resume ID`.
 """
@@ -95,6 +98,10 @@ def list_session_files(argv: list[str]) -> int:
         from sagent.cli.sessions_cmd import search_command
 
         return search_command(argv[1:])
+    if argv[:1] in (["export"], ["import"]):
+        from sagent.cli import bundle_cmd
+
+        return bundle_cmd.export_command(argv[1:]) if argv[0] == "export" else bundle_cmd.import_command(argv[1:])
     if asks_help(argv):
         sys.stdout.write(SESSIONS_USAGE)
         return 0

@@ -104,15 +104,38 @@ def trace_command(argv: list[str]) -> int:
     return 0
 
 
+def _efforts() -> tuple[str, ...]:
+    from typing import get_args
+
+    from sagent.types import Effort
+
+    return get_args(Effort)
+
+
+def sampling_line(recorded: list[dict[str, object]], overrides: dict[str, object]) -> str:
+    """What the replay was sent with: the first turn's recorded settings, and the overrides."""
+    first = next((s for s in recorded if s), {})
+    if not first:
+        said = "no sampling settings recorded (a log without run manifests): the model's defaults"
+    else:
+        shown = [f"{k.replace('_', ' ')} {v}" for k, v in first.items() if v is not None]
+        said = f"sampling as recorded: {', '.join(shown) or 'the model defaults'}"
+    if overrides:
+        said += "; instead: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in overrides.items())
+    return said
+
+
 REPLAY_USAGE = (
-    "usage: sagent replay SESSION --model M [--provider P] [--tools live|recorded] [--base-url URL] "
-    "[--api-key-env VAR]\n"
+    "usage: sagent replay SESSION --model M [--provider P] [--tools live|recorded] [--effort E] "
+    "[--max-tokens N] [--base-url URL] [--api-key-env VAR]\n"
 )
 REPLAY_HELP = """
 Runs a session's user turns again on another model (--model, or --provider for its default model), in a
 scratch copy of the project, and writes a new session to compare with the first (`sagent compare`).
   --tools live      run the tools again (default)
   --tools recorded  serve each tool call the result the session recorded
+  --effort E, --max-tokens N   instead of the effort and response length each turn recorded (by default
+                    every turn is sent with the sampling settings its run manifest recorded)
   --base-url URL, --api-key-env VAR   as for a run
 Exit 0 when every turn ended well, 1 when one did not (or a log is damaged), 2 on misuse.
 """
@@ -138,11 +161,16 @@ def replay_command(argv: list[str]) -> int:
     parser.add_argument("--tools", choices=("live", "recorded"), default="live")
     parser.add_argument("--base-url")
     parser.add_argument("--api-key-env")
+    parser.add_argument("--effort", choices=_efforts())
+    parser.add_argument("--max-tokens", type=int)
     try:
         args, extra = parser.parse_known_args(argv)
     except (argparse.ArgumentError, SystemExit):
         args, extra = None, ["?"]
     if args is None or extra or args.session.startswith("-") or (args.model is None and args.provider is None):
+        sys.stderr.write(REPLAY_USAGE)
+        return 2
+    if args.max_tokens is not None and args.max_tokens < 1:
         sys.stderr.write(REPLAY_USAGE)
         return 2
     try:
@@ -166,9 +194,13 @@ def replay_command(argv: list[str]) -> int:
     try:
         scratch = make_scratch(plan)
         system = coding_system_prompt(scratch.cwd)
+        overrides = {k: v for k, v in (("effort", args.effort), ("max_tokens", args.max_tokens)) if v is not None}
         path, served = asyncio.run(
-            replay(plan, model, builtin_tools(), scratch, mode=args.tools, system=system, on_event=watch)
-        )
+            replay(
+                plan, model, builtin_tools(), scratch, mode=args.tools, system=system, on_event=watch,
+                overrides=overrides,
+            )
+        )  # fmt: skip
     except (OSError, SessionError, ReplayError) as error:
         return _problem("sagent replay", error)
     assert path is not None
@@ -180,6 +212,7 @@ def replay_command(argv: list[str]) -> int:
         f"  in {scratch.cwd} ({scratch.how}); tools {args.tools}"
         + (f", {quantity(served, 'recorded result')} served" if args.tools == "recorded" else "")
     )
+    print(f"  {sampling_line(plan.sampling, overrides)}")
     print(f"  compare: sagent compare {path} {plan.path}")
     for result in failed:
         print(f"  a turn ended with {result.subtype}: {result.text}")

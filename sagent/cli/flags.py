@@ -224,6 +224,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"how many agents may run at once, the main one included (default {DEFAULT_MAX_AGENTS})",
     )
     fleet.add_argument(
+        "--handoff-capsules",
+        type=int,
+        default=0,
+        metavar="N",
+        help="a sub-agent's task, and each message to another agent, carries the last N handoffs this agent "
+        "sent and received ahead of it, and its capsule records the tokens saved against carrying them all "
+        "(4 is the usual N; default 0: the text alone)",
+    )
+    fleet.add_argument(
         "--allow-providers",
         metavar="NAMES",
         help="comma-separated providers sub-agents may use (default: any); --max-budget-usd caps the "
@@ -440,6 +449,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--max-depth must be 0 or more"
     if args.max_agents < 1:
         return "--max-agents must be at least 1"
+    if getattr(args, "handoff_capsules", 0) < 0:
+        return "--handoff-capsules must be 0 or more"
     if args.allow_providers is not None:
         from sagent.providers.specs import find_spec
 

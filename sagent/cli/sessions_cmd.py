@@ -8,11 +8,12 @@ from pathlib import Path
 
 from sagent.lib.words import quantity
 
-VERIFY_USAGE = "usage: sagent sessions verify ID|PATH [--tree]\n"
+VERIFY_USAGE = "usage: sagent sessions verify ID|PATH|DIR [--tree]\n"
 VERIFY_HELP = """
 Checks a session log's chain of records (each names the one before it and its own hash): exit 0 when it
 is whole, 1 with the first break (file, record, what broke), 2 when it cannot be found or read. --tree
-checks every sub-agent log below it too, and the handoffs between them.
+checks every sub-agent log below it too, and the handoffs between them. DIR, a bundle written by
+`sagent sessions export`, is checked whole: every file as listed, then every log of its tree.
 """
 
 
@@ -30,6 +31,10 @@ def verify_command(argv: list[str]) -> int:
     if len(rest) != 1 or rest[0].startswith("-"):
         sys.stderr.write(VERIFY_USAGE)
         return 2
+    if Path(rest[0]).is_dir():  # a folder is a bundle (sagent sessions export), never a log
+        from sagent.cli.bundle_cmd import verify_bundle_command
+
+        return verify_bundle_command(Path(rest[0]))
     try:
         path = find_session(rest[0], Path.cwd())
         if not tree:

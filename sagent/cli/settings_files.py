@@ -78,6 +78,9 @@ KEYS: dict[str, Key] = {
         ),
         Key("maxDepth", "integer", "max_depth", "levels of sub-agents (--max-depth)"),
         Key("maxAgents", "integer", "max_agents", "agents at once (--max-agents)"),
+        Key(
+            "handoffCapsules", "integer", "handoff_capsules", "handoffs a spawn or message carries (--handoff-capsules)"
+        ),
         Key("allowProviders", "names", "allow_providers", "providers sub-agents may use (--allow-providers)"),
         Key("allowHosts", "names", "allow_host", "hosts the web tools may reach (--allow-host)"),
         Key("backgroundAfter", "number", "background_after", "seconds before a call moves to the background"),

@@ -34,10 +34,12 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "[DIR]",
         "this directory's sessions",
         "sagent.cli.commands:list_session_files",
-        verbs=("verify", "search"),
+        verbs=("verify", "search", "export", "import"),
         also=(
-            ("sessions verify ID|PATH", "check a session log (exit 0 whole, 1 damaged)"),
+            ("sessions verify ID|PATH|DIR", "check a session log or bundle (exit 0 whole, 1 damaged)"),
             ("sessions search TEXT", "search this project's past sessions"),
+            ("sessions export ID DIR", "copy a session's tree into a checkable bundle folder"),
+            ("sessions import DIR", "take a bundle back into this directory's sessions"),
         ),
     ),
     Subcommand(

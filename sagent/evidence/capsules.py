@@ -16,6 +16,11 @@ two files. `parents` are the capsules the sender had received last (what it was 
 of a tree form a graph from the first task to the last answer. `model` is the receiver's model, the one the
 text went to; `budget` is what a spawn granted (a result carries what the sub-agent spent instead).
 
+A spawn or message may carry the last N capsules of the sender's history ahead of its text
+(`sagent.evidence.handoffs`, `AgentSettings.handoff_capsules`, `SpawnRequest.capsules`); its body then has
+`context`: `{"capsules": N, "carried": k, "of": total, "tokens": t, "tokens_all": T, "saved": T - t}`, and
+`prompt_sha256` is of the text as sent, carried handoffs included.
+
 `sagent.evidence.verify` checks the ids and the pairs. The prompt itself is in the logs as a message; the
 capsule holds its hash, so a capsule says what was sent without copying it.
 """
@@ -29,6 +34,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from sagent.evidence import handoffs
 from sagent.lib.json import canonical_json
 
 if TYPE_CHECKING:
@@ -70,11 +76,12 @@ def build(
     *,
     budget: Mapping[str, Any] | None = None,
     extra_parents: tuple[str, ...] = (),
+    context: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The body of a capsule from `sender` to `receiver` (None when it runs elsewhere: its session and
     model are then unknown here) carrying `text`."""
     parents = [p for p in (_last_received.get(sender.session), *extra_parents) if p]
-    return {
+    body = {
         "v": VERSION,
         "type": kind,
         "sender": {"label": sender.label, "session": sender.session.id},
@@ -86,23 +93,33 @@ def build(
         "sent_at": datetime.now(UTC).isoformat(),
         "n": next(_counter),
     }
+    if context is not None:
+        body["context"] = dict(context)
+    return body
 
 
-def write(log: SessionLog, body: Mapping[str, Any], role: Role) -> str:
+def write(log: SessionLog, body: Mapping[str, Any], role: Role, text: str | None = None) -> str:
     """Record the capsule in `log` (raises `SessionWriteError` like any record); its id. A received one
-    becomes the parent of what this log's agent sends next."""
+    becomes the parent of what this log's agent sends next; with its `text` (without carried handoffs) it
+    joins the log's handoff history (`sagent.evidence.handoffs`)."""
     record = capsule_record(body, role)
     log.append(record)
     if role == "received":
         _last_received[log] = record["id"]
+    if text is not None:
+        handoffs.remember(log, str(record["id"]), body, text)
     return str(record["id"])
 
 
 # ------------------------------------------------------------------------------ the three handoffs
 
 
-def seal_spawn(parent: Agent, child: Agent, prompt: str) -> str:
-    """A spawn, in the parent's log and then the child's, before the child starts; the capsule id."""
+def seal_spawn(
+    parent: Agent, child: Agent, prompt: str, *, task: str | None = None, context: Mapping[str, int] | None = None
+) -> str:
+    """A spawn, in the parent's log and then the child's, before the child starts; the capsule id. `prompt`
+    is the text as sent; `task` the task alone when `prompt` carries earlier handoffs (`context` says how
+    many, and what that saved)."""
     limit = parent.cost.budgeted()
     budget = {
         "max_tool_rounds": child.settings.max_tool_rounds,
@@ -110,23 +127,26 @@ def seal_spawn(parent: Agent, child: Agent, prompt: str) -> str:
         "usd_left": float(limit.budget - limit.spent) if limit is not None and limit.budget is not None else None,
         "tools": sorted(child.tools),
     }
-    body = build("spawn", parent, child, child.label, prompt, budget=budget)
-    write(parent.session, body, "sent")
-    return write(child.session, body, "received")
+    body = build("spawn", parent, child, child.label, prompt, budget=budget, context=context)
+    write(parent.session, body, "sent", task if task is not None else prompt)
+    return write(child.session, body, "received", task if task is not None else prompt)
 
 
-def seal_message(sender: Agent, to: str, text: str) -> dict[str, Any]:
-    """An AgentSend message, in the sender's log; the body travels with the message and the receiver
-    records it on delivery (`receive`)."""
-    body = build("message", sender, sender.fleet.agents.get(to), to, text)
-    write(sender.session, body, "sent")
-    return body
+def seal_message(sender: Agent, to: str, text: str) -> tuple[dict[str, Any], str]:
+    """An AgentSend message, in the sender's log: the body, which travels with the message for the
+    receiver to record on delivery (`receive`), and the text to send: `text`, with the last handoffs of the
+    sender's history ahead of it when its `handoff_capsules` setting asks for them."""
+    sent, context = handoffs.bounded(sender.session, sender.settings.handoff_capsules, text, receiver=to)
+    body = build("message", sender, sender.fleet.agents.get(to), to, sent, context=context)
+    write(sender.session, body, "sent", text)
+    return body, sent
 
 
-def receive(receiver: Agent, body: Mapping[str, Any]) -> None:
-    """Record a capsule that arrived with a message, in the receiver's log."""
+def receive(receiver: Agent, body: Mapping[str, Any], text: str | None = None) -> None:
+    """Record a capsule that arrived with a message (its `text`, for the receiver's handoff history), in
+    the receiver's log."""
     filled = dict(body)
-    write(receiver.session, filled, "received")
+    write(receiver.session, filled, "received", handoffs.task_of(text, body) if text is not None else None)
 
 
 def seal_result(child: Agent, parent: Agent, text: str, spawned: str | None = None) -> dict[str, Any]:
@@ -134,17 +154,27 @@ def seal_result(child: Agent, parent: Agent, text: str, spawned: str | None = No
     `spawned` (the spawn capsule) is a parent of it too."""
     spent = {"usd": child.cost.total_usd, "responses": sum(s.responses for s in child.cost.by_model.values())}
     body = build("result", child, parent, parent.label, text, budget=spent, extra_parents=(spawned,) if spawned else ())
-    write(child.session, body, "sent")
+    write(child.session, body, "sent", text)
     return body
 
 
 # ----------------------------------------------------------------- a sub-agent on another process
 
 
-def seal_spawn_elsewhere(parent: Agent, label: str, prompt: str, budget: Mapping[str, Any]) -> str:
+def seal_spawn_elsewhere(
+    parent: Agent,
+    label: str,
+    prompt: str,
+    budget: Mapping[str, Any],
+    *,
+    task: str | None = None,
+    context: Mapping[str, int] | None = None,
+) -> str:
     """A spawn on another process (AgentSpawn with `on`), in the parent's log; the capsule id. The
-    child's log is that process's: the capsule's receiver has no session here."""
-    return write(parent.session, build("spawn", parent, None, label, prompt, budget=budget), "sent")
+    child's log is that process's: the capsule's receiver has no session here. `task` and `context` as
+    for `seal_spawn`."""
+    body = build("spawn", parent, None, label, prompt, budget=budget, context=context)
+    return write(parent.session, body, "sent", task if task is not None else prompt)
 
 
 def receive_result_elsewhere(parent: Agent, label: str, text: str, spent: Mapping[str, Any], spawned: str) -> str:
@@ -152,4 +182,4 @@ def receive_result_elsewhere(parent: Agent, label: str, text: str, spent: Mappin
     spawn capsule `spawned`."""
     body = build("result", parent, parent, parent.label, text, budget=spent)
     body.update(sender={"label": label, "session": None}, parents=[spawned])
-    return write(parent.session, body, "received")
+    return write(parent.session, body, "received", text)

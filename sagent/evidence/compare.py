@@ -1,5 +1,6 @@
 """`sagent compare A B`: two runs side by side (turns, tool calls, files changed, tests, tokens, cache
-reads, cost, wall time, and whether their final answers agree), as text, JSON or a self-contained HTML page."""
+reads, cost, wall time, whether their final answers agree, and whether they sent the same prompts turn by turn
+(`sagent.evidence.prompts`)), as text, JSON or a self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import html
 import json
 from typing import Any
 
+from sagent.evidence.prompts import prompt_rows, row_text, summary
 from sagent.evidence.runstats import RunStats, answers_agree
 
 ROWS: tuple[tuple[str, str], ...] = (
@@ -40,6 +42,7 @@ def comparison(a: RunStats, b: RunStats) -> dict[str, Any]:
         "answer_similarity": similarity,
         "files_only_in_a": sorted(files_a - files_b),
         "files_only_in_b": sorted(files_b - files_a),
+        "prompts": prompt_rows(a.prompts, b.prompts),
     }
 
 
@@ -73,6 +76,8 @@ def as_text(data: dict[str, Any]) -> str:
         "  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(r)) for r in rows
     ]
     lines.append(_verdict(data))
+    lines.append(summary(data["prompts"]))
+    lines += [f"  {row_text(row)}" for row in data["prompts"]]
     for side in ("a", "b"):
         for path, change in data[side]["files_changed"].items():
             lines.append(f"  {side.upper()} {path} +{change['added']} -{change['removed']}")
@@ -98,6 +103,8 @@ def as_html(data: dict[str, Any]) -> str:
         f"<h2>Final answers — {esc(_verdict(data).split(': ', 1)[1])}</h2>"
         f"<div class=answers><pre>{esc(a['final_answer'])}</pre><pre>{esc(b['final_answer'])}</pre></div>"
     )
+    prompts = "".join(f"<li>{esc(row_text(row))}</li>" for row in data["prompts"])
+    answers += f"<h2>{esc(summary(data['prompts']))}</h2><ul>{prompts}</ul>"
     return (
         "<!doctype html><html><head><meta charset=utf-8><title>sagent compare</title><style>"
         "body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"

@@ -3,12 +3,17 @@
     {"kind": "manifest", "manifest": {"provider": "anthropic", "model": "claude-sonnet-4-6",
      "max_tokens": 32000, "effort": "high", "thinking_budget": null, "temperature": null,
      "system_sha256": "…", "tools_sha256": "…", "tools": ["Bash", "Edit", …], "messages": 12,
-     "purpose": "turn"}}
+     "prompt_sha256": "…", "prompt_unnumbered_sha256": "…", "purpose": "turn"}}
 
 With it a run can be reproduced (`sagent replay`) and two runs compared knowing what each model was asked
 with. The system prompt and the tool set are logged as hashes (the session's header and its messages
-hold the rest); `purpose` is `turn` for the agent's own next response, `aside` for a compaction summary or
-a tool's question to a small model. Logs written before manifests existed simply have none.
+hold the rest); `prompt_sha256` names exactly what was sent, the SHA-256 of the canonical JSON of
+`{"messages": [...], "system": "...", "tools": [...]}`, so two runs can be told to have sent the same
+prompts turn by turn (`sagent compare`; manifests written before it have none: "not recorded"), and
+`prompt_unnumbered_sha256` the same with tool call ids replaced by their order, since those differ from run
+to run when all else is the same. `purpose`
+is `turn` for the agent's own next response, `aside` for a compaction summary or a tool's question to a
+small model. Logs written before manifests existed simply have none.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import hashlib
 from typing import Any
 
 from sagent.lib.json import JSON, canonical_json
-from sagent.types import ModelRequest, ToolSpec
+from sagent.types import ModelRequest, ToolSpec, to_dict
 
 MANIFEST_KIND = "manifest"
 
@@ -29,10 +34,64 @@ def tools_sha256(tools: tuple[ToolSpec, ...]) -> str:
     global _tools_cache
     if _tools_cache[0] == tools:  # the same tools from request to request: hashed once
         return _tools_cache[1]
-    specs: list[JSON] = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]
-    digest = hashlib.sha256(canonical_json(specs)).hexdigest()
+    digest = hashlib.sha256(canonical_json(_tool_specs(tools))).hexdigest()
     _tools_cache = (tools, digest)
     return digest
+
+
+def _tool_specs(tools: tuple[ToolSpec, ...]) -> list[JSON]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]
+
+
+NOT_SENT = frozenset({"usage", "stop_reason", "response_id", "provider", "model", "typed"})
+"""Fields of a logged message that no provider is sent (what the response cost, what the user typed)."""
+
+
+def sent_messages(request: ModelRequest) -> list[JSON]:
+    """`request`'s messages as they are sent: their logged form without the fields no model sees."""
+    sent: list[JSON] = []
+    for message in request.messages:
+        data = to_dict(message)
+        sent.append({k: v for k, v in data.items() if k not in NOT_SENT})
+    return sent
+
+
+def _unnumbered(messages: list[JSON]) -> list[JSON]:
+    """`messages` with every tool call id (a call's `id`, a result's `call_id`) replaced by its place among
+    them (`#1`, `#2`, ...): the ids a model or provider gives calls differ from run to run even when
+    everything else is the same."""
+    names: dict[str, str] = {}
+
+    def number(value: JSON) -> JSON:
+        return names.setdefault(value, f"#{len(names) + 1}") if isinstance(value, str) else value
+
+    out: list[JSON] = []
+    for message in messages:
+        assert isinstance(message, dict)
+        data = dict(message)
+        if "call_id" in data:
+            data["call_id"] = number(data["call_id"])
+        content = data.get("content")
+        if isinstance(content, list):
+            data["content"] = [
+                {**part, "id": number(part.get("id"))}
+                if isinstance(part, dict) and part.get("type") == "tool_call"
+                else part
+                for part in content
+            ]
+        out.append(data)
+    return out
+
+
+def prompt_hashes(request: ModelRequest) -> tuple[str, str]:
+    """The SHA-256 of exactly what `request` asks the model: the canonical JSON of
+    `{"messages": [...], "system": "...", "tools": [...]}` (tools with names, descriptions and schemas, in
+    order; messages as `sent_messages` gives them); and the same with tool call ids replaced by their order."""
+    tools = _tool_specs(request.tools)
+    messages = sent_messages(request)
+    exact: JSON = {"system": request.system, "tools": tools, "messages": messages}
+    unnumbered: JSON = {"system": request.system, "tools": tools, "messages": _unnumbered(messages)}
+    return hashlib.sha256(canonical_json(exact)).hexdigest(), hashlib.sha256(canonical_json(unnumbered)).hexdigest()
 
 
 def manifest(provider: str, model: str, request: ModelRequest, *, own: bool) -> dict[str, Any]:
@@ -48,6 +107,7 @@ def manifest(provider: str, model: str, request: ModelRequest, *, own: bool) -> 
         "tools_sha256": tools_sha256(request.tools),
         "tools": [t.name for t in request.tools],
         "messages": len(request.messages),
+        **dict(zip(("prompt_sha256", "prompt_unnumbered_sha256"), prompt_hashes(request), strict=True)),
         "purpose": "turn" if own else "aside",
     }
 

@@ -12,6 +12,10 @@ original run (same tool, same arguments, in turn) gets the original's result wit
 call runs for real in the scratch tree (a served Read also reads the file quietly, so that a later Edit or
 Write of it is allowed). With `mode="live"` every call runs. The new run is a session of
 its own, in the original's sessions folder, whose header names the session it replays (`replay_of`).
+
+Each user turn is sent with the sampling settings the run manifest recorded for that turn's first request
+(`max_tokens`, `effort`, `thinking_budget`; `temperature` too, though sagent itself sets none), unless the
+caller overrides them; a log without manifests replays with the model's defaults.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import contextlib
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,6 +60,12 @@ class ReplayPlan:
     calls: list[RecordedCall] = field(default_factory=list)
     git_root: Path | None = None
     git_commit: str | None = None
+    sampling: list[dict[str, Any]] = field(default_factory=list)
+    """For each prompt, the sampling settings recorded for its first request (empty when none was)."""
+
+
+SAMPLING = ("max_tokens", "effort", "thinking_budget", "temperature")
+RESTORED = ("max_tokens", "effort", "thinking_budget")  # the ones an agent's settings hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,11 @@ def replay_plan(path: Path) -> ReplayPlan:
             text = "".join(p.get("text", "") for p in message.get("content") or [] if isinstance(p, dict))
             if text:
                 plan.prompts.append(text)
+                plan.sampling.append({})
+        elif record.get("kind") == "manifest" and plan.sampling and not plan.sampling[-1]:
+            manifest = record.get("manifest") or {}
+            if manifest.get("purpose") == "turn":
+                plan.sampling[-1] = {key: manifest.get(key) for key in SAMPLING}
         elif kind == "tool_started":
             started[str(event["call"].get("id"))] = event["call"]
         elif kind == "tool_finished":
@@ -163,9 +178,11 @@ async def replay(
     mode: ToolMode = "live",
     system: str = "",
     on_event: Any = None,
+    overrides: dict[str, Any] | None = None,
 ) -> tuple[Path | None, int]:
     """Run `plan`'s user turns on `model` in `scratch`, as a new session in the original's folder; the new
-    log's path and how many recorded results were served."""
+    log's path and how many recorded results were served. Each turn gets the sampling settings recorded for
+    it (`plan.sampling`), with `overrides` (`max_tokens`, `effort`, `thinking_budget`) in their place."""
     from sagent.agent.agent import Agent
 
     served: list[int] = []
@@ -184,7 +201,11 @@ async def replay(
     log = SessionLog.create(scratch.cwd, header, directory=plan.path.parent)
     agent = Agent(model, system=system, tools=tools, session=log, cwd=scratch.cwd)
     try:
-        for prompt in plan.prompts:
+        for index, prompt in enumerate(plan.prompts):
+            recorded = plan.sampling[index] if index < len(plan.sampling) else {}
+            chosen: dict[str, Any] = {key: recorded.get(key) for key in RESTORED if recorded} | (overrides or {})
+            if chosen:
+                agent.settings = replace(agent.settings, **chosen)
             async for event in agent.run(prompt):
                 if on_event is not None:
                     on_event(event)

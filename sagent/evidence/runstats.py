@@ -66,6 +66,8 @@ class RunStats:
     tool_s: float = 0.0
     final_answer: str = ""
     sub_agents: int = 0
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    """The run manifest of each of the agent's own requests (`purpose` turn), in order."""
 
     @property
     def total_tool_calls(self) -> int:
@@ -95,6 +97,7 @@ class RunStats:
             "model_s": round(self.model_s, 3),
             "tool_s": round(self.tool_s, 3),
             "sub_agents": self.sub_agents,
+            "prompts": self.prompts,
             "final_answer": self.final_answer,
         }
 
@@ -131,6 +134,8 @@ def run_stats(path: Path) -> RunStats:
                 _count_effects(stats, call, result)
         elif kind == "session_started" or kind == "model_switched":
             stats.model = f"{event.get('provider')}/{event.get('model')}"
+        elif record.get("kind") == "manifest" and (record.get("manifest") or {}).get("purpose") == "turn":
+            stats.prompts.append(dict(record["manifest"]))
         elif record.get("kind") == "capsule" and record.get("role") == "sent":
             stats.sub_agents += (record.get("capsule") or {}).get("type") == "spawn"
     stats.wall_s = _seconds(records[0].get("ts"), records[-1].get("ts"))

@@ -105,6 +105,8 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
     reach it (AgentSpawn's text). ToolError when no process takes it or the budget is spent."""
     from nats.errors import NoRespondersError
 
+    from sagent.evidence.handoffs import bounded
+
     assert request.on is not None
     label = names.check_label(request.label or f"{parent.label}-{uuid.uuid4().hex[:6]}")
     if label in parent.fleet.agents or label in parent.fleet.remote:
@@ -112,8 +114,10 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
     # Nothing is held for the child: each of its requests is held against the tree's budget here first
     # (see persistent); its own budget is what the tree has left now.
     held = _allowance(parent)
+    carry = parent.settings.handoff_capsules if request.capsules is None else request.capsules
+    prompt, context = bounded(parent.session, carry, request.prompt, receiver=label)  # the handoffs it carries
     fields = {
-        "prompt": request.prompt,
+        "prompt": prompt,
         "label": label,
         "parent": parent.label,
         "system": request.system,
@@ -124,7 +128,7 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
         "policy": tree_policy_wire(parent),  # the worker refuses a spawn without it (see `policy`)
         "choice": request.choice.to_wire() if request.choice is not None else None,
     }
-    spawned = None if request.persistent else _seal_spawn(parent, label, request, held)
+    spawned = None if request.persistent else _seal_spawn(parent, label, request, held, (prompt, context))
     subject = spawn_subject(bus.fleet, request.on)
     sinks = [hook for hook in parent.settings.hooks if isinstance(hook, RemoteEventSink)]
     watching = await _watch(bus, parent, label, sinks) if sinks else None
@@ -195,8 +199,11 @@ async def run_remote(bus: NatsBus, parent: Agent, request: SpawnRequest) -> Remo
     )
 
 
-def _seal_spawn(parent: Agent, label: str, request: SpawnRequest, held: Decimal | None) -> str | None:
-    """The spawn's capsule in the parent's log (its answer's joins it there); None when the log failed."""
+def _seal_spawn(
+    parent: Agent, label: str, request: SpawnRequest, held: Decimal | None, sent: tuple[str, dict[str, int] | None]
+) -> str | None:
+    """The spawn's capsule in the parent's log (its answer's joins it there), for the prompt as `sent` (with
+    the handoffs it carries, and what that saved); None when the log failed."""
     budget = {
         "max_tool_rounds": request.max_tool_rounds,
         "max_depth": 0,
@@ -204,7 +211,7 @@ def _seal_spawn(parent: Agent, label: str, request: SpawnRequest, held: Decimal 
         "tools": sorted(request.tools) if request.tools is not None else None,
     }
     try:
-        return seal_spawn_elsewhere(parent, label, request.prompt, budget)
+        return seal_spawn_elsewhere(parent, label, sent[0], budget, task=request.prompt, context=sent[1])
     except SessionError:
         return None
 

@@ -12,7 +12,9 @@ from sagent.tools.runtime import AgentDefinition, SpawnRequest
 
 MAX_WAIT = 600
 # The optional fields of a SpawnRequest the model may give (their schema is AgentSpawn's input_schema).
-_SPAWN_FIELDS = ("label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth", "advisor", "on")
+_SPAWN_FIELDS = (
+    "label", "system", "provider", "model", "tools", "max_tool_rounds", "max_depth", "advisor", "on", "capsules",
+)  # fmt: skip
 
 
 class _AgentTool(AnyOrder):
@@ -51,6 +53,10 @@ class AgentSpawn(_AgentTool):
             "advisor": {
                 "type": "string",
                 "description": "a stronger model it may consult (a model id), or 'none'; default: yours",
+            },
+            "capsules": {
+                "type": "integer",
+                "description": "carry your last N handoffs (tasks, answers, messages) ahead of the prompt; 0: none",
             },
             "persistent": {"type": "boolean", "description": "keep it running after its first answer"},
             "on": {

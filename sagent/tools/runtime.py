@@ -81,6 +81,9 @@ class SpawnRequest:
     choice: Choice | None = None
     """A choice the sub-agent makes with a tool call (`sagent.tools.choose`), which an orchestration pattern
     (`sagent.patterns`) reads when it has answered: it gets that tool beside the ones it is given."""
+    capsules: int | None = None
+    """Carry the last N capsules of the parent's handoffs (tasks, answers, messages) ahead of the prompt;
+    0: the prompt alone; None: the parent's `handoff_capsules` setting."""
 
     def __post_init__(self) -> None:
         if self.tools is not None:

@@ -48,6 +48,8 @@ def every_setting_changed(cwd: Path) -> dict[str, Any]:
         "compaction": CompactionPolicy(threshold=0.5),
         "max_depth": 5,
         "max_agents": 7,
+        "handoff_capsules": 3,
+        "history_turns": 5,
         "allow_providers": frozenset({"scripted"}),
         "label": "boss",
         "role": "a note for the boss alone",

@@ -35,6 +35,9 @@ async def test_each_request_logs_its_generation_parameters(tmp_path: Path) -> No
     assert len(manifests) == len(model.requests) == 2
     first = manifests[0]
     sent = model.requests[0]
+    # The prompt hashes are checked in test_prompt_hash.py.
+    hashes = {k: first.pop(k) for k in ("prompt_sha256", "prompt_unnumbered_sha256")}
+    assert all(len(h) == 64 for h in hashes.values())
     assert first == {
         "provider": "scripted",
         "model": "m1",

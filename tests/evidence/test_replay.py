@@ -68,7 +68,9 @@ def original(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
         text_response("x is now 2."),
     ]
     with FakeAnthropic(steps) as fake:
-        out = sagent(["-p", "raise x as the notes say"], {**env, "ANTHROPIC_BASE_URL": fake.url}, project)
+        out = sagent(
+            ["-p", "raise x as the notes say", "--max-tokens", "1500"], {**env, "ANTHROPIC_BASE_URL": fake.url}, project
+        )
     assert out.returncode == 0, out.stderr
     (log,) = (tmp_path / "data" / "sagent" / "sessions").glob("*/*.jsonl")
     header = json.loads(log.read_bytes().splitlines()[0])
@@ -94,12 +96,14 @@ def test_replay_on_another_provider_in_a_worktree_at_the_start(mode: str, origin
     project, env, log = original
     before = tree_of(project)
     assert before["app.py"] == b"x = 2\n"
+    effort = ["--effort", "low"] if mode == "recorded" else []  # instead of the recorded one
     with FakeResponses(replay_steps()) as fake:
         out = sagent(
-            ["replay", log.stem, "--provider", "openai", "--model", "gpt-5.4", "--tools", mode, "--base-url", fake.url],
+            ["replay", log.stem, "--provider", "openai", "--model", "gpt-5.4", "--tools", mode, "--base-url", fake.url,
+             *effort],
             env,
             project,
-        )
+        )  # fmt: skip
         bodies = fake.bodies()
     assert out.returncode == 0, out.stderr + out.stdout
     assert tree_of(project) == before  # the original working tree is untouched
@@ -125,6 +129,12 @@ def test_replay_on_another_provider_in_a_worktree_at_the_start(mode: str, origin
         assert "2 recorded results served" in out.stdout  # cat and Read; the Write differs, so it ran
     else:
         assert "No such file" in cat  # run for real in the scratch tree
+    # Sent with the sampling settings the original recorded (its response length), the effort as asked.
+    recorded = next(json.loads(line)["manifest"] for line in log.read_bytes().splitlines() if b'"manifest"' in line)
+    assert recorded["max_tokens"] == 1500 and all(b["max_output_tokens"] == 1500 for b in bodies)
+    assert "sampling as recorded: max tokens 1500" in out.stdout
+    if mode == "recorded":
+        assert "instead: effort low" in out.stdout and all(b["reasoning"]["effort"] == "low" for b in bodies)
     compared = sagent(["compare", str(log), str(new), "--json"], env, project)
     data = json.loads(compared.stdout)
     assert data["a"]["model"].startswith("anthropic/") and data["b"]["model"] == "openai/gpt-5.4"
@@ -138,3 +148,6 @@ def test_replay_refuses_bad_input(original) -> None:
     assert out.returncode == 2 and "no session 'nope'" in out.stderr
     out = sagent(["replay", log.stem, "--model", "gpt-5.4", "--tools", "maybe"], env, project)
     assert out.returncode == 2 and "usage: sagent replay" in out.stderr
+    for bad in (["--effort", "loud"], ["--max-tokens", "0"]):
+        out = sagent(["replay", log.stem, "--model", "gpt-5.4", *bad], env, project)
+        assert out.returncode == 2 and "usage: sagent replay" in out.stderr, bad

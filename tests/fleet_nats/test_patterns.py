@@ -31,6 +31,7 @@ PER_RESPONSE = 100 * 3 / 1e6 + 20 * 15 / 1e6
 # What the worker's model answers, by the label of the sub-agent asking (each test its own labels).
 WORKER_SCRIPTS = {
     "seq-edit": [text_response("EDITED: short and sharp")],
+    "bh-edit": [text_response("EDITED with the earlier handoffs in view")],
     "par-one": [text_response("one says yes")],
     "par-two": [text_response("two says no")],
     "tri-router": [tool_use_response([("Route", {"agent": "tri-billing", "note": "an invoice"})])],
@@ -122,6 +123,30 @@ def test_sequential_hands_a_local_answer_to_a_step_on_the_worker(
     assert spawn["prompt_sha256"] == sha256_text("Edit this:\na draft line")
     assert answer["prompt_sha256"] == sha256_text("EDITED: short and sharp")
     assert answer["parents"] == [capsules[-2]["id"]] and answer["budget"]["usd"] == pytest.approx(PER_RESPONSE)
+
+
+def test_a_step_on_the_worker_carries_the_last_handoffs_when_the_lead_bounds_them(
+    worker: tuple[NatsServer, FakeAnthropic], tmp_path: Path
+) -> None:
+    server, fake = worker
+
+    async def body(lead: Agent) -> PatternResult:
+        steps = [Step("bh-draft"), Step("bh-edit", on="worker1", template="Edit this:\n{input}")]
+        return await Sequential(steps).run(lead, "a tagline")
+
+    scripts = {"bh-draft": [text_turn("a draft line")]}
+    result = run_lead(server, "lead-bh", scripts, body, tmp_path, handoff_capsules=4)
+    assert result.ok
+    sent = (
+        "[Earlier handoffs: the last 2 of 2, oldest first]\n(1) spawn lead-bh → bh-draft: a tagline\n"
+        "(2) result bh-draft → lead-bh: a draft line\n[Your task]\nEdit this:\na draft line"
+    )
+    assert sent in sent_texts(asked(fake, "bh-edit")[0])
+    [log] = tmp_path.glob("*.jsonl")
+    assert verify_tree(log).ok
+    capsules = [json.loads(line)["capsule"] for line in log.read_text().splitlines() if '"kind":"capsule"' in line]
+    spawn = next(c for c in capsules if c["type"] == "spawn" and c["receiver"]["label"] == "bh-edit")
+    assert spawn["prompt_sha256"] == sha256_text(sent) and spawn["context"]["carried"] == 2
 
 
 def test_parallel_runs_on_any_worker_and_by_label_and_a_function_combines(
