@@ -4,12 +4,11 @@ object, or one line saying why not. `sagent.cli.settings_files` merges what this
 from __future__ import annotations
 
 import json
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
+from sagent.lib.bounded_read import UnreadableFile, read_bounded
 from sagent.lib.json import json_kind
 
 MAX_BYTES = 1 << 20  # a settings file larger than this is a mistake (or /dev/zero), not settings
@@ -23,24 +22,17 @@ class SettingsError(Exception):
 def read_file(path: Path) -> dict[str, Any] | None:
     """A settings file's object, or None when there is no file. Only a regular file is read, and only
     the first MAX_BYTES of it, so a FIFO or /dev/zero put in its place cannot hang or exhaust sagent."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
+    try:  # a missing file, or `.sagent` being a file and not a folder: there is no settings file
+        raw = read_bounded(path, MAX_BYTES, missing_ok=True)
+    except UnreadableFile as refused:
+        reason = {
+            "unreadable": f"cannot read it ({refused.detail})",
+            "not_regular": "not a regular file",
+            "too_large": f"larger than {MAX_BYTES // 1024} KiB; is it a settings file?",
+        }[refused.kind]
+        raise SettingsError(f"{path}: {reason}") from None
+    if raw is None:
         return None
-    except NotADirectoryError:
-        return None  # `.sagent` is a file, not a folder: there is no settings file in it
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SettingsError(f"{path}: not a regular file")
-        raw = _read_up_to(fd, MAX_BYTES + 1)
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot read it ({error.strerror or error})") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_BYTES:
-        raise SettingsError(f"{path}: larger than {MAX_BYTES // 1024} KiB; is it a settings file?")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -60,15 +52,3 @@ def read_file(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: must hold a JSON object ({{...}}), not {json_kind(data)}")
     return data
-
-
-def _read_up_to(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, limit - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)

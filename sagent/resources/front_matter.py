@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sagent.lib.bounded_read import UnreadableFile, read_bounded
+
 MAX_RESOURCE_BYTES = 256_000
 """A resource file larger than this is a mistake, not a prompt."""
 
@@ -24,33 +26,27 @@ def read_markdown(path: Path, limit: int = MAX_RESOURCE_BYTES) -> tuple[dict[str
     """The front matter (an empty dict when there is none) and the body of the UTF-8 Markdown file `path`;
     ResourceError naming the file when it cannot be read, is too large, is not UTF-8 text, or its front
     matter is not a mapping. Never reads more than `limit` bytes, and never from a FIFO or a device."""
-    import os
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as error:
-        raise ResourceError(f"{path}: cannot be read: {error.strerror or error}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ResourceError(f"{path}: not a regular file")
-        raw = b""
-        while len(raw) <= limit:
-            chunk = os.read(fd, limit + 1 - len(raw))
-            if not chunk:
-                break
-            raw += chunk
-    except OSError as error:
-        raise ResourceError(f"{path}: cannot be read: {error.strerror or error}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > limit:
-        raise ResourceError(f"{path}: larger than {limit:,} bytes")
+    raw = read_resource(path, limit, ResourceError)
     try:
         text = raw.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError:
         raise ResourceError(f"{path}: not UTF-8 text") from None
     return split_front_matter(text, path)
+
+
+def read_resource(path: Path, limit: int, error: type[Exception]) -> bytes:
+    """The file's bytes (see `sagent.lib.bounded_read`), or `error` with one line naming the file and why."""
+    try:
+        raw = read_bounded(path, limit)
+    except UnreadableFile as refused:
+        reason = {
+            "unreadable": f"cannot be read: {refused.detail}",
+            "not_regular": "not a regular file",
+            "too_large": f"larger than {limit:,} bytes",
+        }[refused.kind]
+        raise error(f"{path}: {reason}") from None
+    assert raw is not None
+    return raw
 
 
 def split_front_matter(text: str, path: Path | str) -> tuple[dict[str, Any], str]:

@@ -153,22 +153,9 @@ def _component(plugin: Plugin, key: str, default: Path) -> list[tuple[str, Any]]
 
 def read_json_object(path: Path, limit: int = MAX_MANIFEST_BYTES) -> dict[str, Any]:
     """The JSON object in the regular file `path`; PluginError naming it when it is not one."""
-    import stat
+    from sagent.resources.front_matter import read_resource
 
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as error:
-        raise PluginError(f"{path}: cannot be read: {error.strerror or error}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PluginError(f"{path}: not a regular file")
-        raw = os.read(fd, limit + 1)
-    except OSError as error:
-        raise PluginError(f"{path}: cannot be read: {error.strerror or error}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > limit:
-        raise PluginError(f"{path}: larger than {limit:,} bytes")
+    raw = read_resource(path, limit, PluginError)
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
