@@ -92,22 +92,12 @@ def lines_of(checks: list[Check], mark: Callable[[str, str], str] = lambda statu
 
 def doctor_command(argv: list[str]) -> int:
     """`sagent doctor [--json] [--cwd DIR]`: 0 when every required check passes, 1 when one fails."""
-    if "-h" in argv or "--help" in argv:
-        sys.stdout.write(USAGE)
-        return 0
-    as_json = "--json" in argv
-    rest = [a for a in argv if a != "--json"]
-    cwd = Path(".")
-    if rest[:1] == ["--cwd"] and len(rest) == 2:
-        cwd, rest = Path(rest[1]), []
-    elif len(rest) == 1 and rest[0].startswith("--cwd="):
-        cwd, rest = Path(rest[0].partition("=")[2]), []
-    if rest:
-        sys.stderr.write(f"sagent doctor: unknown argument {rest[0]!r}\n{USAGE}")
-        return 2
-    if not cwd.is_dir():
-        sys.stderr.write(f"sagent doctor: --cwd {cwd}: not a folder\n")
-        return 2
+    from sagent.cli.json_cwd_args import json_cwd_args
+
+    parsed = json_cwd_args(argv, "doctor", USAGE)
+    if isinstance(parsed, int):
+        return parsed
+    as_json, cwd = parsed
     checks = run_checks(cwd)
     if as_json:
         text = json.dumps({"ok": passed(checks), "checks": [asdict(c) for c in checks]}, indent=2) + "\n"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 USAGE = """usage: sagent skills [--json] [--cwd DIR]
@@ -17,22 +16,12 @@ Exit 0, or 2 for bad usage. See docs/skills.md.
 
 
 def skills_command(argv: list[str]) -> int:
-    if "-h" in argv or "--help" in argv:
-        sys.stdout.write(USAGE)
-        return 0
-    as_json = "--json" in argv
-    rest = [a for a in argv if a != "--json"]
-    cwd = Path(".")
-    if rest[:1] == ["--cwd"] and len(rest) == 2:
-        cwd, rest = Path(rest[1]), []
-    elif len(rest) == 1 and rest[0].startswith("--cwd="):
-        cwd, rest = Path(rest[0].partition("=")[2]), []
-    if rest:
-        sys.stderr.write(f"sagent skills: unknown argument {rest[0]!r}\n{USAGE}")
-        return 2
-    if not cwd.is_dir():
-        sys.stderr.write(f"sagent skills: --cwd {cwd}: not a folder\n")
-        return 2
+    from sagent.cli.json_cwd_args import json_cwd_args
+
+    parsed = json_cwd_args(argv, "skills", USAGE)
+    if isinstance(parsed, int):
+        return parsed
+    as_json, cwd = parsed
     from sagent.resources.skills import load_skills
 
     skills = load_skills(cwd.resolve())
