@@ -139,8 +139,10 @@ def _map_error(error: Exception, endpoint: str, idle_timeout: float) -> Provider
     """The typed error for an exception from the SDK's interactions client, or the HTTP stack under it."""
     status = getattr(error, "status_code", None)
     if isinstance(status, int):
-        message = getattr(error, "message", None) or str(error)
-        return error_for_status(status, message, provider=PROVIDER, retry_after=_retry_after(_Details(error)))
+        details = _Details(error)
+        inner = details.details.get("error")
+        message = inner.get("message") if isinstance(inner, dict) else None  # Google's own words, not the body
+        return error_for_status(status, message or str(error), provider=PROVIDER, retry_after=_retry_after(details))
     return classify_or_raise(error, provider=PROVIDER, endpoint=endpoint.rstrip("/"), idle_timeout=idle_timeout)
 
 

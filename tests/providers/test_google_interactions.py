@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sagent.agent.agent import Agent
 from sagent.events import TextDelta, ThinkingDelta, ToolCallDelta
+from sagent.providers.base import RateLimitError
+from sagent.providers.faults import StreamCutError
 from sagent.providers.google_interactions import ResumingGoogleModel
 from sagent.tools import Read
 from sagent.types import ModelRequest, TextPart, ThinkingPart, ToolCall, UserMessage
 from tests.fakes.gemini_server import FakeGemini, Fault, gemini_text, gemini_thinking, gemini_tools
+from tests.fakes.sse_server import Faulty
 
 
 async def test_a_tool_round_then_a_lost_interaction_sends_the_whole_history(tmp_path: Path) -> None:
@@ -84,3 +89,16 @@ async def test_tool_calls_stream_as_deltas_with_their_arguments() -> None:
     message = events[-1].message  # type: ignore[union-attr]
     assert message.stop_reason == "tool_use"
     assert [p for p in message.content if isinstance(p, ToolCall)][1].arguments == {"path": "b.py"}
+
+
+async def test_faults_are_sagents_typed_errors() -> None:
+    steps = [Fault(429, "Quota exceeded.", headers={"retry-after": "3"}), Faulty(gemini_text("cut short"), cut_after=3)]
+    with FakeGemini(steps) as fake:
+        model = ResumingGoogleModel("gemini-3-flash-preview", api_key="test", base_url=fake.url)
+        request = ModelRequest("", (UserMessage.of("hi"),))
+        with pytest.raises(RateLimitError) as limited:
+            [e async for e in model.stream(request)]
+        with pytest.raises(StreamCutError):
+            [e async for e in model.stream(request)]
+        await model.aclose()
+    assert str(limited.value) == "Quota exceeded." and limited.value.retry_after == 3.0
