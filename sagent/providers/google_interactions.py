@@ -234,11 +234,14 @@ class _Steps:
             return []
         if step.argument_text:
             try:
-                step.arguments = json.loads("".join(step.argument_text))
+                arguments = json.loads("".join(step.argument_text))
             except ValueError as error:
+                arguments = error
+            if not isinstance(arguments, dict):  # a fresh response usually gets it right: retried
                 raise MalformedResponseError(
-                    f"the model wrote a malformed tool call ({step.name}: {error})", provider=PROVIDER
-                ) from error
+                    f"the model wrote a malformed tool call ({step.name}: {arguments})", provider=PROVIDER
+                )
+            step.arguments = arguments
         call = ToolCallDelta(self.calls, step.call_id, step.name, json.dumps(step.arguments))
         self.calls += 1
         return [call]

@@ -11,12 +11,19 @@ import pytest
 from sagent.agent.agent import Agent
 from sagent.events import TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import RateLimitError
-from sagent.providers.faults import StreamCutError
+from sagent.providers.faults import MalformedResponseError, StreamCutError
 from sagent.providers.google_interactions import ResumingGoogleModel
 from sagent.tools import Read
 from sagent.types import ModelRequest, TextPart, ThinkingPart, ToolCall, UserMessage
-from tests.fakes.gemini_server import FakeGemini, Fault, gemini_text, gemini_thinking, gemini_tools
-from tests.fakes.sse_server import Faulty
+from tests.fakes.gemini_server import (
+    FakeGemini,
+    Fault,
+    gemini_text,
+    gemini_thinking,
+    gemini_tools,
+    interaction_events,
+)
+from tests.fakes.sse_server import Faulty, Stream
 
 
 async def test_a_tool_round_then_a_lost_interaction_sends_the_whole_history(tmp_path: Path) -> None:
@@ -92,13 +99,21 @@ async def test_tool_calls_stream_as_deltas_with_their_arguments() -> None:
 
 
 async def test_faults_are_sagents_typed_errors() -> None:
-    steps = [Fault(429, "Quota exceeded.", headers={"retry-after": "3"}), Faulty(gemini_text("cut short"), cut_after=3)]
+    broken = interaction_events(gemini_tools([("Read", {"path": "a.py"})]), "int_fake03")
+    broken[2]["delta"]["arguments"] = '{"path": "a.'  # arguments that do not parse
+    steps = [
+        Fault(429, "Quota exceeded.", headers={"retry-after": "3"}),
+        Faulty(gemini_text("cut short"), cut_after=3),
+        Stream([(e["event_type"], e) for e in broken]),
+    ]
     with FakeGemini(steps) as fake:
         model = ResumingGoogleModel("gemini-3-flash-preview", api_key="test", base_url=fake.url)
         request = ModelRequest("", (UserMessage.of("hi"),))
         with pytest.raises(RateLimitError) as limited:
             [e async for e in model.stream(request)]
         with pytest.raises(StreamCutError):
+            [e async for e in model.stream(request)]
+        with pytest.raises(MalformedResponseError, match="malformed tool call"):
             [e async for e in model.stream(request)]
         await model.aclose()
     assert str(limited.value) == "Quota exceeded." and limited.value.retry_after == 3.0
