@@ -17,6 +17,8 @@ that must come back), `function_call` and `function_result`. sagent keeps a thou
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -120,8 +122,12 @@ class ResumingGoogleModel(GoogleModel):
         else:
             self.full += 1
         assembler = _Steps(self._name)
+        events = None
         try:
-            events = await self._sdk().aio.interactions.create(**params)
+            interactions = self._sdk().aio.interactions  # built (and its modules imported) before the clock starts
+            # google-genai uses its request timeout for the whole request: the idle limit is kept here.
+            async with asyncio.timeout(self._idle_timeout):
+                events = await interactions.create(**params)
             async for raw in idle_limited(events, self._idle_timeout):
                 for event in assembler.feed(raw):
                     yield event
@@ -130,6 +136,11 @@ class ResumingGoogleModel(GoogleModel):
             raise
         except Exception as error:
             raise _map_error(error, self._base_url or DEFAULT_BASE_URL, self._idle_timeout) from error
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:  # the stream's connection, now rather than when it is collected
+                with contextlib.suppress(Exception):  # closing a broken connection may fail too
+                    await close()
         self._interaction_id = assembler.interaction_id
         self._covered = (*request.messages, message)
         yield ResponseComplete(message)
