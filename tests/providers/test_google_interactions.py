@@ -11,7 +11,7 @@ import pytest
 from sagent.agent.agent import Agent
 from sagent.events import TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers.base import RateLimitError
-from sagent.providers.faults import MalformedResponseError, StreamCutError
+from sagent.providers.faults import MalformedResponseError, StreamCutError, StreamIdleError
 from sagent.providers.google_interactions import ResumingGoogleModel
 from sagent.tools import Read
 from sagent.types import ModelRequest, TextPart, ThinkingPart, ToolCall, UserMessage
@@ -99,21 +99,25 @@ async def test_tool_calls_stream_as_deltas_with_their_arguments() -> None:
 
 
 async def test_faults_are_sagents_typed_errors() -> None:
+    """A rate limit with Google's message and wait, a cut stream, arguments that do not parse, a stalled stream."""
     broken = interaction_events(gemini_tools([("Read", {"path": "a.py"})]), "int_fake03")
     broken[2]["delta"]["arguments"] = '{"path": "a.'  # arguments that do not parse
     steps = [
         Fault(429, "Quota exceeded.", headers={"retry-after": "3"}),
         Faulty(gemini_text("cut short"), cut_after=3),
         Stream([(e["event_type"], e) for e in broken]),
+        Faulty(gemini_text("stalls"), pause=(2, 5)),
     ]
     with FakeGemini(steps) as fake:
-        model = ResumingGoogleModel("gemini-3-flash-preview", api_key="test", base_url=fake.url)
+        model = ResumingGoogleModel("gemini-3-flash-preview", api_key="test", base_url=fake.url, idle_timeout=0.5)
         request = ModelRequest("", (UserMessage.of("hi"),))
         with pytest.raises(RateLimitError) as limited:
             [e async for e in model.stream(request)]
         with pytest.raises(StreamCutError):
             [e async for e in model.stream(request)]
         with pytest.raises(MalformedResponseError, match="malformed tool call"):
+            [e async for e in model.stream(request)]
+        with pytest.raises(StreamIdleError):
             [e async for e in model.stream(request)]
         await model.aclose()
     assert str(limited.value) == "Quota exceeded." and limited.value.retry_after == 3.0
