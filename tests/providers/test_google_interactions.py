@@ -121,3 +121,13 @@ async def test_faults_are_sagents_typed_errors() -> None:
             [e async for e in model.stream(request)]
         await model.aclose()
     assert str(limited.value) == "Quota exceeded." and limited.value.retry_after == 3.0
+
+
+def test_google_resumes_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sagent.providers.google import GoogleModel
+    from sagent.providers.registry import Choice, build_model, resumes
+
+    monkeypatch.setenv("GEMINI_API_KEY", "test")
+    kinds = {mode: type(build_model(Choice("google", None), resume_mode=mode)) for mode in ("replay", "auto", "resume")}
+    assert kinds == {"replay": GoogleModel, "auto": ResumingGoogleModel, "resume": ResumingGoogleModel}
+    assert resumes("google")
