@@ -14,7 +14,7 @@ from sagent.providers.base import RateLimitError
 from sagent.providers.faults import MalformedResponseError, StreamCutError, StreamIdleError
 from sagent.providers.google_interactions import ResumingGoogleModel
 from sagent.tools import Read
-from sagent.types import ModelRequest, TextPart, ThinkingPart, ToolCall, UserMessage
+from sagent.types import ModelRequest, ResponseSchema, TextPart, ThinkingPart, ToolCall, UserMessage
 from tests.fakes.gemini_server import (
     FakeGemini,
     Fault,
@@ -72,7 +72,9 @@ async def test_a_history_that_no_longer_begins_with_the_stored_one_is_sent_whole
         ask = (UserMessage.of("hi"),)
         events = [e async for e in model.stream(ModelRequest("", ask, effort="max"))]
         # A compaction (or a switch) replaced the history: the stored interaction no longer matches it.
-        [e async for e in model.stream(ModelRequest("", (UserMessage.of("summary"), UserMessage.of("go on"))))]
+        shaped = ResponseSchema("answer", {"type": "object"})  # structured output, as the Interactions API asks it
+        again = ModelRequest("", (UserMessage.of("summary"), UserMessage.of("go on")), response_schema=shaped)
+        [e async for e in model.stream(again)]
         await model.aclose()
         first, second = (r["body"] for r in fake.requests)
     assert "".join(e.text for e in events if isinstance(e, ThinkingDelta)) == "Let me think."
@@ -83,6 +85,7 @@ async def test_a_history_that_no_longer_begins_with_the_stored_one_is_sent_whole
     assert message.content == signed
     assert first["generation_config"]["thinking_level"] == "xhigh"
     assert "previous_interaction_id" not in second and len(second["input"]) == 2
+    assert second["response_format"] == {"type": "text", "mime_type": "application/json", "schema": {"type": "object"}}
     assert (model.resumed, model.full) == (0, 2)
 
 
