@@ -285,7 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="replay",
         help="replay (the default) sends the whole conversation with every request; resume sends only what is "
         "new where the provider's server keeps the conversation (OpenAI's Responses API, which then stores it "
-        "for 30 days; the model CLIs keep their own), and says so where none does; auto resumes where it can",
+        "for 30 days, and Google's Interactions API; the model CLIs keep their own), and says so where none "
+        "does; auto resumes where it can",
     )
     sessions.add_argument(
         "--name",

@@ -179,9 +179,13 @@ def _local_unavailable(missing: str, *, by_default: bool) -> str:
 
 
 ResumeMode = Literal["auto", "resume", "replay"]
-RESUMING_ADAPTERS = {"openai": "sagent.providers.responses_resume:ResumingOpenAIModel"}
+RESUMING_ADAPTERS = {
+    "openai": "sagent.providers.responses_resume:ResumingOpenAIModel",
+    "google": "sagent.providers.google_interactions:ResumingGoogleModel",
+}
 """The providers whose server can keep the conversation, and the adapter that resumes on it (see
-`sagent.providers.responses_resume`). The model CLIs (AnthropicCLI, OpenAISubscription, GoogleCLI) keep
+`sagent.providers.responses_resume`, OpenAI's Responses API, and `sagent.providers.google_interactions`,
+Gemini's Interactions API). The model CLIs (AnthropicCLI, OpenAISubscription, GoogleCLI) keep
 theirs in their own sessions whatever the mode."""
 KEEPS_ITS_OWN = frozenset({"anthropic-cli", "openai-subscription", "google-cli"})
 

@@ -11,9 +11,9 @@ When the server has lost the previous response (it expired, or was deleted), the
 with the whole history. OpenAI keeps stored responses for 30 days; resuming needs `store=true`, so the
 conversation is held by OpenAI, which the stateless default avoids (see docs/sessions.md).
 
-Other providers that keep a conversation on the server: Google's Interactions API and OpenAI's older
-Assistants threads; Anthropic's Messages API and the Chat Completions APIs do not (their prompt caching
-saves the cost of the resent prefix instead, not its upload).
+Google's Interactions API resumes the same way (`sagent.providers.google_interactions`); OpenAI's older
+Assistants threads keep a conversation too; Anthropic's Messages API and the Chat Completions APIs do not
+(their prompt caching saves the cost of the resent prefix instead, not its upload).
 """
 
 from __future__ import annotations

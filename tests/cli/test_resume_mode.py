@@ -39,3 +39,20 @@ def test_resume_where_the_server_keeps_nothing_says_it_replays(tmp_path: Path) -
     assert done.returncode == 0 and done.stdout.strip() == "Hi."
     assert "keeps no conversation on its server" in done.stderr
     assert quiet.returncode == 0 and "keeps no conversation" not in quiet.stderr
+
+
+def test_google_resumes_on_the_interactions_api(tmp_path: Path) -> None:
+    from tests.fakes.gemini_server import FakeGemini, gemini_text, gemini_tools
+
+    (tmp_path / "a.py").write_text("print('a')\n")
+    with FakeGemini([gemini_tools([("Read", {"path": "a.py"})]), gemini_text("It prints a.")]) as fake:
+        args = ["-p", "what does a.py print?", "--provider", "google", "--base-url", fake.url]
+        args += ["--resume-mode", "resume"]
+        done = run_sagent(args, _env(tmp_path, GEMINI_API_KEY="test"), cwd=tmp_path)
+        first, second = fake.requests
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "It prints a."
+    assert first["path"] == second["path"] == "/v1beta/interactions"
+    assert first["body"]["store"] is True and second["body"]["previous_interaction_id"] == "int_fake01"
+    assert [s["type"] for s in second["body"]["input"]] == ["function_result"]
+    assert "keeps no conversation" not in done.stderr

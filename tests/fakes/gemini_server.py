@@ -5,10 +5,15 @@
 
 Each step answers one POST .../models/{model}:streamGenerateContent: a `GeminiReply` whose parts (the
 API's own camelCase part objects) are streamed over several chunks, or a `Fault` with Google's error body.
+The same steps answer the Interactions API (POST .../interactions, streamed), rendered as its SSE events
+(`interaction.created`, `step.start` / `step.delta` / `step.stop` per step, `interaction.completed`): each
+interaction is named `int_fakeNN`, NN counting the interactions requested; a lost one is a scripted
+`Fault(404, "Interaction 'int_fake01' not found.")`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,17 +123,71 @@ class FakeGemini(FakeServer):
     def __init__(self, steps: list[GeminiReply | Fault] | None = None) -> None:
         super().__init__(steps, self._render, _fault(Fault(500, "fake: no scripted response left")))
 
-    @staticmethod
-    def _render(step: GeminiReply | Fault | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
+    def _render(self, step: GeminiReply | Fault | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
         if isinstance(step, JSONReply | Stream):  # raw wire events, sent as given
             return step
         if isinstance(step, Fault):
             return _fault(step)
+        if request["path"].split("?")[0].endswith("/interactions"):
+            number = sum(r["path"].split("?")[0].endswith("/interactions") for r in self.requests)
+            events = interaction_events(step, f"int_fake{number:02d}")
+            return Stream([(e["event_type"], e) for e in events], step.cut_after)
         config = request["body"].get("generationConfig") or {}
         if "responseJsonSchema" in config and config.get("responseMimeType") != "application/json":
             return _fault(Fault(400, "responseJsonSchema needs responseMimeType application/json"))
         model = request["path"].split("/models/")[-1].split(":")[0]
         return Stream([(None, c) for c in stream_chunks(step, model)], step.cut_after)
+
+
+def interaction_events(reply: GeminiReply, interaction_id: str) -> list[dict[str, Any]]:
+    """A reply as the Interactions API streams it: a signature rides on a `thought` step before the part
+    it signs, text and thought summaries come in pieces, a call's arguments as one JSON delta."""
+    events: list[dict[str, Any]] = []
+
+    def step(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+        index = sum(e["event_type"] == "step.start" for e in events)
+        events.append({"event_type": "step.start", "index": index, "step": start})
+        events.extend({"event_type": "step.delta", "index": index, "delta": d} for d in deltas)
+        events.append({"event_type": "step.stop", "index": index})
+
+    events.append({"event_type": "interaction.created", "interaction": {"id": interaction_id, "status": "in_progress"}})
+    calls = 0
+    for part in reply.parts:
+        signature = (
+            [{"type": "thought_signature", "signature": part["thoughtSignature"]}]
+            if part.get("thoughtSignature")
+            else []
+        )
+        if part.get("thought"):
+            summary = [
+                {"type": "thought_summary", "content": {"type": "text", "text": t}} for t in pieces(part["text"], 6)
+            ]
+            step({"type": "thought"}, summary + signature)
+            continue
+        if signature:
+            step({"type": "thought"}, signature)
+        if "functionCall" in part:
+            calls += 1
+            call = {
+                "type": "function_call",
+                "id": f"call_{calls}",
+                "name": part["functionCall"]["name"],
+                "arguments": {},
+            }
+            step(call, [{"type": "arguments_delta", "arguments": json.dumps(part["functionCall"].get("args") or {})}])
+        elif part.get("text"):
+            step({"type": "model_output"}, [{"type": "text", "text": t} for t in pieces(part["text"], 6)])
+    u = reply.usage
+    usage = {
+        "total_input_tokens": u.get("promptTokenCount", 0),
+        "total_output_tokens": u.get("candidatesTokenCount", 0),
+        "total_thought_tokens": u.get("thoughtsTokenCount", 0),
+        "total_cached_tokens": u.get("cachedContentTokenCount", 0),
+    }
+    status = "requires_action" if calls else {"MAX_TOKENS": "incomplete"}.get(reply.finish, "completed")
+    done = {"id": interaction_id, "status": status, "usage": usage}
+    events.append({"event_type": "interaction.completed", "interaction": done})
+    return events
 
 
 def _fault(fault: Fault) -> JSONReply:

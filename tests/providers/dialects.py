@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sagent.providers.anthropic import AnthropicModel
@@ -220,6 +220,28 @@ GOOGLE = Dialect(
     signature_sent=lambda body: next((p["thoughtSignature"] for p in _gemini_parts(body, "thoughtSignature")), None),
     call_ids_sent=lambda body: [p["functionCall"]["id"] for p in _gemini_parts(body, "functionCall")],
     result_ids_sent=lambda body: [p["functionResponse"]["id"] for p in _gemini_parts(body, "functionResponse")],
+)
+
+
+def _steps(body: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [s for s in body["input"] if s["type"] == kind]
+
+
+def _resuming_google(url: str, **options: Any) -> Model:
+    from sagent.providers.google_interactions import ResumingGoogleModel
+
+    return ResumingGoogleModel("gemini-3-flash-preview", base_url=url, api_key="test", **options)
+
+
+# The same fake and replies, spoken over the Interactions API (`--resume-mode resume`): the conformance suite
+# asks it the questions it asks every provider; the CLI fault runs keep to the providers' names above.
+GOOGLE_INTERACTIONS = replace(
+    GOOGLE,
+    name="google-interactions",
+    model=_resuming_google,
+    signature_sent=lambda body: next((s["signature"] for s in _steps(body, "thought") if "signature" in s), None),
+    call_ids_sent=lambda body: [s["id"] for s in _steps(body, "function_call")],
+    result_ids_sent=lambda body: [s["call_id"] for s in _steps(body, "function_result")],
 )
 
 DIALECTS = (ANTHROPIC, OPENAI, OPENAI_COMPAT, GOOGLE)

@@ -23,12 +23,13 @@ from sagent.providers.base import (
 from sagent.providers.catalog import cost_of
 from sagent.tools import builtin_tools
 from sagent.types import AssistantMessage, ModelRequest, ThinkingPart, ToolResult, ToolSpec, UserMessage
-from tests.providers.dialects import DIALECTS, Dialect
+from tests.providers.dialects import DIALECTS, GOOGLE_INTERACTIONS, Dialect
 
 TOOLS = (ToolSpec("Read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}),)
 LONG = "The quick brown fox jumps over the lazy dog, and then it naps in the warm afternoon sun."
 
-pytestmark = pytest.mark.parametrize("d", DIALECTS, ids=[d.name for d in DIALECTS])
+EVERY = (*DIALECTS, GOOGLE_INTERACTIONS)  # Gemini twice: generateContent, and the Interactions API it resumes on
+pytestmark = pytest.mark.parametrize("d", EVERY, ids=[d.name for d in EVERY])
 
 
 async def collect(d: Dialect, steps: list[Any], history: tuple[Any, ...] | None = None, retries: int = 0):
