@@ -22,6 +22,7 @@ from typing import Any
 
 from sagent.lib.realpaths import real_path
 from sagent.tools.base import AnyOrder, ToolContext, ToolError, off_loop
+from sagent.tools.fdglob import fd_select
 from sagent.tools.files import SNIFF, checked_path, line_chunks, open_regular, strip_break
 
 MAX_RESULTS = 200
@@ -168,7 +169,10 @@ class Glob(AnyOrder):
                 return _cap([], "files")
             root = _root({"path": start}, ctx, "Glob")
             walk = _GlobWalk(root, Screen(ctx, "Glob", root))
-            walk.select(root, parts, linked=False)
+            name = (parts[1:] or ["*"])[0]
+            fast = len(parts) <= 2 and parts[0] == "**" and name != "**" and root.is_dir()
+            if not (fast and fd_select(walk, root, name)):  # fd lists, sagent's rules judge; or all in Python
+                walk.select(root, parts, linked=False)
             best = walk.best()
             shown = [p if base is None else os.path.relpath(p, base) for _, p in best]
             return _cap(shown, "files", walk.found, walk.skipped, walk.screen.hidden)
