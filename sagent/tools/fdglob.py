@@ -19,8 +19,10 @@ import re
 import shutil
 import stat
 import subprocess
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sagent.tools.search import _GlobWalk
@@ -32,8 +34,12 @@ _EMPTY = "/nonexistent"  # HOME and XDG_CONFIG_HOME for fd: no global ignore fil
 
 def fd_command() -> list[str] | None:
     """How to run fd with the options that make it list what sagent would read, or None when no fd
-    that can is installed (`fdfind` or `fd` on PATH, 8.5 or newer: it marks folders with a trailing /)."""
-    exe = shutil.which("fdfind") or shutil.which("fd")
+    that can is installed (8.5 or newer: it marks folders with a trailing /). `SAGENT_FD` names the
+    binary (default: `fdfind`, then `fd`, on PATH); `SAGENT_FD=off` keeps Glob on its Python walker."""
+    chosen = os.environ.get("SAGENT_FD", "").strip()
+    if chosen.lower() in ("off", "0", "false", "no", "none"):
+        return None
+    exe = shutil.which(chosen) if chosen else shutil.which("fdfind") or shutil.which("fd")
     return None if exe is None else _options(exe)
 
 
@@ -71,54 +77,111 @@ def _held_back(folder: str) -> bool:
 
 
 def fd_select(walk: _GlobWalk, root: Path, name: str) -> bool:
-    """Glob `**/name` below `root` into `walk` from fd's listing; False, with `walk` untouched, when fd
-    cannot give exactly what the Python walker would (then it must run)."""
+    """Glob `**/name` below `root` into the fresh `walk` from two fd listings made side by side: every
+    folder, and every entry whose name holds the longest literal part of `name` (a superset of the names
+    that match it, so sagent's own match decides). Both are read as files: memory stays bounded by the
+    folders, as the Python walker's. False, with `walk` as it was, when fd cannot give exactly what the
+    Python walker would (then it must run): a name without a literal part gains nothing from fd."""
     command = fd_command()
-    if command is None:
+    literal = max(re.split(r"\[[^]]*\]|[*?[]", name), key=len)  # outside brackets, as fnmatch reads them
+    if command is None or not literal or _held_back(str(root)):
         return False
+    hidden = walk.screen.hidden
+    listing = _Listing(walk, root, name)
     env = {**os.environ, "HOME": _EMPTY, "XDG_CONFIG_HOME": _EMPTY}
-    try:
-        proc = subprocess.run([*command, "--", "", str(root)], capture_output=True, env=env)
-    except OSError:
-        return False
-    unreadable: set[str] = set()
-    for line in os.fsdecode(proc.stderr).splitlines():
-        error = _ERROR.fullmatch(line.strip())
-        if error is None:
-            return False  # something fd says that sagent cannot weigh
-        unreadable.add(error[1].rstrip("/"))
-    if proc.returncode not in (0, 1) and not unreadable:
-        return False
-    folders: list[str] = []
-    entries: list[str] = []
-    for item in os.fsdecode(proc.stdout).split("\0"):
-        if item.endswith("/"):
-            folders.append(item.rstrip("/"))
-        elif item:
-            entries.append(item)
-    hidden_before = walk.screen.hidden
-    alive = {str(root)}  # the folders the Python walker would list
-    failed = int(str(root) in unreadable)
-    for folder in sorted(folders):  # a folder sorts before what it holds
-        if os.path.dirname(folder) not in alive or walk.ignore.ignored(Path(folder), True):
-            continue
-        if walk.screen.hides_path(folder, False):
-            continue
-        if len(os.fsencode(folder)) >= _PATH_MAX or folder in unreadable:  # fd may list what no path opens
-            failed += 1
+    exact = True
+    with tempfile.TemporaryFile() as folders, tempfile.TemporaryFile() as named, tempfile.TemporaryFile() as errors:
+        runs: list[tuple[list[str], IO[bytes], IO[bytes] | int]] = [
+            ([*command, "--type", "directory", "--", "", str(root)], folders, errors),
+            ([*command, "--fixed-strings", "--case-sensitive", "--", literal, str(root)], named, subprocess.DEVNULL),
+        ]
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            for args, out, err in runs:
+                procs.append(subprocess.Popen(args, stdout=out, stderr=err, env=env))
+        except OSError:
+            exact = False
+        for proc in procs:
+            proc.wait()
+        if exact and all(proc.returncode in (0, 1) for proc in procs[1:]):
+            for out, weigh in ((folders, listing.folder), (named, listing.named)):
+                out.seek(0)
+                if not _each(out, weigh):
+                    exact = False
+                    break
         else:
-            alive.add(folder)
-    if any(_held_back(folder) for folder in alive):
-        walk.screen.hidden = hidden_before
+            exact = False
+        errors.seek(0)
+        complaints = os.fsdecode(errors.read()).splitlines()
+    unreadable: set[str] = set()
+    for line in complaints:
+        error = _ERROR.fullmatch(line.strip())
+        if error is None:  # something fd says that sagent cannot weigh
+            exact = False
+            break
+        unreadable.add(error[1].rstrip("/"))
+    if not exact or (procs[0].returncode not in (0, 1) and not unreadable):
+        walk.found, walk.skipped, walk.screen.hidden = 0, 0, hidden
+        walk._hits.clear()
         return False
-    walk.skipped += failed
-    plain = not re.search(r"[*?[]", name)
-    matches = re.compile(fnmatch.translate(name)).match
-    for path in entries + (folders if plain else []):
-        base = os.path.basename(path)
-        if os.path.dirname(path) in alive and (base == name if plain else matches(base)):
-            _judge(walk, path, plain)
+    walk.skipped += listing.failed + len(unreadable & listing.alive)  # folders it could not list
     return True
+
+
+def _each(stream: IO[bytes], weigh: Callable[[str], bool]) -> bool:
+    """`weigh` every entry of the NUL-separated `stream` until one says False (then False)."""
+    rest = b""
+    for chunk in iter(lambda: stream.read(1 << 16), b""):
+        *items, rest = (rest + chunk).split(b"\0")
+        for item in items:
+            if not weigh(os.fsdecode(item)):
+                return False
+    return not rest or weigh(os.fsdecode(rest))
+
+
+class _Listing:
+    """fd's listings weighed entry by entry: every folder first (a folder comes before what it holds, as
+    fd lists a folder before it reads it; one that does not is a reason to hand the search back), then
+    the entries whose name may match."""
+
+    def __init__(self, walk: _GlobWalk, root: Path, name: str) -> None:
+        self.walk, self.name = walk, name
+        self.alive = {str(root)}  # the folders the Python walker would list
+        self.dead: set[str] = set()  # and those it would not enter, or not reach
+        self.failed = 0  # folders listed by fd that no path can open
+        self.plain = not re.search(r"[*?[]", name)
+        self.matches = re.compile(fnmatch.translate(name)).match
+
+    def folder(self, item: str) -> bool:
+        """Decide whether the walker would enter the folder `item`; False: hand the search back."""
+        walk, path = self.walk, item.rstrip("/")
+        parent = os.path.dirname(path)
+        if parent not in self.alive:
+            if parent not in self.dead:
+                return False
+            self.dead.add(path)
+        elif walk.ignore.ignored(Path(path), True) or walk.screen.hides_path(path, False):
+            self.dead.add(path)
+        elif len(os.fsencode(path)) >= _PATH_MAX:  # fd may list what no path can open
+            self.failed += 1
+            self.dead.add(path)
+        elif _held_back(path):
+            return False
+        else:
+            self.alive.add(path)
+        return True
+
+    def named(self, item: str) -> bool:
+        """Weigh an entry whose name may match; False: hand the search back."""
+        folder = item.endswith("/")
+        path = item.rstrip("/") if folder else item
+        parent = os.path.dirname(path)
+        if parent not in self.alive:
+            return parent in self.dead  # a folder the first listing did not have: the tree changed
+        base = os.path.basename(path)
+        if (self.plain or not folder) and (base == self.name if self.plain else self.matches(base)):
+            _judge(self.walk, path, self.plain)
+        return True
 
 
 def _judge(walk: _GlobWalk, path: str, plain: bool) -> None:

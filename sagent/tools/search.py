@@ -4,7 +4,9 @@ ask rule names, or what lies outside the searched folder where the policy would 
 it), is left out and counted, never read or listed.
 
 Grep uses ripgrep when it is installed and a pure-Python search otherwise; both give the same lines in
-the same order (sorted by path, then line), so results never depend on the machine.
+the same order (sorted by path, then line), so results never depend on the machine. Glob uses fd
+(`fdfind` on Debian) the same way for `**/name` patterns (`sagent.tools.fdglob`): fd only lists, and
+each entry still goes through the checks here, so it finds the same files in the same order.
 """
 
 from __future__ import annotations
@@ -33,33 +35,38 @@ class Ignore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._specs: dict[Path, Any] = {}
+        self._top = str(root)
+        self._below = self._top.rstrip("/") + "/"  # what starts a path strictly below the root
+        self._specs: dict[str, Any] = {}
 
-    def _spec(self, folder: Path) -> Any:
+    def _spec(self, folder: str) -> Any:
         if folder not in self._specs:
             import pathspec
 
-            file = folder / ".gitignore"
+            file = os.path.join(folder, ".gitignore")
             try:  # an unreadable .gitignore adds no rules rather than failing the search
-                lines = file.read_text(errors="replace").splitlines() if file.is_file() else []
+                lines = Path(file).read_text(errors="replace").splitlines() if os.path.isfile(file) else []
             except OSError:
                 lines = []
             self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
         return self._specs[folder]
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        if path.name == ".git":
+    def ignored(self, path: Path | str, is_dir: bool) -> bool:
+        """Whether `path` (an absolute path below the root) is `.git` or excluded by a `.gitignore` in
+        any folder from its own up to the root. Plain string work: it runs for every entry a search weighs."""
+        path = str(path)
+        folder, name = os.path.split(path)
+        if name == ".git":
             return True
-        folder = path.parent
         while True:
             spec = self._spec(folder)
             if spec is not None:
-                rel = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
+                rel = path[len(folder) :].lstrip("/") + ("/" if is_dir else "")
                 if spec.match_file(rel):
                     return True
-            if folder == self.root or self.root not in folder.parents:
+            if folder == self._top or not folder.startswith(self._below):
                 return False
-            folder = folder.parent
+            folder = os.path.dirname(folder)
 
     def walk(
         self, root: Path, skipped: list[OSError] | None = None, hidden: Callable[[str], bool] | None = None

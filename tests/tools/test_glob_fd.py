@@ -97,7 +97,8 @@ async def test_glob_gives_the_same_answer_with_fd_and_without(
     for pattern in PATTERNS:
         fast, slow = await both(monkeypatch, ctx, pattern=pattern)
         assert fast == slow, pattern
-    assert served == [True] * len(PATTERNS)  # fd answered each, never handing one back
+    # fd answered each but `**`: a name with no literal part (`*`) gains nothing from fd's listing
+    assert served == [pattern != "**" for pattern in PATTERNS]
     fast, _ = await both(monkeypatch, ctx, pattern="**/*.py")
     lines = fast.splitlines()
     notes = [line for line in lines if line.startswith("[")]
@@ -129,3 +130,13 @@ async def test_where_fd_would_leave_out_more_the_python_walker_answers(
     fast, slow = await both(monkeypatch, ToolContext(cwd=project), pattern="**/*.py")
     assert fast == slow and served == [False]
     assert {"src/util.py", "a.py", "vendor/lib/mod.py"} <= set(fast.splitlines())
+
+
+async def test_sagent_fd_off_keeps_glob_on_its_python_walker(
+    project: Path, served: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = ToolContext(cwd=project)
+    with_fd = await Glob().run({"pattern": "**/*.py"}, ctx)
+    monkeypatch.setenv("SAGENT_FD", "off")
+    assert await Glob().run({"pattern": "**/*.py"}, ctx) == with_fd
+    assert served == [True]  # the second call never asked fd
