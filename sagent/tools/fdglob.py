@@ -160,7 +160,7 @@ class _Listing:
             if parent not in self.dead:
                 return False
             self.dead.add(path)
-        elif walk.ignore.ignored(Path(path), True) or walk.screen.hides_path(path, False):
+        elif walk.ignore.ignored(path, True) or walk.screen.hides_path(path, False):
             self.dead.add(path)
         elif len(os.fsencode(path)) >= _PATH_MAX:  # fd may list what no path can open
             self.failed += 1
@@ -198,7 +198,7 @@ def _judge(walk: _GlobWalk, path: str, plain: bool) -> None:
     if plain and st is None:
         walk.skipped += 1
         return
-    if walk.ignore.ignored(Path(path), st is not None and stat.S_ISDIR(st.st_mode)):
+    if walk.ignore.ignored(path, st is not None and stat.S_ISDIR(st.st_mode)):
         return
     if st is None:
         walk.skipped += 1

@@ -255,7 +255,7 @@ class _GlobWalk:
             for entry in entries:
                 if (
                     entry.is_dir(follow_symlinks=False)
-                    and not self.ignore.ignored(Path(entry.path), True)
+                    and not self.ignore.ignored(entry.path, True)
                     and not self.screen.hides_path(entry.path, linked)
                 ):
                     self.select(Path(entry.path), parts, linked=linked)
@@ -268,7 +268,7 @@ class _GlobWalk:
             if not match(entry.name):
                 continue
             is_dir = entry.is_dir(follow_symlinks=False) or (entry.is_symlink() and _links_to_dir(entry))
-            if self.ignore.ignored(Path(entry.path), is_dir):
+            if self.ignore.ignored(entry.path, is_dir):
                 continue
             st = self._stat(entry) if entry.is_symlink() or not rest else None
             if rest:
