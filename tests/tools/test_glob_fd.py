@@ -4,6 +4,7 @@ entries left out and skipped, on the same trees."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +90,12 @@ def project(tmp_path: Path) -> Path:
 PATTERNS = ["**/*.py", "**", "**/Makefile", "src/**/*.py", "**/*.log", "**/[a-c]*.py", "**/x.py"]
 
 
-@pytest.mark.parametrize("guarded", [False, True])
+@pytest.mark.parametrize(("guarded", "repository"), [(False, True), (True, True), (False, False)])
 async def test_glob_gives_the_same_answer_with_fd_and_without(
-    project: Path, served: list[bool], monkeypatch: pytest.MonkeyPatch, guarded: bool
+    project: Path, served: list[bool], monkeypatch: pytest.MonkeyPatch, guarded: bool, repository: bool
 ) -> None:
+    if not repository:  # fd before 8.7 reads .gitignore only inside a repository; sagent reads it anywhere
+        shutil.rmtree(project / ".git")
     ctx = ToolContext(cwd=project, guard=NoSecrets() if guarded else None)  # type: ignore[arg-type]
     for pattern in PATTERNS:
         fast, slow = await both(monkeypatch, ctx, pattern=pattern)
