@@ -56,6 +56,7 @@ def timed(run: object) -> tuple[float, object]:
 
 def main() -> None:
     files = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    os.environ.setdefault("SAGENT_FD", "on")  # timed with fd asked for, against the walker
     command = fd_command()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(os.path.realpath(folder))

@@ -35,6 +35,7 @@ class NoSecrets:
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each Glob was answered from fd's listing (True) or handed to the Python walker (False)."""
+    monkeypatch.setenv("SAGENT_FD", "on")  # fd is asked for: the walker is the default
     if fd_command() is None:
         pytest.skip("fd is not installed (Debian's fd-find): there is no second backend to compare")
     answers: list[bool] = []
@@ -143,3 +144,11 @@ async def test_sagent_fd_off_keeps_glob_on_its_python_walker(
     monkeypatch.setenv("SAGENT_FD", "off")
     assert await Glob().run({"pattern": "**/*.py"}, ctx) == with_fd
     assert served == [True]  # the second call never asked fd
+
+
+def test_fd_is_used_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAGENT_FD", raising=False)
+    assert fd_command() is None
+    monkeypatch.setenv("SAGENT_FD", "on")
+    if shutil.which("fdfind") or shutil.which("fd"):
+        assert fd_command() is not None

@@ -273,8 +273,10 @@ async def test_glob_skips_what_it_cannot_read_and_says_how_many(
     root, unreadable = damaged_tree
     if backend == "python":
         monkeypatch.setattr(search_module.shutil, "which", lambda name: None)
-    elif fd_command() is None:
-        pytest.skip("fd is not installed (Debian's fd-find)")
+    else:
+        monkeypatch.setenv("SAGENT_FD", "on")
+        if fd_command() is None:
+            pytest.skip("fd is not installed (Debian's fd-find)")
     out = await Glob().run({"pattern": "**/*.py"}, ToolContext(cwd=root))
     lines = out.splitlines()
     assert lines[0] == "src/app.py"
