@@ -4,7 +4,9 @@ ask rule names, or what lies outside the searched folder where the policy would 
 it), is left out and counted, never read or listed.
 
 Grep uses ripgrep when it is installed and a pure-Python search otherwise; both give the same lines in
-the same order (sorted by path, then line), so results never depend on the machine.
+the same order (sorted by path, then line), so results never depend on the machine. Glob uses fd
+(`fdfind` on Debian) the same way for `**/name` patterns (`sagent.tools.fdglob`): fd only lists, and
+each entry still goes through the checks here, so it finds the same files in the same order.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from sagent.lib.realpaths import real_path
 from sagent.tools.base import AnyOrder, ToolContext, ToolError, off_loop
+from sagent.tools.fdglob import fd_select
 from sagent.tools.files import SNIFF, checked_path, line_chunks, open_regular, strip_break
 
 MAX_RESULTS = 200
@@ -32,33 +35,38 @@ class Ignore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._specs: dict[Path, Any] = {}
+        self._top = str(root)
+        self._below = self._top.rstrip("/") + "/"  # what starts a path strictly below the root
+        self._specs: dict[str, Any] = {}
 
-    def _spec(self, folder: Path) -> Any:
+    def _spec(self, folder: str) -> Any:
         if folder not in self._specs:
             import pathspec
 
-            file = folder / ".gitignore"
+            file = os.path.join(folder, ".gitignore")
             try:  # an unreadable .gitignore adds no rules rather than failing the search
-                lines = file.read_text(errors="replace").splitlines() if file.is_file() else []
+                lines = Path(file).read_text(errors="replace").splitlines() if os.path.isfile(file) else []
             except OSError:
                 lines = []
             self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
         return self._specs[folder]
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        if path.name == ".git":
+    def ignored(self, path: Path | str, is_dir: bool) -> bool:
+        """Whether `path` (an absolute path below the root) is `.git` or excluded by a `.gitignore` in
+        any folder from its own up to the root. Plain string work: it runs for every entry a search weighs."""
+        path = str(path)
+        folder, name = os.path.split(path)
+        if name == ".git":
             return True
-        folder = path.parent
         while True:
             spec = self._spec(folder)
             if spec is not None:
-                rel = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
+                rel = path[len(folder) :].lstrip("/") + ("/" if is_dir else "")
                 if spec.match_file(rel):
                     return True
-            if folder == self.root or self.root not in folder.parents:
+            if folder == self._top or not folder.startswith(self._below):
                 return False
-            folder = folder.parent
+            folder = os.path.dirname(folder)
 
     def walk(
         self, root: Path, skipped: list[OSError] | None = None, hidden: Callable[[str], bool] | None = None
@@ -168,7 +176,10 @@ class Glob(AnyOrder):
                 return _cap([], "files")
             root = _root({"path": start}, ctx, "Glob")
             walk = _GlobWalk(root, Screen(ctx, "Glob", root))
-            walk.select(root, parts, linked=False)
+            name = (parts[1:] or ["*"])[0]
+            fast = len(parts) <= 2 and parts[0] == "**" and name != "**" and root.is_dir()
+            if not (fast and fd_select(walk, root, name)):  # fd lists, sagent's rules judge; or all in Python
+                walk.select(root, parts, linked=False)
             best = walk.best()
             shown = [p if base is None else os.path.relpath(p, base) for _, p in best]
             return _cap(shown, "files", walk.found, walk.skipped, walk.screen.hidden)
@@ -244,7 +255,7 @@ class _GlobWalk:
             for entry in entries:
                 if (
                     entry.is_dir(follow_symlinks=False)
-                    and not self.ignore.ignored(Path(entry.path), True)
+                    and not self.ignore.ignored(entry.path, True)
                     and not self.screen.hides_path(entry.path, linked)
                 ):
                     self.select(Path(entry.path), parts, linked=linked)
@@ -257,7 +268,7 @@ class _GlobWalk:
             if not match(entry.name):
                 continue
             is_dir = entry.is_dir(follow_symlinks=False) or (entry.is_symlink() and _links_to_dir(entry))
-            if self.ignore.ignored(Path(entry.path), is_dir):
+            if self.ignore.ignored(entry.path, is_dir):
                 continue
             st = self._stat(entry) if entry.is_symlink() or not rest else None
             if rest:

@@ -28,6 +28,7 @@ from sagent.tools import Edit, Glob, Grep, List, Read, Write
 from sagent.tools import files as files_module
 from sagent.tools import search as search_module
 from sagent.tools.base import ToolContext, ToolError
+from sagent.tools.fdglob import fd_command
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text_response, tool_use_response
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,8 +266,17 @@ def damaged_tree(tmp_path: Path) -> tuple[Path, int]:
         (tmp_path / "locked").chmod(0o755)
 
 
-async def test_glob_skips_what_it_cannot_read_and_says_how_many(damaged_tree: tuple[Path, int]) -> None:
+@pytest.mark.parametrize("backend", ["python", "fd"])
+async def test_glob_skips_what_it_cannot_read_and_says_how_many(
+    damaged_tree: tuple[Path, int], monkeypatch, backend: str
+) -> None:
     root, unreadable = damaged_tree
+    if backend == "python":
+        monkeypatch.setattr(search_module.shutil, "which", lambda name: None)
+    else:
+        monkeypatch.setenv("SAGENT_FD", "on")
+        if fd_command() is None:
+            pytest.skip("fd is not installed (Debian's fd-find)")
     out = await Glob().run({"pattern": "**/*.py"}, ToolContext(cwd=root))
     lines = out.splitlines()
     assert lines[0] == "src/app.py"
