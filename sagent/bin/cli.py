@@ -25,16 +25,15 @@ HANDED_OVER = "SAGENT_CLONE_HANDOVER"
 
 
 def _runs_here() -> bool:
-    """Whether this interpreter imports this clone's sagent with its dependencies."""
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-    sys.path.insert(0, str(ROOT))
-    try:
-        import prompt_toolkit  # noqa: F401  (a dependency: its absence means a bare interpreter)
+    """Whether this interpreter has this clone's sagent installed (the project's `.venv`, or an editable
+    install of the clone), so its dependencies are there too; a sagent found only because the clone's
+    folder is on the path would run without them."""
+    import importlib.util
 
-        import sagent
-    except ImportError:
-        return False
-    return Path(sagent.__file__).resolve().parent == ROOT / "sagent"
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]  # the script's own folder
+    spec = importlib.util.find_spec("sagent")
+    return spec is not None and spec.origin is not None and Path(spec.origin).resolve().parent == ROOT / "sagent"
 
 
 def main() -> None:
