@@ -66,7 +66,9 @@ def user_turns(agent: Agent) -> list[UserTurn]:
     for index, message in enumerate(agent.history):
         if isinstance(message, UserMessage) and not is_summary(message):
             seq = seqs[index]
-            changes = [c for c in store.changes(seq, digests) if c.state != "same"] if seq is not None else []
+            found = store.changes(seq, digests) if seq is not None else []
+            # by path: calls that ran side by side wrote in whichever order they finished
+            changes = sorted((c for c in found if c.state != "same"), key=lambda c: str(c.path))
             files = tuple(c.path for c in changes)
             changed = tuple(c.path for c in changes if c.state == "changed" and not c.before.skipped)
             turns.append(UserTurn(index, as_typed(message), seq, files, changed))
