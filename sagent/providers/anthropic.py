@@ -126,6 +126,7 @@ class AnthropicModel(Model):
         self._timeout = timeout
         self._idle_timeout = idle_timeout
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history = HistoryCache()
         self.advisor_refused: str | None = None
         """Why the endpoint refused the server-side advisor (the client-side tool is used since), or None."""
 
@@ -177,7 +178,7 @@ class AnthropicModel(Model):
         """The Messages API request body for a provider-neutral request."""
         max_tokens = request.max_tokens or self._max_tokens or 16_000
         advisor = self.server_advisor(request)
-        messages = convert_history(request.messages, server_tools=advisor is not None)
+        messages = self._history.convert(request.messages, server_tools=advisor is not None)
         params: dict[str, Any] = {"model": self._api_model, "messages": messages}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
@@ -212,8 +213,15 @@ class AnthropicModel(Model):
         params["max_tokens"] = max_tokens
         return params
 
-    def _body(self, request: ModelRequest) -> dict[str, Any]:
-        return {**self.build_params(request), "stream": True}
+    def _body(self, request: ModelRequest) -> bytes:
+        """The request body as sent: `{**build_params(request), "stream": True}` encoded as JSON, with the
+        conversation's blocks taken from their JSON encoded in earlier rounds (see `HistoryCache`)."""
+        params = self.build_params(request)
+        items = []
+        for key, value in {**params, "stream": True}.items():
+            text = self._history.json(value) if key == "messages" else _ENCODER.encode(value)
+            items.append(f"{_ENCODER.encode(key)}:{text}")
+        return ("{" + ",".join(items) + "}").encode("utf-8")
 
     def _betas(self, advisor: bool) -> tuple[str, ...]:
         """The beta features a request asks for: the advisor tool, the 1M-token context (`+1m`)."""
@@ -246,8 +254,8 @@ class AnthropicModel(Model):
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-async def _post_stream(client: Any, body: dict[str, Any], betas: tuple[str, ...] = ()) -> Any:
-    """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here; with
+async def _post_stream(client: Any, body: bytes, betas: tuple[str, ...] = ()) -> Any:
+    """`client.messages.create(**body)` as a stream, with `body` the JSON encoded here; with
     `betas`, as `client.beta.messages.create` with those beta features.
 
     `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
@@ -260,7 +268,7 @@ async def _post_stream(client: Any, body: dict[str, Any], betas: tuple[str, ...]
 
     return await client.post(
         "/v1/messages",
-        content=_ENCODER.encode(body).encode("utf-8"),
+        content=body,
         cast_to=Message,
         options={"headers": {"anthropic-beta": ",".join(betas)}} if betas else {},
         stream=True,
@@ -480,21 +488,84 @@ def convert_history(history: tuple[Message, ...], *, server_tools: bool = False)
     """Messages API turns: consecutive user-side messages (tool results, user and peer text) merge into one
     user turn, as the API requires alternation. The last two user turns get cache breakpoints. With
     `server_tools` (the request offers the advisor tool), earlier consultations go back as their blocks."""
+    return _turns([(_role(m), _blocks(m, server_tools)) for m in history])
+
+
+def _role(message: Message) -> str:
+    return "assistant" if isinstance(message, AssistantMessage) else "user"
+
+
+def _blocks(message: Message, server_tools: bool) -> list[dict[str, Any]]:
+    if isinstance(message, AssistantMessage):
+        return _assistant_blocks(message, server_tools)
+    return _user_blocks(message)
+
+
+def _turns(converted: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
-    for message in history:
-        role = "assistant" if isinstance(message, AssistantMessage) else "user"
-        if isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message, server_tools)
-        else:
-            blocks = _user_blocks(message)
+    for role, blocks in converted:
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"].extend(blocks)
         else:
-            turns.append({"role": role, "content": list(blocks)})
+            turns.append({"role": role, "content": list(blocks)})  # a copy: a cached list stays as it is
     user_turns = [t for t in turns if t["role"] == "user"]
     for turn in user_turns[-2:]:
         turn["content"][-1] = {**turn["content"][-1], "cache_control": CACHE}
     return turns
+
+
+_Entry = tuple[Message, bool, list[dict[str, Any]], list[str | None]]
+"""A converted message: the message, whether server tools were on, its blocks, each block's JSON (None until
+it is first encoded)."""
+
+
+class HistoryCache:
+    """Each message's blocks and their JSON, kept while the message is in the history: messages are frozen,
+    so a round converts and encodes only the messages it added, and a message that left the history (a
+    compaction, a rewind, a cleared tool result is a new message) is forgotten with the next request."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, _Entry] = {}
+        self._last: tuple[list[dict[str, Any]], list[_Entry]] | None = None
+
+    def convert(self, history: tuple[Message, ...], *, server_tools: bool = False) -> list[dict[str, Any]]:
+        """`convert_history(history, server_tools=...)`, from the blocks converted before where the same
+        message comes again."""
+        kept: dict[int, _Entry] = {}
+        converted: list[tuple[str, list[dict[str, Any]]]] = []
+        entries: list[_Entry] = []
+        for message in history:
+            hit = self._held.get(id(message))
+            if hit is None or hit[0] is not message or hit[1] != server_tools:
+                blocks = _blocks(message, server_tools)
+                hit = (message, server_tools, blocks, [None] * len(blocks))
+            kept[id(message)] = hit
+            converted.append((_role(message), hit[2]))
+            entries.append(hit)
+        self._held = kept
+        turns = _turns(converted)
+        self._last = (turns, entries)
+        return turns
+
+    def json(self, turns: list[dict[str, Any]]) -> str:
+        """`turns` (the last `convert` answer) as JSON, each unchanged block's JSON encoded once; anything
+        else is encoded whole."""
+        if self._last is None or self._last[0] is not turns:
+            return _ENCODER.encode(turns)
+        encoded: list[str | None] = []
+        for _, _, message_blocks, texts in self._last[1]:
+            if None in texts:  # a message new in this request: its blocks are encoded once, here
+                texts[:] = [_ENCODER.encode(b) if t is None else t for b, t in zip(message_blocks, texts, strict=True)]
+            encoded += texts
+        pieces = iter(encoded)
+        out = []
+        for turn in turns:
+            blocks = []
+            for block in turn["content"]:
+                text = next(pieces)
+                blocks.append(_ENCODER.encode(block) if "cache_control" in block or text is None else text)
+            out.append(f'{{"role":{_ENCODER.encode(turn["role"])},"content":[{",".join(blocks)}]}}')
+        return f"[{','.join(out)}]"
 
 
 # -------------------------------------------------------------------------------------------- errors

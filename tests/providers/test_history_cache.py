@@ -1,0 +1,78 @@
+"""The adapters convert (and Anthropic's also encodes) each message once while it stays in the history.
+What they send must be exactly what converting the whole history afresh gives, round after round, and a
+message that changed (a compaction's summary, a rewind, a cleared tool result, each a new message object)
+must never be served from what an earlier request converted."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from sagent.providers import anthropic, google
+from sagent.types import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ServerToolPart,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    UserMessage,
+)
+
+TOOLS = (ToolSpec("Read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}),)
+
+
+def rounds(count: int, start: int = 0) -> list[Message]:
+    out: list[Message] = []
+    for n in range(start, start + count):
+        call = ToolCall(f"call_{n}", "Read", {"path": f"f{n}.txt"})
+        thinking = ThinkingPart(f"think {n}", signature=f"sig{n}", provider="anthropic")
+        out += [AssistantMessage((thinking, TextPart(f"reading ü{n}"), call)), ToolResult.of(call, f"line {n}")]
+    return out
+
+
+def histories() -> list[list[Message]]:
+    """The histories a session sends, in order: it grows, a result is cleared, it is compacted and rewound."""
+    grown = [UserMessage.of("read the files"), *rounds(3)]
+    steps = [grown[:1], grown, [*grown, *rounds(1, 3)]]
+    cleared = list(steps[-1])
+    cleared[2] = replace(cleared[2], content=(TextPart("[result cleared]"),))  # type: ignore[arg-type]
+    steps.append(cleared)
+    steps.append([*cleared, UserMessage.of("and now?"), *rounds(2, 4)])
+    steps.append([UserMessage.of("summary of the work"), *steps[-1][-4:]])  # a compaction keeps the last ones
+    steps.append(steps[-1][:2])  # a rewind
+    steps.append([*steps[-1], AssistantMessage((TextPart("done"),))])
+    return steps
+
+
+def anthropic_fresh(model: anthropic.AnthropicModel, request: ModelRequest, server_tools: bool) -> bytes:
+    params = model.build_params(request)
+    params["messages"] = anthropic.convert_history(request.messages, server_tools=server_tools)
+    return json.dumps({**params, "stream": True}, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def test_anthropic_sends_each_round_the_bytes_a_fresh_conversion_gives() -> None:
+    model = anthropic.AnthropicModel(api_key="test")
+    for history in histories():
+        request = ModelRequest("Be brief.", tuple(history), TOOLS)
+        assert model._body(request) == anthropic_fresh(model, request, False)
+
+
+def test_anthropic_converts_again_when_the_advisor_is_offered_or_not() -> None:
+    blocks = json.dumps([{"type": "server_tool_use", "id": "srvtoolu_1", "name": "advisor", "input": {}}])
+    consulted = AssistantMessage((ServerToolPart("advisor", "anthropic", blocks, text="advice: go"), TextPart("ok")))
+    history = (UserMessage.of("plan"), consulted, UserMessage.of("next"))
+    model = anthropic.AnthropicModel(api_key="test")
+    for server_tools in (False, True, False):
+        converted = model._history.convert(history, server_tools=server_tools)
+        assert converted == anthropic.convert_history(history, server_tools=server_tools)
+        assert (b"server_tool_use" in model._history.json(converted).encode()) is server_tools
+
+
+def test_google_sends_each_round_what_a_fresh_conversion_gives() -> None:
+    cache = google.HistoryCache()
+    for history in histories():
+        assert cache.convert(tuple(history)) == google.convert_history(tuple(history))
