@@ -23,6 +23,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.message_cache import MessageCache
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
@@ -83,6 +84,7 @@ class OpenAICompatModel(Model):
         self.supports_tool_choice = supports_tool_choice
         self._extra_body = extra_body
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history: MessageCache[tuple[dict[str, Any], tuple[ImagePart, ...]]] = MessageCache(message_entry)
 
     @property
     def provider(self) -> str:
@@ -118,7 +120,7 @@ class OpenAICompatModel(Model):
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
-        messages += convert_history(request.messages)
+        messages += join_messages(self._history.each(request.messages))
         params: dict[str, Any] = {
             "model": self._name,
             "messages": messages,
@@ -301,36 +303,45 @@ def _user_content(parts: tuple[TextPart | ImagePart, ...]) -> str | list[dict[st
 
 
 def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Chat messages for the history."""
+    return join_messages([message_entry(m) for m in history])
+
+
+def message_entry(message: Message) -> tuple[dict[str, Any], tuple[ImagePart, ...]]:
+    """One message's chat message, and the images of a tool result (tool messages carry text only)."""
+    if isinstance(message, AssistantMessage):
+        notes = [p.note for p in message.content if isinstance(p, ServerToolPart) and p.note]
+        text = "\n\n".join([*notes, message.text]) if notes else message.text
+        entry: dict[str, Any] = {"role": "assistant", "content": text}  # "" not null: llama.cpp needs it
+        if message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": call_id(c.id),
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                }
+                for c in message.tool_calls
+            ]
+        return entry, ()
+    if isinstance(message, ToolResult):
+        entry = {"role": "tool", "tool_call_id": call_id(message.call_id), "content": message.text or "(no output)"}
+        return entry, tuple(p for p in message.content if isinstance(p, ImagePart))
+    if isinstance(message, PeerMessage):
+        return {"role": "user", "content": f"[message from {message.sender}]\n{message.text}"}, ()
+    return {"role": "user", "content": _user_content(message.content)}, ()
+
+
+def join_messages(entries: list[tuple[dict[str, Any], tuple[ImagePart, ...]]]) -> list[dict[str, Any]]:
+    """The messages' chat messages in order, the images of a run of tool results following it as one user
+    message."""
     out: list[dict[str, Any]] = []
-    # Tool messages carry text only: the images of a run of tool results follow it as one user message.
     images: list[ImagePart] = []
-    for message in history:
-        if images and not isinstance(message, ToolResult):
+    for entry, found in entries:
+        if images and entry["role"] != "tool":
             out.append({"role": "user", "content": _user_content(tuple(images))})
             images = []
-        if isinstance(message, AssistantMessage):
-            notes = [p.note for p in message.content if isinstance(p, ServerToolPart) and p.note]
-            text = "\n\n".join([*notes, message.text]) if notes else message.text
-            entry: dict[str, Any] = {"role": "assistant", "content": text}  # "" not null: llama.cpp needs it
-            if message.tool_calls:
-                entry["tool_calls"] = [
-                    {
-                        "id": call_id(c.id),
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
-                    }
-                    for c in message.tool_calls
-                ]
-            out.append(entry)
-        elif isinstance(message, ToolResult):
-            out.append(
-                {"role": "tool", "tool_call_id": call_id(message.call_id), "content": message.text or "(no output)"}
-            )
-            images += [p for p in message.content if isinstance(p, ImagePart)]
-        elif isinstance(message, PeerMessage):
-            out.append({"role": "user", "content": f"[message from {message.sender}]\n{message.text}"})
-        else:
-            out.append({"role": "user", "content": _user_content(message.content)})
+        out.append(entry)
+        images += found
     if images:
         out.append({"role": "user", "content": _user_content(tuple(images))})
     return out

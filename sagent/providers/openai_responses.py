@@ -18,6 +18,7 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
+from sagent.providers.message_cache import MessageCache
 from sagent.providers.openai_compat import (
     call_id,
     http_client,
@@ -78,6 +79,7 @@ class OpenAIModel(Model):
         # Reasoning parameters are refused by models that do not reason; unknown models get them only on request.
         self._reasoning = reasoning if reasoning is not None else bool(info and info.thinking)
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history: MessageCache[list[dict[str, Any]]] = MessageCache(message_items)
 
     @property
     def provider(self) -> str:
@@ -120,7 +122,7 @@ class OpenAIModel(Model):
         """The Responses API request body for a provider-neutral request."""
         params: dict[str, Any] = {
             "model": self._name,
-            "input": convert_history(request.messages),
+            "input": [item for items in self._history.each(request.messages) for item in items],
             "stream": True,
             "store": False,
         }
@@ -338,28 +340,28 @@ def _output_text(text: str) -> dict[str, Any]:
 def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     """Responses input items. Images in tool results follow the output as a user message, since a
     `function_call_output` carries text."""
-    items: list[dict[str, Any]] = []
-    for message in history:
-        if isinstance(message, AssistantMessage):
-            items += _assistant_items(message)
-        elif isinstance(message, ToolResult):
-            output = message.text or "(no output)"
-            if message.is_error:
-                output = f"Error: {output}"
-            items.append({"type": "function_call_output", "call_id": call_id(message.call_id), "output": output})
-            images = tuple(p for p in message.content if isinstance(p, ImagePart))
-            if images:
-                items.append({"role": "user", "content": _user_content(images)})
-        elif isinstance(message, PeerMessage):
-            items.append(
-                {
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": f"[message from {message.sender}]\n{message.text}"}],
-                }
-            )
-        else:
-            items.append({"role": "user", "content": _user_content(message.content)})
-    return items
+    return [item for message in history for item in message_items(message)]
+
+
+def message_items(message: Message) -> list[dict[str, Any]]:
+    """The input items of one message (see `convert_history`)."""
+    if isinstance(message, AssistantMessage):
+        return _assistant_items(message)
+    if isinstance(message, ToolResult):
+        output = message.text or "(no output)"
+        if message.is_error:
+            output = f"Error: {output}"
+        items: list[dict[str, Any]] = [
+            {"type": "function_call_output", "call_id": call_id(message.call_id), "output": output}
+        ]
+        images = tuple(p for p in message.content if isinstance(p, ImagePart))
+        if images:
+            items.append({"role": "user", "content": _user_content(images)})
+        return items
+    if isinstance(message, PeerMessage):
+        text = f"[message from {message.sender}]\n{message.text}"
+        return [{"role": "user", "content": [{"type": "input_text", "text": text}]}]
+    return [{"role": "user", "content": _user_content(message.content)}]
 
 
 async def _post_stream(client: Any, params: dict[str, Any]) -> Any:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from sagent.providers import anthropic, google
+from sagent.providers import anthropic, google, openai_compat, openai_responses
 from sagent.types import (
     AssistantMessage,
+    ImagePart,
     Message,
     ModelRequest,
     ServerToolPart,
@@ -76,3 +77,23 @@ def test_google_sends_each_round_what_a_fresh_conversion_gives() -> None:
     cache = google.HistoryCache()
     for history in histories():
         assert cache.convert(tuple(history)) == google.convert_history(tuple(history))
+
+
+def with_images(history: list[Message]) -> list[Message]:
+    """`history` with an image in its second tool result (chat and Responses send it after the result)."""
+    out = list(history)
+    for n, message in enumerate(out):
+        if isinstance(message, ToolResult) and n > 2:
+            out[n] = replace(message, content=(*message.content, ImagePart("aGk=")))
+            break
+    return out
+
+
+def test_openai_chat_and_responses_send_each_round_what_a_fresh_conversion_gives() -> None:
+    chat = openai_compat.OpenAICompatModel("m", api_key="test", base_url="http://127.0.0.1:9")
+    responses = openai_responses.OpenAIModel(api_key="test")
+    for history in histories() + [with_images(h) for h in histories()]:
+        request = ModelRequest("Be brief.", tuple(history), TOOLS)
+        sent = chat.build_params(request)["messages"]
+        assert sent == [{"role": "system", "content": "Be brief."}, *openai_compat.convert_history(request.messages)]
+        assert responses.build_params(request)["input"] == openai_responses.convert_history(request.messages)
