@@ -14,15 +14,15 @@ this model keeps the client-side tool from then on.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers import prefetch
+from sagent.providers.anthropic_history import CACHE, ENCODER, PROVIDER, HistoryCache, convert_history
+from sagent.providers.anthropic_history import tool_id as tool_id  # an Anthropic id for any call id, named here too
 from sagent.providers.base import (
     AuthenticationError,
     Model,
@@ -42,27 +42,19 @@ from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
-    ImagePart,
-    Message,
     ModelRequest,
-    PeerMessage,
     ServerAdvisor,
     ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
     ToolCall,
-    ToolResult,
     Usage,
-    UserMessage,
 )
 
-PROVIDER = "anthropic"
-CACHE = {"type": "ephemeral"}
 ADVISOR_TOOL = "advisor_20260301"
 ADVISOR_BETA = "advisor-tool-2026-03-01"
 ADVISOR_MIN_TOKENS = 1024  # the smallest `max_tokens` the advisor tool takes
-_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "stop_sequence": "end_turn",
@@ -71,13 +63,6 @@ _STOP: dict[str, StopReason] = {
     "refusal": "refusal",
     "pause_turn": "end_turn",
 }
-
-
-def tool_id(call_id: str) -> str:
-    """An id Anthropic accepts; ids from other providers are mapped the same way every time."""
-    if _VALID_ID.match(call_id):
-        return call_id
-    return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:24]
 
 
 LONG_CONTEXT_BETA = "context-1m-2025-08-07"
@@ -176,9 +161,12 @@ class AnthropicModel(Model):
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API request body for a provider-neutral request."""
+        server_tools = self.server_advisor(request) is not None
+        return self._params(request, convert_history(request.messages, server_tools=server_tools))
+
+    def _params(self, request: ModelRequest, messages: object) -> dict[str, Any]:
         max_tokens = request.max_tokens or self._max_tokens or 16_000
         advisor = self.server_advisor(request)
-        messages = self._history.convert(request.messages, server_tools=advisor is not None)
         params: dict[str, Any] = {"model": self._api_model, "messages": messages}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
@@ -214,13 +202,17 @@ class AnthropicModel(Model):
         return params
 
     def _body(self, request: ModelRequest) -> bytes:
-        """The request body as sent: `{**build_params(request), "stream": True}` encoded as JSON, with the
-        conversation's blocks taken from their JSON encoded in earlier rounds (see `HistoryCache`)."""
-        params = self.build_params(request)
+        """The request body as sent: `{**build_params(request), "stream": True}` encoded as JSON, the
+        conversation's part of it encoded a message at a time over the session (see `HistoryCache`)."""
+        server_tools = self.server_advisor(request) is not None
+        params = self._params(request, _MESSAGES)
         items = []
         for key, value in {**params, "stream": True}.items():
-            text = self._history.json(value) if key == "messages" else _ENCODER.encode(value)
-            items.append(f"{_ENCODER.encode(key)}:{text}")
+            if value is _MESSAGES:
+                text = self._history.json(request.messages, server_tools=server_tools)
+            else:
+                text = ENCODER.encode(value)
+            items.append(f"{ENCODER.encode(key)}:{text}")
         return ("{" + ",".join(items) + "}").encode("utf-8")
 
     def _betas(self, advisor: bool) -> tuple[str, ...]:
@@ -251,7 +243,7 @@ class AnthropicModel(Model):
             raise map_error(error, endpoint_of(client, self._base_url), self._idle_timeout) from error
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_MESSAGES = object()  # where the conversation's JSON goes in a body
 
 
 async def _post_stream(client: Any, body: bytes, betas: tuple[str, ...] = ()) -> Any:
@@ -429,143 +421,6 @@ def _tool_call(block: dict[str, Any]) -> ToolCall:
     if not isinstance(arguments, dict):
         return ToolCall(block["id"], block["name"], {}, invalid_arguments=raw)
     return ToolCall(block["id"], block["name"], arguments)
-
-
-# ------------------------------------------------------------------------------------------- history
-
-
-def _user_blocks(message: UserMessage | PeerMessage | ToolResult) -> list[dict[str, Any]]:
-    if isinstance(message, PeerMessage):
-        return [{"type": "text", "text": f"[message from {message.sender}]\n{message.text}"}]
-    content = [_content_block(p) for p in message.content]
-    if isinstance(message, ToolResult):
-        return [
-            {
-                "type": "tool_result",
-                "tool_use_id": tool_id(message.call_id),
-                "content": content or [{"type": "text", "text": "(no output)"}],
-                "is_error": message.is_error,
-            }
-        ]
-    return content
-
-
-def _content_block(part: TextPart | ImagePart) -> dict[str, Any]:
-    if isinstance(part, ImagePart):
-        return {
-            "type": "image",
-            "source": {"type": "base64", "media_type": part.media_type, "data": part.data},
-        }
-    return {"type": "text", "text": part.text or " "}
-
-
-def _assistant_blocks(message: AssistantMessage, server_tools: bool) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for part in message.content:
-        if isinstance(part, ServerToolPart):
-            # Anthropic's own blocks go back as they came while the request offers the tool; otherwise
-            # (or from another provider) what the tool said is plain text.
-            if server_tools and part.provider == PROVIDER:
-                blocks.extend(json.loads(part.blocks))
-            elif part.note:
-                blocks.append({"type": "text", "text": part.note})
-        elif isinstance(part, ThinkingPart):
-            if part.provider == PROVIDER and part.redacted:
-                blocks.append({"type": "redacted_thinking", "data": part.signature})
-            elif part.provider == PROVIDER and part.signature:
-                blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
-            elif part.text:  # another provider's reasoning: Anthropic cannot verify it, so it becomes text
-                blocks.append({"type": "text", "text": f"<thinking>{part.text}</thinking>"})
-        elif isinstance(part, TextPart):
-            if part.text:
-                blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ToolCall):
-            blocks.append({"type": "tool_use", "id": tool_id(part.id), "name": part.name, "input": part.arguments})
-    return blocks or [{"type": "text", "text": "(no content)"}]
-
-
-def convert_history(history: tuple[Message, ...], *, server_tools: bool = False) -> list[dict[str, Any]]:
-    """Messages API turns: consecutive user-side messages (tool results, user and peer text) merge into one
-    user turn, as the API requires alternation. The last two user turns get cache breakpoints. With
-    `server_tools` (the request offers the advisor tool), earlier consultations go back as their blocks."""
-    return _turns([(_role(m), _blocks(m, server_tools)) for m in history])
-
-
-def _role(message: Message) -> str:
-    return "assistant" if isinstance(message, AssistantMessage) else "user"
-
-
-def _blocks(message: Message, server_tools: bool) -> list[dict[str, Any]]:
-    if isinstance(message, AssistantMessage):
-        return _assistant_blocks(message, server_tools)
-    return _user_blocks(message)
-
-
-def _turns(converted: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
-    turns: list[dict[str, Any]] = []
-    for role, blocks in converted:
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].extend(blocks)
-        else:
-            turns.append({"role": role, "content": list(blocks)})  # a copy: a cached list stays as it is
-    user_turns = [t for t in turns if t["role"] == "user"]
-    for turn in user_turns[-2:]:
-        turn["content"][-1] = {**turn["content"][-1], "cache_control": CACHE}
-    return turns
-
-
-_Entry = tuple[Message, bool, list[dict[str, Any]], list[str | None]]
-"""A converted message: the message, whether server tools were on, its blocks, each block's JSON (None until
-it is first encoded)."""
-
-
-class HistoryCache:
-    """Each message's blocks and their JSON, kept while the message is in the history: messages are frozen,
-    so a round converts and encodes only the messages it added, and a message that left the history (a
-    compaction, a rewind, a cleared tool result is a new message) is forgotten with the next request."""
-
-    def __init__(self) -> None:
-        self._held: dict[int, _Entry] = {}
-        self._last: tuple[list[dict[str, Any]], list[_Entry]] | None = None
-
-    def convert(self, history: tuple[Message, ...], *, server_tools: bool = False) -> list[dict[str, Any]]:
-        """`convert_history(history, server_tools=...)`, from the blocks converted before where the same
-        message comes again."""
-        kept: dict[int, _Entry] = {}
-        converted: list[tuple[str, list[dict[str, Any]]]] = []
-        entries: list[_Entry] = []
-        for message in history:
-            hit = self._held.get(id(message))
-            if hit is None or hit[0] is not message or hit[1] != server_tools:
-                blocks = _blocks(message, server_tools)
-                hit = (message, server_tools, blocks, [None] * len(blocks))
-            kept[id(message)] = hit
-            converted.append((_role(message), hit[2]))
-            entries.append(hit)
-        self._held = kept
-        turns = _turns(converted)
-        self._last = (turns, entries)
-        return turns
-
-    def json(self, turns: list[dict[str, Any]]) -> str:
-        """`turns` (the last `convert` answer) as JSON, each unchanged block's JSON encoded once; anything
-        else is encoded whole."""
-        if self._last is None or self._last[0] is not turns:
-            return _ENCODER.encode(turns)
-        encoded: list[str | None] = []
-        for _, _, message_blocks, texts in self._last[1]:
-            if None in texts:  # a message new in this request: its blocks are encoded once, here
-                texts[:] = [_ENCODER.encode(b) if t is None else t for b, t in zip(message_blocks, texts, strict=True)]
-            encoded += texts
-        pieces = iter(encoded)
-        out = []
-        for turn in turns:
-            blocks = []
-            for block in turn["content"]:
-                text = next(pieces)
-                blocks.append(_ENCODER.encode(block) if "cache_control" in block or text is None else text)
-            out.append(f'{{"role":{_ENCODER.encode(turn["role"])},"content":[{",".join(blocks)}]}}')
-        return f"[{','.join(out)}]"
 
 
 # -------------------------------------------------------------------------------------------- errors

@@ -49,17 +49,22 @@ def histories() -> list[list[Message]]:
     return steps
 
 
-def anthropic_fresh(model: anthropic.AnthropicModel, request: ModelRequest, server_tools: bool) -> bytes:
-    params = model.build_params(request)
-    params["messages"] = anthropic.convert_history(request.messages, server_tools=server_tools)
-    return json.dumps({**params, "stream": True}, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def test_anthropic_sends_each_round_the_bytes_a_fresh_conversion_gives() -> None:
     model = anthropic.AnthropicModel(api_key="test")
-    for history in histories():
+    for history in [*histories(), *histories()[::-1]]:
         request = ModelRequest("Be brief.", tuple(history), TOOLS)
-        assert model._body(request) == anthropic_fresh(model, request, False)
+        fresh = {**model.build_params(request), "stream": True}
+        assert model._body(request) == json.dumps(fresh, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def test_anthropic_moves_its_cache_breakpoints_as_user_turns_are_added() -> None:
+    cache, history = anthropic.HistoryCache(), [UserMessage.of("start")]
+    for n in range(8):  # tool rounds, a user message merged into a turn, an assistant reply alone
+        history += rounds(1, n) if n % 3 else [UserMessage.of(f"note {n}"), AssistantMessage((TextPart("ok"),))]
+        sent = json.loads(cache.json(tuple(history)))
+        assert sent == anthropic.convert_history(tuple(history))
+        marked = [t for t in sent if any("cache_control" in b for b in t["content"])]
+        assert len(marked) == min(2, sum(t["role"] == "user" for t in sent))
 
 
 def test_anthropic_converts_again_when_the_advisor_is_offered_or_not() -> None:
@@ -68,9 +73,9 @@ def test_anthropic_converts_again_when_the_advisor_is_offered_or_not() -> None:
     history = (UserMessage.of("plan"), consulted, UserMessage.of("next"))
     model = anthropic.AnthropicModel(api_key="test")
     for server_tools in (False, True, False):
-        converted = model._history.convert(history, server_tools=server_tools)
-        assert converted == anthropic.convert_history(history, server_tools=server_tools)
-        assert (b"server_tool_use" in model._history.json(converted).encode()) is server_tools
+        sent = model._history.json(history, server_tools=server_tools)
+        assert json.loads(sent) == anthropic.convert_history(history, server_tools=server_tools)
+        assert ("server_tool_use" in sent) is server_tools
 
 
 def test_google_sends_each_round_what_a_fresh_conversion_gives() -> None:
