@@ -21,7 +21,7 @@ from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers import prefetch
-from sagent.providers.anthropic_history import CACHE, ENCODER, PROVIDER, HistoryCache, convert_history
+from sagent.providers.anthropic_history import CACHE, PROVIDER, HistoryCache, convert_history
 from sagent.providers.anthropic_history import tool_id as tool_id  # an Anthropic id for any call id, named here too
 from sagent.providers.base import (
     AuthenticationError,
@@ -38,6 +38,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.message_cache import ENCODER
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (

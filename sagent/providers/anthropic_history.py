@@ -10,6 +10,7 @@ import operator
 import re
 from typing import Any
 
+from sagent.providers.message_cache import ENCODER
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -25,8 +26,6 @@ from sagent.types import (
 
 PROVIDER = "anthropic"
 CACHE = {"type": "ephemeral"}
-ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-"""The encoder of every request body: compact, UTF-8 text (the body is sent as its UTF-8 bytes)."""
 _VALID_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 

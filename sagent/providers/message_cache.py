@@ -7,12 +7,16 @@ cleared tool result) is a new object and is converted anew, and one that left th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from sagent.types import Message
 
 T = TypeVar("T")
+
+ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""The encoder of request bodies sent as JSON text: compact, UTF-8 (the body is sent as its UTF-8 bytes)."""
 
 
 class MessageCache(Generic[T]):
@@ -34,3 +38,48 @@ class MessageCache(Generic[T]):
             out.append(hit[1])
         self._held = kept
         return out
+
+
+class _Items:
+    """One message's wire items, and their JSON once asked for."""
+
+    __slots__ = ("_text", "items")
+
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self.items = items
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = ",".join(ENCODER.encode(item) for item in self.items)
+        return self._text
+
+
+class ItemCache:
+    """For a wire format whose list of items is each message's items one after another (the Responses
+    API's `input`): the list, and its JSON, each message's items converted and encoded once while the
+    message stays in the history."""
+
+    def __init__(self, convert: Callable[[Message], list[dict[str, Any]]]) -> None:
+        self._cache: MessageCache[_Items] = MessageCache(lambda message: _Items(convert(message)))
+        self._last: tuple[list[dict[str, Any]], list[_Items]] | None = None
+
+    def items(self, history: tuple[Message, ...]) -> list[dict[str, Any]]:
+        """Every message's items, in order (a new list; the items are shared: do not change them)."""
+        converted = self._cache.each(history)
+        items = [item for entry in converted for item in entry.items]
+        self._last = (items, converted)
+        return items
+
+    def json(self, items: list[dict[str, Any]]) -> str:
+        """`ENCODER.encode(items)`: from each message's JSON when `items` is the last list `items()` gave."""
+        if self._last is None or self._last[0] is not items:
+            return ENCODER.encode(items)
+        return "[" + ",".join(entry.text for entry in self._last[1] if entry.items) + "]"
+
+
+def encode_body(params: dict[str, Any], key: str, text: str) -> bytes:
+    """`ENCODER.encode(params)` as UTF-8 bytes, with `text` as the JSON of `params[key]`."""
+    pieces = [f"{ENCODER.encode(k)}:{text if k == key else ENCODER.encode(v)}" for k, v in params.items()]
+    return ("{" + ",".join(pieces) + "}").encode("utf-8")

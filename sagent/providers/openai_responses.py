@@ -18,7 +18,7 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
-from sagent.providers.message_cache import MessageCache
+from sagent.providers.message_cache import ItemCache, encode_body
 from sagent.providers.openai_compat import (
     call_id,
     http_client,
@@ -79,7 +79,7 @@ class OpenAIModel(Model):
         # Reasoning parameters are refused by models that do not reason; unknown models get them only on request.
         self._reasoning = reasoning if reasoning is not None else bool(info and info.thinking)
         self._client: SdkClient[Any] = SdkClient(self._build_client)
-        self._history: MessageCache[list[dict[str, Any]]] = MessageCache(message_items)
+        self._history = ItemCache(message_items)
 
     @property
     def provider(self) -> str:
@@ -122,7 +122,7 @@ class OpenAIModel(Model):
         """The Responses API request body for a provider-neutral request."""
         params: dict[str, Any] = {
             "model": self._name,
-            "input": [item for items in self._history.each(request.messages) for item in items],
+            "input": self._history.items(request.messages),
             "stream": True,
             "store": False,
         }
@@ -170,7 +170,8 @@ class OpenAIModel(Model):
         SDK's errors mapped; `watch`, when given, sees each of the SDK's raw events first."""
         client = self._sdk()
         try:
-            events = await _post_stream(client, params)
+            body = encode_body(params, "input", self._history.json(params["input"]))
+            events = await _post_stream(client, body)
             try:
                 async for event in _Assembler(self._name).feed(events if watch is None else _watched(events, watch)):
                     yield event
@@ -364,9 +365,9 @@ def message_items(message: Message) -> list[dict[str, Any]]:
     return [{"role": "user", "content": _user_content(message.content)}]
 
 
-async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
+async def _post_stream(client: Any, body: bytes) -> Any:
     """`client.responses.create(**params)` as a stream, through the SDK's `post` as `create` sends it (the
-    same path, auth, headers and errors), with the body encoded here and the events left as the JSON
+    same path, auth, headers and errors), with `body` the params' JSON and the events left as the JSON
     objects the API sent (`AsyncStream[object]`). `create` would walk the body against its declarations,
     and build a pydantic model for every event (the response's large schema included): most of a tool
     round's time, for fields sagent reads once."""
@@ -374,7 +375,7 @@ async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
 
     return await client.post(
         "/responses",
-        content=_ENCODER.encode(params).encode("utf-8"),
+        content=body,
         cast_to=object,  # the response is a stream: its events are what is read
         options={"security": {"bearer_auth": True}, "headers": {"Content-Type": "application/json"}},
         stream=True,
@@ -382,7 +383,6 @@ async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
     )
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 END_WAIT = 1.0  # seconds the rest of a stream may take to end once its response is complete
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from sagent.providers import anthropic, google, openai_compat, openai_responses
+from sagent.providers import anthropic, google, message_cache, openai_compat, openai_responses
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -102,3 +102,12 @@ def test_openai_chat_and_responses_send_each_round_what_a_fresh_conversion_gives
         sent = chat.build_params(request)["messages"]
         assert sent == [{"role": "system", "content": "Be brief."}, *openai_compat.convert_history(request.messages)]
         assert responses.build_params(request)["input"] == openai_responses.convert_history(request.messages)
+
+
+def test_openai_responses_encodes_each_round_the_bytes_of_a_fresh_conversion() -> None:
+    model = openai_responses.OpenAIModel(api_key="test")
+    for history in [*histories(), *[with_images(h) for h in histories()[::-1]]]:
+        params = model.build_params(ModelRequest("Be brief.", tuple(history), TOOLS))
+        sent = message_cache.encode_body(params, "input", model._history.json(params["input"]))
+        fresh = {**params, "input": openai_responses.convert_history(tuple(history))}
+        assert sent == json.dumps(fresh, ensure_ascii=False, separators=(",", ":")).encode()
