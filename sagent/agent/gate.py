@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import operator
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -31,7 +32,7 @@ from sagent.events import ModelEvent, ResponseComplete, Retrying, TextDelta, Thi
 from sagent.evidence.manifest import manifest_record
 from sagent.providers.base import ContextTooLongError, Model, ProviderConnectionError, stream_with_retry
 from sagent.providers.catalog import request_cost
-from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, Usage
+from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, ToolSpec, Usage
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -41,6 +42,7 @@ class RequestGate:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
+        self._tools: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] = ((), ())  # the last tools, scrubbed
 
     def _scrubbed(self, request: ModelRequest) -> ModelRequest:
         """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
@@ -52,8 +54,14 @@ class RequestGate:
             clean[id(message)] = message
             messages.append(message)
         self._clean = clean
-        system, tools = scrub_deep(request.system), scrub_deep(request.tools)
-        same = all(a is b for a, b in zip(messages, request.messages, strict=True))
+        held, tools = self._tools
+        if held != request.tools:  # equal tools (rebuilt each round, the same text): walked once
+            tools = scrub_deep(request.tools)
+            self._tools = (request.tools, tools)
+        elif tools is held:  # they held no lone surrogate: this request's own are as good
+            tools = request.tools
+        system = scrub_deep(request.system)
+        same = all(map(operator.is_, messages, request.messages))
         if same and system is request.system and tools is request.tools:
             return request
         return replace(request, system=system, tools=tools, messages=tuple(messages))

@@ -19,6 +19,7 @@ small model. Logs written before manifests existed simply have none.
 from __future__ import annotations
 
 import hashlib
+import operator
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -141,7 +142,7 @@ def _extend(request: ModelRequest) -> _Chain:
         for chain in _chains:
             held = chain.messages
             longer = len(held) <= len(messages) and (best is None or len(held) > len(best.messages))
-            if longer and all(a is b for a, b in zip(held, messages, strict=False)):
+            if longer and all(map(operator.is_, held, messages)):
                 best = chain
     if best is None:
         start = hashlib.sha256(b'{"messages":[')
