@@ -13,6 +13,7 @@ import asyncio
 import base64
 import contextlib
 import json
+import operator
 import os
 import re
 import uuid
@@ -493,33 +494,53 @@ def _parts(message: Message) -> tuple[str, list[dict[str, Any]]]:
 
 class HistoryCache:
     """Each message's converted parts, kept while the message is in the history: messages are frozen, so a
-    round converts only the ones it added."""
+    round converts only the ones it added. A history that begins with the last one's messages (the same
+    objects) also keeps the last contents, merged, and only adds to them."""
 
     def __init__(self) -> None:
         self._parts: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
+        self._messages: tuple[Message, ...] = ()
+        self._contents: list[dict[str, Any]] = []
 
     def convert(self, history: tuple[Message, ...]) -> list[dict[str, Any]]:
         """`convert_history(history)`, from the parts converted before where the same message comes again."""
-        kept: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
-        converted = []
-        for message in history:
-            hit = self._parts.get(id(message))
-            entry = hit if hit is not None and hit[0] is message else (message, _parts(message))
-            kept[id(message)] = entry
-            converted.append(entry[1])
-        self._parts = kept
-        return _contents(converted)
+        known = len(self._messages)
+        if len(history) >= known and all(map(operator.is_, history, self._messages)):
+            contents = list(self._contents)  # a new list: the last one went out with the last request
+            for message in history[known:]:
+                _merge(contents, *_parts(message), copy_last=True)
+        else:
+            kept: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
+            converted = []
+            for message in history:
+                hit = self._parts.get(id(message))
+                entry = hit if hit is not None and hit[0] is message else (message, _parts(message))
+                kept[id(message)] = entry
+                converted.append(entry[1])
+            self._parts = kept
+            contents = _contents(converted)
+        self._messages, self._contents = history, contents
+        return contents
+
+
+def _merge(contents: list[dict[str, Any]], role: str, parts: list[dict[str, Any]], *, copy_last: bool) -> None:
+    """Add one message's parts to `contents`: to the last turn when it is the same role's (as a new turn
+    dict with `copy_last`, the old one being part of a request already made)."""
+    if not parts:
+        return
+    if contents and contents[-1]["role"] == role:
+        if copy_last:
+            contents[-1] = {"role": role, "parts": [*contents[-1]["parts"], *parts]}
+        else:
+            contents[-1]["parts"].extend(parts)
+    else:
+        contents.append({"role": role, "parts": list(parts)})  # a copy: the parts stay as they were
 
 
 def _contents(converted: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
     contents: list[dict[str, Any]] = []
     for role, parts in converted:
-        if not parts:
-            continue
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": list(parts)})  # a copy: the cached list stays as it is
+        _merge(contents, role, parts, copy_last=False)
     return contents
 
 

@@ -80,7 +80,7 @@ def test_anthropic_converts_again_when_the_advisor_is_offered_or_not() -> None:
 
 def test_google_sends_each_round_what_a_fresh_conversion_gives() -> None:
     cache = google.HistoryCache()
-    for history in histories():
+    for history in [*histories(), *histories()[::-1], *histories()]:
         assert cache.convert(tuple(history)) == google.convert_history(tuple(history))
 
 
