@@ -8,6 +8,7 @@ cleared tool result) is a new object and is converted anew, and one that left th
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -26,8 +27,18 @@ class MessageCache(Generic[T]):
     def __init__(self, convert: Callable[[Message], T]) -> None:
         self._convert = convert
         self._held: dict[int, tuple[Message, T]] = {}
+        self._last: tuple[tuple[Message, ...], list[T]] = ((), [])
 
     def each(self, history: tuple[Message, ...]) -> list[T]:
+        """`[convert(m) for m in history]`, each message converted once while it stays in the history."""
+        messages, converted = self._last
+        if len(history) >= len(messages) and all(map(operator.is_, history, messages)):
+            # The last history and more (a round's new messages): only those are looked at.
+            added = history[len(messages) :]
+            new = [self._convert(m) for m in added]
+            self._held.update((id(m), (m, v)) for m, v in zip(added, new, strict=True))
+            self._last = (history, converted + new)
+            return converted + new
         kept: dict[int, tuple[Message, T]] = {}
         out: list[T] = []
         for message in history:
@@ -37,7 +48,8 @@ class MessageCache(Generic[T]):
             kept[id(message)] = hit
             out.append(hit[1])
         self._held = kept
-        return out
+        self._last = (history, out)
+        return list(out)
 
 
 class _Items:
