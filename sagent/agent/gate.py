@@ -41,19 +41,26 @@ if TYPE_CHECKING:
 class RequestGate:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
-        self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
+        # The last request's messages as given and as scrubbed (the same object where there was nothing to replace).
+        self._given: tuple[Message, ...] = ()
+        self._clean: list[Message] = []
         self._tools: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] = ((), ())  # the last tools, scrubbed
 
     def _scrubbed(self, request: ModelRequest) -> ModelRequest:
         """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
-        did not already carry: the history grows by a few messages a round, so a round costs little."""
-        known, clean, messages = self._clean, {}, []
-        for message in request.messages:
-            if known.get(id(message)) is not message:
-                message = scrub_deep(message)
-            clean[id(message)] = message
-            messages.append(message)
-        self._clean = clean
+        did not already carry: the history grows by a few messages a round, so a round costs little. A
+        message scrubbed once gives the same scrubbed object in every later request, so what the providers
+        keep by message (their converted history) holds for it too."""
+        given, count = request.messages, len(self._given)
+        if len(given) >= count and all(map(operator.is_, given, self._given)):
+            messages = self._clean + [scrub_deep(m) for m in given[count:]]
+        else:
+            known = {id(m): (m, c) for m, c in zip(self._given, self._clean, strict=True)}
+            messages = []
+            for message in given:
+                hit = known.get(id(message))
+                messages.append(hit[1] if hit is not None and hit[0] is message else scrub_deep(message))
+        self._given, self._clean = given, messages
         held, tools = self._tools
         if held != request.tools:  # equal tools (rebuilt each round, the same text): walked once
             tools = scrub_deep(request.tools)
