@@ -23,7 +23,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
-from sagent.providers.message_cache import MessageCache
+from sagent.providers.message_cache import ENCODER, MessageCache, encode_body
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
@@ -84,7 +84,8 @@ class OpenAICompatModel(Model):
         self.supports_tool_choice = supports_tool_choice
         self._extra_body = extra_body
         self._client: SdkClient[Any] = SdkClient(self._build_client)
-        self._history: MessageCache[tuple[dict[str, Any], tuple[ImagePart, ...]]] = MessageCache(message_entry)
+        self._history = MessageCache(_Entry.of)
+        self._sent: tuple[list[dict[str, Any]], list[_Entry]] | None = None  # the last messages built, by message
 
     @property
     def provider(self) -> str:
@@ -120,7 +121,9 @@ class OpenAICompatModel(Model):
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
-        messages += join_messages(self._history.each(request.messages))
+        entries = self._history.each(request.messages)
+        messages += join_messages([(e.entry, e.images) for e in entries])
+        self._sent = (messages, entries)
         params: dict[str, Any] = {
             "model": self._name,
             "messages": messages,
@@ -155,12 +158,12 @@ class OpenAICompatModel(Model):
         client = self._sdk()
         try:
             try:
-                chunks = await client.chat.completions.create(**as_sent(params))
+                chunks = await _post_chat(client, self._body(params))
             except Exception as error:
                 if "tool_choice" in params and "tool_choice" in str(error) and _status(error) == 400:
                     self.supports_tool_choice = False  # this server refuses it; do not send it again
                     params.pop("tool_choice")
-                    chunks = await client.chat.completions.create(**as_sent(params))
+                    chunks = await _post_chat(client, self._body(params))
                 else:
                     raise
             async for event in self._assemble(chunks):
@@ -169,6 +172,21 @@ class OpenAICompatModel(Model):
             raise
         except Exception as error:
             raise map_openai_error(error, self._provider, endpoint_of(client), self._idle_timeout) from error
+
+    def _body(self, params: dict[str, Any]) -> bytes:
+        """`params` as the SDK's `create` would send them (`as_sent`), encoded here: the conversation's part
+        from each message's JSON encoded once, when `params` carries the messages `build_params` made last
+        and no images were moved after their tool results."""
+        body = as_sent(params)
+        wire = {"model": body["model"], "stream": body["stream"], **body["extra_body"]}
+        if self._sent is None or params.get("messages") is not self._sent[0]:
+            return ENCODER.encode(wire).encode("utf-8")
+        sent, messages = self._sent
+        system = 1 if sent and sent[0]["role"] == "system" else 0
+        if len(sent) != system + len(messages):  # images moved after their tool results
+            return ENCODER.encode(wire).encode("utf-8")
+        texts = [ENCODER.encode(sent[0])] if system else []
+        return encode_body(wire, "messages", "[" + ",".join([*texts, *(e.text for e in messages)]) + "]")
 
     async def _assemble(self, chunks: Any) -> AsyncIterator[ModelEvent]:
         text, thinking = [], []
@@ -220,6 +238,42 @@ def http_client(timeout: Any, base_url: str | None) -> Any:
 
     tls = prefetch.tls_context("openai", base_url)
     return openai.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
+
+
+async def _post_chat(client: Any, body: bytes) -> Any:
+    """`client.chat.completions.create(...)` as a stream, through the SDK's `post` as `create` sends it (the
+    same path, auth, headers, errors and chunk objects), with `body` the JSON encoded by the caller."""
+    from openai import AsyncStream
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    return await client.post(
+        "/chat/completions",
+        content=body,
+        cast_to=ChatCompletion,
+        options={"security": {"bearer_auth": True}, "headers": {"Content-Type": "application/json"}},
+        stream=True,
+        stream_cls=AsyncStream[ChatCompletionChunk],
+    )
+
+
+class _Entry:
+    """One message's chat message, the images of a tool result, and the message's JSON once asked for."""
+
+    __slots__ = ("_text", "entry", "images")
+
+    def __init__(self, entry: dict[str, Any], images: tuple[ImagePart, ...]) -> None:
+        self.entry, self.images = entry, images
+        self._text: str | None = None
+
+    @classmethod
+    def of(cls, message: Message) -> _Entry:
+        return cls(*message_entry(message))
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = ENCODER.encode(self.entry)
+        return self._text
 
 
 def as_sent(params: dict[str, Any]) -> dict[str, Any]:

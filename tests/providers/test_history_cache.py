@@ -22,6 +22,8 @@ from sagent.types import (
     ToolSpec,
     UserMessage,
 )
+from tests.fakes import openai_chat_server as chat_server
+from tests.fakes.openai_chat_server import FakeChat
 
 TOOLS = (ToolSpec("Read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}),)
 
@@ -111,3 +113,22 @@ def test_openai_responses_encodes_each_round_the_bytes_of_a_fresh_conversion() -
         sent = message_cache.encode_body(params, "input", model._history.json(params["input"]))
         fresh = {**params, "input": openai_responses.convert_history(tuple(history))}
         assert sent == json.dumps(fresh, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+async def test_openai_chat_sends_the_body_the_sdks_create_would_send() -> None:
+    """Each round's body, encoded by sagent from each message's JSON, against the SDK's `create` given the
+    same parameters (what sagent sent before), both read back by the fake in key order."""
+    steps = histories() + [with_images(h) for h in histories()]
+    with FakeChat([chat_server.text_chunks("ok", {"prompt_tokens": 1}) for _ in range(2 * len(steps))]) as fake:
+        model = openai_compat.OpenAICompatModel("m", api_key="test", base_url=fake.url, extra_body={"top_k": 3})
+        sdk = model._sdk()
+        for history in steps:
+            request = ModelRequest("Be brief.", tuple(history), TOOLS)
+            async for _ in model.stream(request):
+                pass
+            chunks = await sdk.chat.completions.create(**openai_compat.as_sent(model.build_params(request)))
+            async for _ in chunks:
+                pass
+        bodies = [json.dumps(r["body"], ensure_ascii=False) for r in fake.requests]
+        assert bodies[0::2] == bodies[1::2]
+        await model.aclose()
