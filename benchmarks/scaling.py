@@ -3,13 +3,17 @@ reproduces it; exit 1 when one is missed.
 
     uv run python benchmarks/scaling.py                 # every row
     uv run python benchmarks/scaling.py rounds files    # some: rounds, files, fleet, sessions
+    SCALING_PROVIDERS=anthropic,openai uv run python benchmarks/scaling.py rounds
 
-1. CPU per tool round at rounds 30, 150 and 500 of one `sagent -p` session against the fake Anthropic server
-   (a Read of a small file each round; `benchmarks/scaling_rounds.py` says how it is read): a round must
-   not grow with the conversation (round 500 within 1.2 times round 30, plus a clock tick's worth of
-   reading), and at most 5 ms at round 500. Each request encodes only the messages the round added.
-   `scaling_rounds.py openai|chat|google` gives the same figures for the other adapters.
-2. Peak RSS of that 500-round session: under 150 MiB.
+1. CPU per tool round at rounds 30, 150 and 500 of one `sagent -p` session against each provider's fake
+   server (Anthropic, OpenAI Responses, a Chat Completions endpoint, Gemini; a Read of a small file each
+   round; `benchmarks/scaling_rounds.py` says how it is read): a round must not grow with the conversation,
+   and takes at most 5 ms at round 500. Each request encodes only the messages the round added (the Gemini
+   SDK still encodes the whole body itself), but the body still grows about sevenfold from round 30 to
+   round 500 (31 to 210 KiB) and all of it is turned into bytes, handed to the HTTP stack and sent every
+   round: the target is round 500 within 1.25 times round 30 (1.2, and 0.05 for those bytes), where
+   encoding the whole history again each round measured 2 to 5 times.
+2. Peak RSS of the 500-round session: under 150 MiB.
 3. Grep and Glob on a 100,000-file repository next to `rg` and `fd` run directly (ratio targets in
    `scaling_work.files_rows`).
 4. 50 agents in one fleet on a real nats-server: messages per second, delivery latency (median, p95),
@@ -21,6 +25,7 @@ Figures are medians; the machine is shared, so each row prints its conditions.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -35,25 +40,27 @@ COMMANDS = {
     "fleet": "uv run python benchmarks/scaling.py fleet",
     "sessions": "uv run python benchmarks/scaling.py sessions",
 }
-GROWTH = 1.2  # round 500's CPU over round 30's
-TICK_MS = 0.25  # what a 10 ms clock tick reads as over a window of 40 rounds
+GROWTH = 1.25  # round 500's CPU over round 30's (see above)
 ROUND_MS = 5.0
 PEAK_MIB = 150.0
+PROVIDERS = os.environ.get("SCALING_PROVIDERS", "anthropic,openai,chat,google").split(",")
 
 
 def rounds_rows() -> list[Row]:
     rounds = benchmark("scaling_rounds")
-    figures = rounds.measure("anthropic")
-    condition = f"anthropic fake, {rounds.REPEATS} sessions of {rounds.ROUNDS} Read rounds, mean of {rounds.WINDOW}"
-    rows: list[Row] = [
-        (f"CPU per round at round {r}", ms, "ms", ROUND_MS if r == max(figures.at) else None, False, condition)
-        for r, ms in figures.at.items()
-    ]
-    first, last = figures.at[min(figures.at)], figures.at[max(figures.at)]
-    growth = last / max(first, TICK_MS)
-    allowed = GROWTH + TICK_MS / max(first, TICK_MS)
-    rows.append((f"round {max(figures.at)} over round {min(figures.at)}", growth, "x", allowed, False, ""))
-    rows.append(("peak RSS of the 500-round session", figures.peak_mib, "MiB", PEAK_MIB, False, ""))
+    rows: list[Row] = []
+    for provider in PROVIDERS:
+        figures = rounds.measure(provider)
+        condition = (
+            f"median of {rounds.REPEATS} sessions of {rounds.ROUNDS} Read rounds, mean of {rounds.WINDOW} rounds"
+        )
+        for r, ms in figures.at.items():
+            target = ROUND_MS if r == max(figures.at) else None
+            rows.append((f"{provider}: CPU per round at round {r}", ms, "ms", target, False, condition))
+        first, last = figures.at[min(figures.at)], figures.at[max(figures.at)]
+        name = f"{provider}: round {max(figures.at)} over round {min(figures.at)}"
+        rows.append((name, last / first, "x", GROWTH, False, ""))
+        rows.append((f"{provider}: peak RSS of the session", figures.peak_mib, "MiB", PEAK_MIB, False, ""))
     return rows
 
 
@@ -75,7 +82,7 @@ def show(row: Row) -> bool:
 def main(names: list[str]) -> int:
     ok = True
     for name in names or list(ROWS):
-        print(f"# {COMMANDS[name]}")
+        print(f"# {COMMANDS[name]}", flush=True)
         for row in ROWS[name]():
             ok &= show(row)
     return 0 if ok else 1

@@ -2,17 +2,19 @@
 
 A real `sagent -p go --provider P --base-url URL` process runs ROUNDS rounds of a Read of a small file against
 the provider's fake server (its official SDK, a kept connection), then answers. As each request arrives, the
-fake reads the process's CPU time (`/proc/PID/stat`: utime + stime, in clock ticks) and, at the last
-request, its peak resident memory (`VmHWM` in `/proc/PID/status`). A round's CPU is the difference between
-two requests' readings; the figure at round R is the mean over the WINDOW rounds that end at R (a clock tick
-is 10 ms, so a window of 40 rounds reads to a quarter of a millisecond), the median over REPEATS sessions.
-The fake's own work (it parses every request) is in another process and is not counted.
+fake reads the process's CPU time (all its threads, in the scheduler's nanoseconds: see `_cpu_seconds`)
+and, at the last request, its peak resident memory (`VmHWM` in `/proc/PID/status`). A round's CPU is the
+difference between two requests' readings; the figure at round R is the mean over the WINDOW rounds around
+R (the last WINDOW rounds for the last round; from round 10 for round 30, past the first rounds' imports),
+the median over REPEATS sessions. The fake's own work (it parses every request) is in another process and
+is not counted.
 
     uv run python benchmarks/scaling_rounds.py [anthropic|openai|chat|google] [ROUNDS]
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -36,7 +38,7 @@ from tests.fakes import openai_chat_server as chat  # noqa: E402
 ROUNDS = 500
 AT = (30, 150, 500)  # the rounds the CPU figure is taken at
 WINDOW = 40
-REPEATS = 3
+REPEATS = 5
 _TICK = os.sysconf("SC_CLK_TCK")
 
 CHAT = Provider(  # an OpenAI-compatible endpoint (Chat Completions), as `--provider moonshot` reaches one
@@ -54,9 +56,19 @@ _FLAGS = {"chat": ["--provider", "moonshot"]}
 
 
 def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
+    """The CPU time of all the process's threads: the scheduler's nanoseconds (`/proc/PID/task/*/schedstat`)
+    where the kernel keeps them, else utime + stime in clock ticks (`/proc/PID/stat`). A thread that ended
+    is no longer counted by the first: the rounds' threads (a worker pool) are kept, so it does not matter."""
+    try:
+        total = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(FileNotFoundError), open(f"/proc/{pid}/task/{task}/schedstat") as stat:
+                total += int(stat.read().split()[0])
+        return total / 1e9
+    except OSError:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def _peak_rss_mib(pid: int) -> float:
@@ -72,12 +84,14 @@ class Session:
     cpu: list[float]  # the process's CPU seconds as each request arrived
     peak_mib: float  # its peak RSS at the last request
     wall: float  # seconds from the first request to the last
+    kib: dict[int, float]  # the request body's size at the rounds of AT, in KiB (as JSON re-encoded here)
 
 
 def one_session(p: Provider, cwd: Path, rounds: int) -> Session:
     """One `sagent -p` session of `rounds` Read rounds, read as described above."""
     cpu: list[float] = []
     peak = [0.0]
+    kib: dict[int, float] = {}
     process: list[subprocess.Popen[str]] = []
 
     def step(n: int) -> Callable[[dict[str, Any]], Any]:
@@ -86,6 +100,8 @@ def one_session(p: Provider, cwd: Path, rounds: int) -> Session:
             cpu.append(_cpu_seconds(pid))
             if n == rounds:
                 peak[0] = _peak_rss_mib(pid)
+            if n in AT or n == rounds:
+                kib[n] = len(json.dumps(request["body"], separators=(",", ":"))) / 1024
             return p.read(n, "small.txt") if n < rounds else p.text("done")
 
         return answer
@@ -105,21 +121,24 @@ def one_session(p: Provider, cwd: Path, rounds: int) -> Session:
         raise SystemExit(
             f"{p.name}: the run failed (exit {proc.returncode}, {len(cpu)} requests): {out[-500:]}{err[-2000:]}"
         )
-    return Session(cpu, peak[0], arrived[-1] - arrived[0])
+    return Session(cpu, peak[0], arrived[-1] - arrived[0], kib)
 
 
 def per_round_ms(session: Session, at: int) -> float:
-    """Mean CPU milliseconds of the WINDOW rounds that end at round `at`."""
-    first = max(1, at - WINDOW)
-    return (session.cpu[at] - session.cpu[first]) * 1000 / (at - first)
+    """Mean CPU milliseconds of the WINDOW rounds around round `at` (ending at the last round)."""
+    last = min(at + WINDOW // 2, len(session.cpu) - 1)
+    first = max(1, last - WINDOW)
+    return (session.cpu[last] - session.cpu[first]) * 1000 / (last - first)
 
 
 @dataclass
 class Figures:
     provider: str
     at: dict[int, float]  # round -> median CPU ms per round
+    growth: float  # the median over the sessions of the last round's figure over the first's
     peak_mib: float  # median peak RSS
     wall_s: float
+    kib: dict[int, float]  # round -> the request body's size
 
 
 def measure(name: str, rounds: int = ROUNDS, repeats: int = REPEATS) -> Figures:
@@ -132,11 +151,15 @@ def measure(name: str, rounds: int = ROUNDS, repeats: int = REPEATS) -> Figures:
         for _ in range(repeats):
             sessions.append(one_session(p, cwd, rounds))
     at = {r: statistics.median(per_round_ms(s, r) for s in sessions) for r in AT if r <= rounds}
+    first, last = min(at), max(at)
+    growth = statistics.median(per_round_ms(s, last) / per_round_ms(s, first) for s in sessions)
     return Figures(
         name,
         at,
+        growth,
         statistics.median(s.peak_mib for s in sessions),
         statistics.median(s.wall for s in sessions),
+        sessions[0].kib,
     )
 
 
@@ -147,4 +170,5 @@ if __name__ == "__main__":
     figures = measure(name, rounds, 1)
     for r, ms in figures.at.items():
         print(f"{name}: CPU per round at round {r}: {ms:.2f} ms")
-    print(f"{name}: peak RSS {figures.peak_mib:.1f} MiB, {figures.wall_s:.1f} s of rounds")
+    print(f"{name}: round {max(figures.at)} over round {min(figures.at)}: {figures.growth:.2f}x")
+    print(f"{name}: peak RSS {figures.peak_mib:.1f} MiB, {figures.wall_s:.1f} s of rounds, bodies {figures.kib} KiB")
