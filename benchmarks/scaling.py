@@ -56,10 +56,10 @@ def rounds_rows() -> list[Row]:
         )
         for r, ms in figures.at.items():
             target = ROUND_MS if r == max(figures.at) else None
-            rows.append((f"{provider}: CPU per round at round {r}", ms, "ms", target, False, condition))
-        first, last = figures.at[min(figures.at)], figures.at[max(figures.at)]
+            size = f"; body {figures.kib.get(r, 0):.0f} KiB"
+            rows.append((f"{provider}: CPU per round at round {r}", ms, "ms", target, False, condition + size))
         name = f"{provider}: round {max(figures.at)} over round {min(figures.at)}"
-        rows.append((name, last / first, "x", GROWTH, False, ""))
+        rows.append((name, figures.growth, "x", GROWTH, False, "the median of each session's own ratio"))
         rows.append((f"{provider}: peak RSS of the session", figures.peak_mib, "MiB", PEAK_MIB, False, ""))
     return rows
 
