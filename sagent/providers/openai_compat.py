@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -85,7 +86,8 @@ class OpenAICompatModel(Model):
         self._extra_body = extra_body
         self._client: SdkClient[Any] = SdkClient(self._build_client)
         self._history = MessageCache(_Entry.of)
-        self._sent: tuple[list[dict[str, Any]], list[_Entry]] | None = None  # the last messages built, by message
+        self._joined = _Joined()
+        self._sent: list[dict[str, Any]] | None = None  # the last messages `build_params` made
 
     @property
     def provider(self) -> str:
@@ -121,9 +123,8 @@ class OpenAICompatModel(Model):
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
-        entries = self._history.each(request.messages)
-        messages += join_messages([(e.entry, e.images) for e in entries])
-        self._sent = (messages, entries)
+        messages += self._joined.messages(self._history.each(request.messages))
+        self._sent = messages
         params: dict[str, Any] = {
             "model": self._name,
             "messages": messages,
@@ -179,14 +180,11 @@ class OpenAICompatModel(Model):
         and no images were moved after their tool results."""
         body = as_sent(params)
         wire = {"model": body["model"], "stream": body["stream"], **body["extra_body"]}
-        if self._sent is None or params.get("messages") is not self._sent[0]:
+        sent, text = self._sent, self._joined.text
+        if sent is None or params.get("messages") is not sent or text is None:
             return ENCODER.encode(wire).encode("utf-8")
-        sent, messages = self._sent
-        system = 1 if sent and sent[0]["role"] == "system" else 0
-        if len(sent) != system + len(messages):  # images moved after their tool results
-            return ENCODER.encode(wire).encode("utf-8")
-        texts = [ENCODER.encode(sent[0])] if system else []
-        return encode_body(wire, "messages", "[" + ",".join([*texts, *(e.text for e in messages)]) + "]")
+        texts = [ENCODER.encode(sent[0])] if sent and sent[0]["role"] == "system" else []
+        return encode_body(wire, "messages", "[" + ",".join([*texts, *([text] if text else [])]) + "]")
 
     async def _assemble(self, chunks: Any) -> AsyncIterator[ModelEvent]:
         text, thinking = [], []
@@ -254,6 +252,32 @@ async def _post_chat(client: Any, body: bytes) -> Any:
         stream=True,
         stream_cls=AsyncStream[ChatCompletionChunk],
     )
+
+
+class _Joined:
+    """The chat messages of the last history and their JSON, extended when the next history only adds
+    messages: a round joins and encodes only what it added. Images of tool results (moved after them as a
+    user message) make it join the whole history again, and leave the JSON to be encoded whole."""
+
+    def __init__(self) -> None:
+        self._entries: list[_Entry] = []
+        self._plain: list[dict[str, Any]] = []
+        self.text: str | None = ""  # the messages' JSON, comma-separated; None when images were moved
+
+    def messages(self, entries: list[_Entry]) -> list[dict[str, Any]]:
+        """`join_messages` of the entries (a list the caller may not change)."""
+        known = self._entries
+        grown = len(entries) >= len(known) and all(map(operator.is_, entries, known))
+        new = entries[len(known) :]
+        if grown and self.text is not None and not any(e.images for e in new):
+            self._plain = self._plain + [e.entry for e in new]
+            self.text = ",".join([self.text, *(e.text for e in new)] if self.text else [e.text for e in new])
+        else:
+            self._plain = join_messages([(e.entry, e.images) for e in entries])
+            clean = not any(e.images for e in entries)
+            self.text = ",".join(e.text for e in entries) if clean else None
+        self._entries = entries
+        return self._plain
 
 
 class _Entry:
