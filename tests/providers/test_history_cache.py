@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from sagent.providers import anthropic, google, message_cache, openai_compat, openai_responses
+from sagent.providers import anthropic, google, google_history, message_cache, openai_compat, openai_responses
 from sagent.types import (
     AssistantMessage,
     ImagePart,
@@ -83,7 +83,10 @@ def test_anthropic_converts_again_when_the_advisor_is_offered_or_not() -> None:
 def test_google_sends_each_round_what_a_fresh_conversion_gives() -> None:
     cache = google.HistoryCache()
     for history in [*histories(), *histories()[::-1], *histories()]:
-        assert cache.convert(tuple(history)) == google.convert_history(tuple(history))
+        contents = cache.convert(tuple(history))
+        assert contents == google.convert_history(tuple(history))
+        body = {"contents": contents, "tools": [{"functionDeclarations": []}]}
+        assert google_history.encode_body(body, cache.json(contents)) == json.dumps(body).encode()
 
 
 def with_images(history: list[Message]) -> list[Message]:
