@@ -8,11 +8,10 @@ reproduces it; exit 1 when one is missed.
 1. CPU per tool round at rounds 30, 150 and 500 of one `sagent -p` session against each provider's fake
    server (Anthropic, OpenAI Responses, a Chat Completions endpoint, Gemini; a Read of a small file each
    round; `benchmarks/scaling_rounds.py` says how it is read): a round must not grow with the conversation,
-   and takes at most 5 ms at round 500. Each request encodes only the messages the round added (the Gemini
-   SDK still encodes the whole body itself), but the body still grows about sevenfold from round 30 to
-   round 500 (31 to 210 KiB) and all of it is turned into bytes, handed to the HTTP stack and sent every
-   round: the target is round 500 within 1.25 times round 30 (1.2, and 0.05 for those bytes), where
-   encoding the whole history again each round measured 2 to 5 times.
+   and takes at most 5 ms at round 500. Each request encodes only the messages the round added, but the
+   body still grows about sevenfold from round 30 to round 500 (28 to 195 KiB) and all of it is handed to
+   the HTTP stack and sent every round: the target is round 500 within 1.25 times round 30 (1.2, and 0.05
+   for those bytes), where encoding the whole history again each round measured 2 to 5 times.
 2. Peak RSS of the 500-round session: under 150 MiB.
 3. Grep and Glob on a 100,000-file repository next to `rg` and `fd` run directly (ratio targets in
    `scaling_work.files_rows`).
