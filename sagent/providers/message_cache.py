@@ -71,24 +71,35 @@ class _Items:
 class ItemCache:
     """For a wire format whose list of items is each message's items one after another (the Responses
     API's `input`): the list, and its JSON, each message's items converted and encoded once while the
-    message stays in the history."""
+    message stays in the history; when the history only grew, the last list and JSON are extended."""
 
     def __init__(self, convert: Callable[[Message], list[dict[str, Any]]]) -> None:
+        self._convert = convert
         self._cache: MessageCache[_Items] = MessageCache(lambda message: _Items(convert(message)))
-        self._last: tuple[list[dict[str, Any]], list[_Items]] | None = None
+        self._messages: tuple[Message, ...] = ()
+        self._items: list[dict[str, Any]] = []
+        self._text = ""  # the items' JSON, comma-separated
 
     def items(self, history: tuple[Message, ...]) -> list[dict[str, Any]]:
         """Every message's items, in order (a new list; the items are shared: do not change them)."""
-        converted = self._cache.each(history)
-        items = [item for entry in converted for item in entry.items]
-        self._last = (items, converted)
+        known = len(self._messages)
+        if len(history) >= known and all(map(operator.is_, history, self._messages)):
+            added = [_Items(self._convert(m)) for m in history[known:]]
+            items = self._items + [item for entry in added for item in entry.items]
+            texts = [entry.text for entry in added if entry.items]
+            self._text = ",".join([self._text, *texts] if self._text else texts)
+        else:
+            converted = self._cache.each(history)
+            items = [item for entry in converted for item in entry.items]
+            self._text = ",".join(entry.text for entry in converted if entry.items)
+        self._messages, self._items = history, items
         return items
 
     def json(self, items: list[dict[str, Any]]) -> str:
         """`ENCODER.encode(items)`: from each message's JSON when `items` is the last list `items()` gave."""
-        if self._last is None or self._last[0] is not items:
+        if items is not self._items:
             return ENCODER.encode(items)
-        return "[" + ",".join(entry.text for entry in self._last[1] if entry.items) + "]"
+        return "[" + self._text + "]"
 
 
 def encode_body(params: dict[str, Any], key: str, text: str) -> bytes:
