@@ -28,3 +28,16 @@ def test_a_get_takes_no_step_is_recorded_and_answered_404_and_sizes_are_recorded
     assert [g["path"] for g in fake.gets] == ["/v1/models"]
     assert sent.status_code == 200 and "hi" in sent.text  # the scripted step was still there for the POST
     assert fake.requests[0]["size"] == len(b'{"model": "m", "messages": []}')
+
+
+def test_each_streamed_message_has_an_id_of_its_own() -> None:
+    # Claude Code joins streamed pieces that share a message id into one message, as the API's ids never repeat.
+    import anthropic
+
+    with FakeAnthropic([text_response("one"), text_response("two")]) as fake:
+        client = anthropic.Anthropic(api_key="test", base_url=fake.url)
+        ids = []
+        for _ in range(2):
+            with client.messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as s:
+                ids.append(s.get_final_message().id)
+    assert ids == ["msg_fake01", "msg_fake02"]
