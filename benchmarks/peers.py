@@ -5,7 +5,9 @@ pinned in `benchmarks/peer_clis.py`, installed with npm into ~/.cache/sagent-ben
 ROUNDS tool rounds, one shell `echo` through its own shell tool per round, then a final answer. The fake
 answers each request at once (about 1 ms), in the CLI's wire format: Anthropic Messages for sagent, pi and
 Claude Code, OpenAI Responses for Codex, Gemini for Gemini CLI. Figures are medians of REPEATS runs, after
-one warm-up run; every CLI keeps one private HOME across its runs.
+one warm-up run; the runs go round the CLIs in turn, so a change in the machine's load falls on all alike, and
+every CLI keeps one private HOME across its runs. A run counts only when the CLI exits 0 after ROUNDS + 1
+requests and each command's output is in the request after it.
 
 Then a SESSION-round session with Anthropic's prompt cache simulated (`tests/fakes/anthropic_cache.py`),
 for the CLIs that speak Anthropic: its cost at sagent's catalog prices (Sonnet), the share of input read
@@ -19,7 +21,7 @@ and lists every address it tried to reach other than the loopback.
 Target: sagent's round gap below pi's in the same run (exit 1 when missed).
 
     uv run python benchmarks/peers.py                     # everything
-    uv run python benchmarks/peers.py --only sagent,pi    # some CLIs (names as in the table)
+    uv run python benchmarks/peers.py --only sagent,pi    # some: sagent, pi, "claude code", codex, "gemini cli"
     uv run python benchmarks/peers.py --trace-network     # which addresses each CLI tries to reach
 """
 
@@ -27,10 +29,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -116,6 +120,7 @@ class Run:
     usages: list[tuple[str, dict[str, int]]] = field(default_factory=list)  # (model, usage) per request
     sizes: list[int] = field(default_factory=list)  # every request's body, bytes
     peak_rss: tuple[int, int] = (0, 0)  # bytes: the process tree's sum, the largest process
+    answers: list[float] = field(default_factory=list)  # s, the fake's time from each request in to its reply out
 
 
 def run_once(
@@ -138,6 +143,7 @@ def run_once(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         sampler = None
         if memory:
@@ -147,7 +153,7 @@ def run_once(
         try:
             out, err = process.communicate(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             out, err = process.communicate()
             raise RunFailed(f"{peer.label}: no exit in {TIMEOUT} s") from None
         ended = time.perf_counter()
@@ -174,12 +180,11 @@ def run_once(
         usages=[(r["body"].get("model", ""), r["usage"]) for r in requests if "usage" in r],
         sizes=[r["size"] for r in requests],
         peak_rss=peak,
+        answers=[r["answered"] - r["arrived"] for r in loop],
     )
 
 
 def _text(value: Any) -> str:
-    import json
-
     return json.dumps(value)
 
 
@@ -192,18 +197,41 @@ class Figures:
     largest_mb: float
     request_kb: float
     side: str
+    answer_ms: float
     cost: str = ""
 
 
-def measure(peer: Peer, rounds: int, repeats: int) -> Figures:
-    home = RUNS / re.sub(r"\W+", "-", peer.name.lower()) / "home"
-    shutil.rmtree(home.parent, ignore_errors=True)
-    home.mkdir(parents=True)
-    run_once(peer, home, rounds)  # warm-up: the file cache, bytecode, the CLI's first-run files
-    timed, sampled = [], []
-    for _ in range(repeats):  # a timed run and a sampled one in turn, so both see the machine's drift alike
-        timed.append(run_once(peer, home, rounds))
-        sampled.append(run_once(peer, home, rounds, memory=True))
+def home_of(peer: Peer) -> Path:
+    return RUNS / re.sub(r"\W+", "-", peer.name.lower()) / "home"
+
+
+def measure(peers: list[Peer], rounds: int, repeats: int) -> dict[str, Figures | RunFailed]:
+    """Each CLI's figures (or why it failed). After a warm-up run of each (the file cache, bytecode, the CLI's
+    first-run files), the repeats go round the CLIs in turn, a timed run and a sampled one each, so that a
+    change in the machine's load falls on all of them alike."""
+    timed: dict[str, list[Run]] = {}
+    sampled: dict[str, list[Run]] = {}
+    failed: dict[str, RunFailed] = {}
+    for peer in peers:
+        shutil.rmtree(home_of(peer).parent, ignore_errors=True)
+        home_of(peer).mkdir(parents=True)
+        try:
+            run_once(peer, home_of(peer), rounds)
+        except RunFailed as why:
+            failed[peer.name] = why
+    for _ in range(repeats):
+        for peer in peers:
+            if peer.name in failed:
+                continue
+            try:
+                timed.setdefault(peer.name, []).append(run_once(peer, home_of(peer), rounds))
+                sampled.setdefault(peer.name, []).append(run_once(peer, home_of(peer), rounds, memory=True))
+            except RunFailed as why:
+                failed[peer.name] = why
+    return {p.name: failed.get(p.name) or figures(timed[p.name], sampled[p.name]) for p in peers}
+
+
+def figures(timed: list[Run], sampled: list[Run]) -> Figures:
     side = sorted({re.sub(r"\?.*", "", p) for r in timed for p in r.side} | {f"GET {g}" for r in timed for g in r.gets})
     per_run = statistics.median(len(r.side) + len(r.gets) for r in timed)
     return Figures(
@@ -214,13 +242,13 @@ def measure(peer: Peer, rounds: int, repeats: int) -> Figures:
         largest_mb=statistics.median(r.peak_rss[1] for r in sampled) / 1e6,
         request_kb=statistics.median(statistics.mean(r.loop_sizes) for r in timed) / 1000,
         side=f"{per_run:g} a run ({', '.join(side)})" if side else "none",
+        answer_ms=statistics.median(a for r in timed for a in r.answers) * 1000,
     )
 
 
 def session_cost(peer: Peer, rounds: int) -> str:
     """Cost, cache share and KB a request of one `rounds`-round session with the prompt cache simulated."""
-    home = RUNS / re.sub(r"\W+", "-", peer.name.lower()) / "home"
-    run = run_once(peer, home, rounds, cache=True)
+    run = run_once(peer, home_of(peer), rounds, cache=True)
     cost = sum(cost_of(model, _usage(u)).total for model, u in run.usages)
     read = sum(u["cache_read_input_tokens"] for _, u in run.usages)
     total = sum(
@@ -273,6 +301,16 @@ ROWS: list[tuple[str, Callable[[Figures], str], str]] = [
 ]
 
 
+def settings_files(peer: Peer) -> list[str]:
+    """The files `peer` is given in its private HOME, each on one line."""
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        peer.prepare(Setup(home, home, "http://127.0.0.1:PORT"))
+        files = sorted(p for p in home.rglob("*") if p.is_file())
+        shown = [" ".join(p.read_text().split()) for p in files]
+        return [f"  - `$HOME/{p.relative_to(home)}`: `{text}`" for p, text in zip(files, shown, strict=True)]
+
+
 def table(labels: list[str], figures: list[Figures]) -> str:
     lines = ["| | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
     for name, show, _ in ROWS:
@@ -286,7 +324,7 @@ def trace_network(peers: list[Peer]) -> None:
     if strace is None:
         raise SystemExit("--trace-network needs strace")
     for peer in peers:
-        home = RUNS / re.sub(r"\W+", "-", peer.name.lower()) / "home"
+        home = home_of(peer)
         home.mkdir(parents=True, exist_ok=True)
         log = Path(tempfile.mkstemp(prefix="peers-strace-")[1])
         try:
@@ -312,7 +350,13 @@ def in_network_namespace(argv: list[str]) -> None:
         print("network: a namespace of its own, only loopback (nothing can leave 127.0.0.1)")
         return
     unshare, ip = shutil.which("unshare"), shutil.which("ip")
-    if os.geteuid() != 0 or unshare is None or ip is None:
+    works = (
+        os.geteuid() == 0
+        and unshare is not None
+        and ip is not None
+        and subprocess.run([unshare, "--net", "--", ip, "link", "set", "lo", "up"], capture_output=True).returncode == 0
+    )
+    if not works or unshare is None or ip is None:
         print("network: not isolated (needs root, unshare and ip); telemetry is off by each CLI's own settings")
         return
     sys.stdout.flush()
@@ -347,9 +391,12 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load {load:.2f}; {args.rounds} rounds, medians of {args.repeats}")
     labels, figures, commands, measured = [], [], [], {}
+    results = measure(ready, args.rounds, args.repeats)
     for peer in ready:
+        f = results[peer.name]
         try:
-            f = measure(peer, args.rounds, args.repeats)
+            if isinstance(f, RunFailed):
+                raise f
             if peer.wire == "anthropic":
                 f.cost = session_cost(peer, args.session)
         except RunFailed as failed:
@@ -361,16 +408,31 @@ def main() -> int:
         example = Setup(Path("$HOME"), Path("."), "http://127.0.0.1:PORT")
         env = " ".join(f"{k}={v}" for k, v in peer.environment(example).items())
         commands.append(f"- {peer.label}: `{env} {shlex.join(peer.command(peer.binary, example))}`")
+        commands += settings_files(peer)
     print()
     print(table(labels, figures))
     print()
     for name, _, meaning in ROWS:
         print(f"- {name}: {meaning}.")
     print()
-    print(f"{args.session}-round session, Anthropic's prompt cache simulated, at sagent's catalog prices:")
+    print(
+        f"A {args.session}-round session against the fake Anthropic server with its prompt cache simulated (a fresh "
+        "cache): the cost of every request at sagent's catalog prices for the model it names (Sonnet; output "
+        "20 tokens a reply, as the fake reports for all), the share of all input tokens read from the cache, "
+        "and the mean request body:"
+    )
     for label, f in zip(labels, figures, strict=True):
         if f.cost:
             print(f"- {label}: {f.cost}")
+    print()
+    answer = statistics.median(f.answer_ms for f in figures) if figures else 0.0
+    print(
+        "Conditions: each CLI at its defaults but for what the fake needs (its base URL, a fake key, a pinned "
+        "model, approval of the shell tool) and with telemetry and update checks off; sagent's OS sandbox is "
+        "on (its default, bubblewrap), Codex runs in its default read-only sandbox, pi, Claude Code and Gemini "
+        f"CLI have none by default. The fake answered a loop request in a median {answer:.1f} ms. Load average "
+        f"at the end: {os.getloadavg()[0]:.2f}."
+    )
     print()
     print("Commands (each with a private HOME; the fake answers on PORT):")
     print("\n".join(commands))
