@@ -376,6 +376,9 @@ def main() -> int:
     args = parser.parse_args()
     wanted = {n.strip().lower() for n in args.only.split(",")} if args.only else None
     peers = [p for p in PEERS if wanted is None or p.name.lower() in wanted]
+    unknown = (wanted or set()) - {p.name.lower() for p in PEERS}
+    if unknown:
+        parser.error(f"no CLI named {', '.join(sorted(unknown))}; the names: {', '.join(p.name for p in PEERS)}")
     ready: list[Peer] = []
     for peer in peers:
         why = install(peer)
