@@ -42,7 +42,7 @@ class RequestGate:
         self.agent = agent
         self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
         # The last request's system prompt and tools, and the same scrubbed.
-        self._plain: tuple[str | None, object, str, tuple[ToolSpec, ...]] = (None, None, "", ())
+        self._plain: tuple[str | None, tuple[ToolSpec, ...] | None, str, tuple[ToolSpec, ...]] = (None, None, "", ())
         # The manifests' prompt hashes, at the cost of what a request adds: one for the agent's own requests,
         # one for its asides (a summary, a tool's question), so neither starts the other's from scratch.
         self._hashers = {True: PromptHasher(), False: PromptHasher()}
@@ -57,8 +57,10 @@ class RequestGate:
             clean[id(message)] = message
             messages.append(message)
         self._clean = clean
-        if self._plain[0] is not request.system or self._plain[1] is not request.tools:
-            # The system prompt and the tools are the same objects from round to round: walked once.
+        if request.system != self._plain[0] or request.tools != self._plain[1]:
+            # The system prompt and the tools rarely change from round to round: walked once, and the request
+            # carries the very objects of the last one, so what is derived from them downstream (their hash,
+            # their encoding) is derived once too, not each round.
             self._plain = (request.system, request.tools, scrub_deep(request.system), scrub_deep(request.tools))
         system, tools = self._plain[2], self._plain[3]
         same = all(a is b for a, b in zip(messages, request.messages, strict=True))
