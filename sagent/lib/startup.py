@@ -44,6 +44,11 @@ def pause() -> None:
     codecache.install()
 
 
+def paused() -> bool:
+    """Whether the `sagent` command's start-up is under way (`pause` was called and is not over)."""
+    return _paused
+
+
 def expect(part: str) -> None:
     """Keep the collector paused until `done(part)` too (nothing when it is not paused)."""
     with _lock:
