@@ -50,19 +50,19 @@ deferred 330 ms and 1,341 modules; `import openai` 350 ms, deferred 160 ms.
 
 from __future__ import annotations
 
-import ast
-import dis
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import os
 import sys
 import threading
 import time
 import types
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import ast
+    import importlib.abc
 
 IDLE = 0.05  # seconds the main thread must have waited on its event loop before the rest is loaded
 
@@ -125,6 +125,8 @@ def finish_in_background() -> None:
 def plan(package: str, source: bytes, filename: str, folders: Sequence[str]) -> _Plan | None:
     """The plan for the `__init__` of `package` (its `source`, from `filename`, its submodules in
     `folders`), or None when nothing in it can wait (the package is then imported as usual)."""
+    import ast  # here, in the thread importing the SDK: not on the command's own path
+
     tree = ast.parse(source, filename)
     body = tree.body
     literal_all = _literal_all(tree)
@@ -177,6 +179,8 @@ def plan(package: str, source: bytes, filename: str, folders: Sequence[str]) -> 
 
 def _bound(stmt: ast.stmt) -> set[str]:
     """The names a statement binds in its module (anywhere in it: under an `if`, a `try`, a loop)."""
+    import ast
+
     names: set[str] = set()
     for node in ast.walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -192,6 +196,8 @@ def _bound(stmt: ast.stmt) -> set[str]:
 
 
 def _literal_all(tree: ast.Module) -> list[str] | None:
+    import ast
+
     for stmt in tree.body:
         if (
             isinstance(stmt, ast.Assign)
@@ -218,6 +224,8 @@ def _star_names(folders: Sequence[str], stmt: ast.ImportFrom) -> frozenset[str] 
     """The names `from .module import *` binds, when they are known without running it: its literal
     `__all__`, or the public names bound by a module (or a package whose submodules are all private) made
     of imports, assignments and definitions; None otherwise."""
+    import ast
+
     if stmt.level != 1 or not stmt.module or len(folders) != 1:
         return None
     base = os.path.join(folders[0], *stmt.module.split("."))
@@ -258,7 +266,7 @@ class _Deferred(types.ModuleType):
             _run(self, plan, n)
         elif name.startswith("__") and name.endswith("__") and name != "__all__":
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        elif importlib.util.find_spec(f"{self.__name__}.{name}") is not None:
+        elif importlib.machinery.PathFinder.find_spec(f"{self.__name__}.{name}", self.__path__) is not None:
             return importlib.import_module(f"{self.__name__}.{name}")
         else:
             _complete(self)
@@ -285,8 +293,9 @@ def _complete(module: types.ModuleType) -> None:
     for n in range(len(plan.waiting)):
         _run(module, plan, n)
     spec = module.__spec__
-    if spec is not None and isinstance(spec.loader, _Loader):
-        spec.loader = module.__loader__ = spec.loader.loader
+    loader: Any = spec.loader if spec is not None else None
+    if spec is not None and isinstance(loader, _Loader):
+        spec.loader = module.__loader__ = loader.loader
     module.__class__ = types.ModuleType
     module.__dict__.pop(_PLAN, None)
     with _lock:
@@ -332,7 +341,7 @@ def _step() -> bool:
     return False
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
     """The package's own loader, which runs only the statements of its `__init__` that do not wait."""
 
     def __init__(self, loader: importlib.machinery.SourceFileLoader, plan: _Plan) -> None:
@@ -353,7 +362,7 @@ class _Loader(importlib.abc.Loader):
         exec(self.plan.eager, module.__dict__)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
     """Finds a package of a deferred SDK as the other finders do, and gives it `_Loader` when its
     `__init__` has statements that can wait."""
 
@@ -378,7 +387,7 @@ class _Finder(importlib.abc.MetaPathFinder):
         except Exception:
             return spec
         if made is not None:
-            spec.loader = _Loader(loader, made)
+            spec.loader = cast("importlib.abc.Loader", _Loader(loader, made))
         return spec
 
 
@@ -388,6 +397,8 @@ def _under(name: str, roots: Sequence[str]) -> bool:
 
 def _guarded() -> bool:
     """Whether code of a deferred SDK on the stack is importing inside a `try` (or a `with`)."""
+    import dis
+
     parse = getattr(dis, "_parse_exception_table", None)
     frame: types.FrameType | None = sys._getframe(2)
     while frame is not None:
