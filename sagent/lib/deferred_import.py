@@ -44,8 +44,10 @@ runs what is still waiting, one statement at a time, and only while the main thr
 event loop's selector for `IDLE` seconds, that is while the model thinks: against a fake server that answers
 in a millisecond the rest may never load, and nothing asks for it.
 
-Measured (docs/architecture.md, "Start-up"): with bytecode, `import anthropic` 680 ms and 3,283 modules,
-deferred 330 ms and 1,341 modules; `import openai` 350 ms, deferred 160 ms.
+Measured with bytecode (docs/architecture.md, "Start-up", medians): `import anthropic` 700 ms and 3,283
+modules, deferred 400 ms and 1,302; `import openai` 330 ms and 838 modules, deferred 160 ms and 403; the
+first request of `sagent -p` 718 ms before, 462 ms now (anthropic), 359 and 242 ms (openai). In
+google-genai nothing can wait: its `__init__` imports its client, which imports the rest.
 """
 
 from __future__ import annotations
