@@ -109,7 +109,9 @@ def pending(root: str) -> list[str]:
 def finish(root: str) -> None:
     """Run every statement still waiting in the packages of `root`, in this thread."""
     while names := pending(root):
-        _complete(_pending[names[0]])
+        module = _pending.get(names[0])
+        if module is not None:  # unless another thread completed it meanwhile
+            _complete(module)
 
 
 def finish_in_background() -> None:
@@ -124,9 +126,9 @@ def finish_in_background() -> None:
 # -------------------------------------------------------------------------------------------- the plan
 
 
-def plan(package: str, source: bytes, filename: str, folders: Sequence[str]) -> _Plan | None:
-    """The plan for the `__init__` of `package` (its `source`, from `filename`, its submodules in
-    `folders`), or None when nothing in it can wait (the package is then imported as usual)."""
+def plan(source: bytes, filename: str, folders: Sequence[str]) -> _Plan | None:
+    """The plan for a package's `__init__` (its `source`, from `filename`, its submodules in `folders`),
+    or None when nothing in it can wait (the package is then imported as usual)."""
     import ast  # here, in the thread importing the SDK: not on the command's own path
 
     tree = ast.parse(source, filename)
@@ -385,7 +387,7 @@ class _Finder:
         if not isinstance(loader, importlib.machinery.SourceFileLoader):
             return spec
         try:
-            made = plan(fullname, loader.get_data(spec.origin), spec.origin, spec.submodule_search_locations)
+            made = plan(loader.get_data(spec.origin), spec.origin, spec.submodule_search_locations)
         except Exception:
             return spec
         if made is not None:
