@@ -34,8 +34,10 @@ Only what would behave the same is deferred:
 - an import that code of the SDK makes inside a `try` (or a `with`), at any depth of the stack, is
   imported as usual: the SDK may act on its failure (an optional dependency such as `aiohttp`), which
   waiting would move elsewhere;
-- a statement that fails when it runs later raises its error where its name is asked for, as the import
-  would have raised it.
+- a waiting statement that fails (a broken install) raises its error each time one of its names is asked
+  for, and in `finish`, instead of in the package's import: the SDK's import succeeds where it would have
+  failed, and the names that need the broken part fail as its import would have (the background thread
+  leaves such a package as it is).
 Statements run under Python's import locks (they are imports); two threads asking for the same name run
 the same imports, which Python serialises, and bind the same objects.
 

@@ -96,6 +96,9 @@ FILES = {
     "used.py": "class Used: pass\n",
     "broken/__init__.py": "from .part import X\n",
     "broken/part.py": "import no_such_module_anywhere\nX = 1\n",
+    "lenient/__init__.py": "from .part import Z as Z\nfrom .fine import W as W\n",
+    "lenient/part.py": "import no_such_module_anywhere\nZ = 1\n",
+    "lenient/fine.py": "W = 2\n",
     "starred/__init__.py": "from .mixed import *\n",
     "starred/mixed.py": "import os\nif os.sep:\n    Y = 1\n",
     "hooked/__init__.py": "from .thing import Thing\ndef __getattr__(name):\n    raise AttributeError(name)\n",
@@ -141,6 +144,15 @@ def test_what_the_module_reads_runs_on_import_and_a_guarded_import_fails_where_i
     assert top.USED_NAME == "Used"  # read by the next statement: imported at once
     # Imported inside a try: a package that waited would have hidden the failure the package acts on.
     assert top.BROKEN is True and f"{package}.broken" not in sys.modules
+
+
+def test_a_waiting_import_that_fails_raises_where_its_name_is_asked_for(package: str) -> None:
+    lenient = __import__(f"{package}.lenient", fromlist=["W"])  # a plain import would have failed here
+    assert lenient.W == 2
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_anywhere"):
+        _ = lenient.Z
+    with pytest.raises(ModuleNotFoundError):  # again, as often as it is asked for
+        deferred_import.finish(package)
 
 
 def test_a_star_import_of_unknown_names_and_a_module_getattr_import_as_usual(package: str) -> None:
