@@ -1,15 +1,17 @@
-"""sagent's own modules, compiled once and kept in the user's cache where Python keeps no bytecode.
+"""The modules the `sagent` command runs, compiled once and kept in the user's cache where Python keeps no
+bytecode.
 
 With PYTHONDONTWRITEBYTECODE set (as many containers and this project's own environment set it), Python
-reads a module's `.pyc` from `__pycache__` but never writes one. An installer compiles the packages it
-installs (`pip`, `uv` with `compile-bytecode`), but nothing compiles a checkout installed in editable mode,
-so every `sagent` process compiled its own 250 modules from source: 40 to 200 ms of the time to the first
-request, measured in docs/architecture.md ("Start-up").
+reads a module's `.pyc` from `__pycache__` but never writes one. Unless the installer compiled them
+(`pip` does; `uv` only with `--compile-bytecode`), every `sagent` process compiled the SDKs from source
+(the first request took 1.3 s instead of 0.5 s), and nothing compiles a checkout installed in editable
+mode, so its own 250 modules were compiled every time too: measured in docs/architecture.md ("Start-up").
 
 So while the `sagent` command starts (`install`, from `sagent.lib.startup.pause`, and only when
-`sys.dont_write_bytecode` is set), the modules of the `sagent` package load through a loader that looks for
-their bytecode where Python would (`__pycache__`), then in `$XDG_CACHE_HOME/sagent/bytecode/`, and compiles
-the source only when neither is current (the source's modification time and size, as a `.pyc` records them).
+`sys.dont_write_bytecode` is set), the modules it imports from source files load through a loader that
+looks for their bytecode where Python would (`__pycache__`), then in `$XDG_CACHE_HOME/sagent/bytecode/`,
+and compiles the source only when neither is current (the source's modification time and size, as a `.pyc`
+records them). The first run pays what every run paid before; the next ones do not.
 What a run compiled is written there as the process exits (`atexit`, which the command's quick exit runs
 too), so no write competes with a request, and not at all by a run that leaves no file behind
 (`--ephemeral`: `codecache.save_nothing`). The user's wish
@@ -132,13 +134,11 @@ class _Loader(importlib.machinery.SourceFileLoader):
 
 
 class _Finder:
-    """Finds `sagent`'s modules as the path finder does, and gives their source files `_Loader`."""
+    """Finds modules as the path finder does, and gives those loaded from source files `_Loader`."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "sagent" and not fullname.startswith("sagent."):
-            return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader and spec.origin:
             spec.loader = _Loader(fullname, spec.origin)

@@ -19,7 +19,7 @@ PROBE = """
     compiled = []
     real_compile = builtins.compile
     def counting(source, filename, *args, **kwargs):
-        if isinstance(filename, str) and "/sagent/" in filename:
+        if isinstance(filename, str) and ("/sagent/" in filename or "/libraries/" in filename):
             compiled.append(filename)
         return real_compile(source, filename, *args, **kwargs)
     builtins.compile = counting
@@ -29,16 +29,19 @@ PROBE = """
     if sys.argv[1] == "ephemeral":
         codecache.save_nothing()
     import sagent.agent.compaction, sagent.tools.search
+    if len(sys.argv) > 2:  # a library the command imports, from a folder without bytecode beside it
+        sys.path.insert(0, sys.argv[2])
+        import probe_library.part
     startup.done("main")
     print(json.dumps(compiled))
 """
 
 
-def probe(cache: Path, mode: str = "run") -> list[str]:
+def probe(cache: Path, mode: str = "run", libraries: Path | None = None) -> list[str]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "XDG_CACHE_HOME": str(cache)}
     env.pop("PYTHONPYCACHEPREFIX", None)
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(PROBE), mode],
+        [sys.executable, "-c", textwrap.dedent(PROBE), mode, *([str(libraries)] if libraries else [])],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -75,3 +78,15 @@ def test_a_file_others_may_write_is_compiled_again_and_an_ephemeral_run_keeps_no
     for path in kept(tmp_path / "cache"):
         path.chmod(0o666)
     assert str(ROOT / "sagent" / "agent" / "compaction.py") in probe(tmp_path / "cache")
+
+
+def test_the_libraries_the_command_imports_are_kept_too(tmp_path: Path) -> None:
+    libraries = tmp_path / "libraries"
+    (libraries / "probe_library").mkdir(parents=True)
+    (libraries / "probe_library" / "__init__.py").write_text("VALUE = 1\n")
+    (libraries / "probe_library" / "part.py").write_text("def twice(x):\n    return 2 * x\n")
+    cache = tmp_path / "cache"
+    first = [name for name in probe(cache, libraries=libraries) if "/libraries/" in name]
+    assert sorted(Path(name).name for name in first) == ["__init__.py", "part.py"]
+    assert [name for name in probe(cache, libraries=libraries) if "/libraries/" in name] == []
+    assert not list(libraries.rglob("*.pyc"))  # nothing beside the sources
