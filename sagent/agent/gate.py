@@ -29,7 +29,7 @@ from sagent.agent.pricing import require_price_in_tree
 from sagent.agent.tokens import estimate_request
 from sagent.encoding import scrub_deep
 from sagent.events import ModelEvent, ResponseComplete, Retrying, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.evidence.manifest import manifest_record
+from sagent.evidence.manifest import PromptHasher, manifest_record
 from sagent.providers.base import ContextTooLongError, Model, ProviderConnectionError, stream_with_retry
 from sagent.providers.catalog import request_cost
 from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, ToolSpec, Usage
@@ -44,7 +44,11 @@ class RequestGate:
         # The last request's messages as given and as scrubbed (the same object where there was nothing to replace).
         self._given: tuple[Message, ...] = ()
         self._clean: list[Message] = []
-        self._tools: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] = ((), ())  # the last tools, scrubbed
+        # The last request's system prompt and tools, and the same scrubbed.
+        self._plain: tuple[str | None, tuple[ToolSpec, ...] | None, str, tuple[ToolSpec, ...]] = (None, None, "", ())
+        # The manifests' prompt hashes, at the cost of what a request adds: one for the agent's own requests,
+        # one for its asides (a summary, a tool's question), so neither starts the other's from scratch.
+        self._hashers = {True: PromptHasher(), False: PromptHasher()}
 
     def _scrubbed(self, request: ModelRequest) -> ModelRequest:
         """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
@@ -61,13 +65,12 @@ class RequestGate:
                 hit = known.get(id(message))
                 messages.append(hit[1] if hit is not None and hit[0] is message else scrub_deep(message))
         self._given, self._clean = given, messages
-        held, tools = self._tools
-        if held != request.tools:  # equal tools (rebuilt each round, the same text): walked once
-            tools = scrub_deep(request.tools)
-            self._tools = (request.tools, tools)
-        elif tools is held:  # they held no lone surrogate: this request's own are as good
-            tools = request.tools
-        system = scrub_deep(request.system)
+        if request.system != self._plain[0] or request.tools != self._plain[1]:
+            # The system prompt and the tools rarely change from round to round: walked once, and the request
+            # carries the very objects of the last one, so what is derived from them downstream (their hash,
+            # their encoding) is derived once too, not each round.
+            self._plain = (request.system, request.tools, scrub_deep(request.system), scrub_deep(request.tools))
+        system, tools = self._plain[2], self._plain[3]
         same = all(map(operator.is_, messages, request.messages))
         if same and system is request.system and tools is request.tools:
             return request
@@ -122,7 +125,9 @@ class RequestGate:
             if refused is not None:
                 raise BudgetExceededError(refused, provider=model.provider)
         # What is asked, logged before it is sent (the run manifest).
-        self.agent.session.append(manifest_record(model.provider, model.name, request, own=own))
+        self.agent.session.append(
+            manifest_record(model.provider, model.name, request, own=own, hasher=self._hashers[own])
+        )
         cost.reserve(held)
         streamed = 0  # characters of the response so far, for a response cut off by a stop
         complete = False

@@ -71,6 +71,11 @@ def save_nothing() -> None:
     _saving = False
 
 
+def saving() -> bool:
+    """Whether this process may leave cache files behind (not after `save_nothing`)."""
+    return _saving
+
+
 def remove() -> None:
     """Give `dataclasses` the builtin `exec` back, and save the cache when this run compiled new methods."""
     global _installed, _new

@@ -13,7 +13,9 @@ and the collector runs again, only over what the run creates from then on, which
 short while the agent works.
 
 While it is paused, `dataclasses` also compiles the methods it generates through the cache of
-`sagent.lib.codecache`, which saves what it compiled when the start-up is done.
+`sagent.lib.codecache`, and, where Python writes no bytecode, sagent's own modules load through the cache of
+`sagent.lib.bytecode`; the first saves what it compiled when the start-up is done, the second as the
+process exits.
 
 Only the command does this (`sagent.cli.main.entry`): a library user's process, or a test calling `main`,
 keeps its collector as it is. Every call here is harmless when nothing was paused.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from sagent.lib import codecache
+from sagent.lib import bytecode, codecache
 
 _lock = threading.Lock()
 _waiting: set[str] = set()
@@ -42,6 +44,12 @@ def pause() -> None:
         _paused = True
         _waiting.add("main")
     codecache.install()
+    bytecode.install()
+
+
+def paused() -> bool:
+    """Whether the `sagent` command's start-up is under way (`pause` was called and is not over)."""
+    return _paused
 
 
 def expect(part: str) -> None:

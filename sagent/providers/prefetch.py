@@ -24,7 +24,7 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from sagent.lib import startup
+from sagent.lib import deferred_import, startup
 
 if TYPE_CHECKING:
     import ssl
@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 # What a first request imports after the SDK: the HTTP stack's transport (loaded when a client is built)
 # and its async backend, which the SDKs share.
 _TRANSPORT = ("httpcore2", "anyio._backends._asyncio", "anyio._core._sockets", "anyio.streams.stapled")
+
+# SDKs whose import, in the `sagent` command, leaves what a first request does not need for later
+# (`sagent.lib.deferred_import`); tests/providers/test_deferred_import.py checks each, name by name,
+# against its plain import.
+DEFERRED = ("anthropic", "openai", "google.genai")
 
 _started: dict[str, threading.Thread] = {}
 
@@ -55,6 +60,8 @@ def start(provider: str, base_url: str | None = None) -> threading.Thread | None
     if sdk in _started:  # started already (from the command line's first look at its flags)
         return _started[sdk]
     startup.expect("sdk")  # the collector stays paused until the import is over
+    if sdk in DEFERRED and startup.paused():  # the command only: a library user's imports stay as they are
+        deferred_import.defer(sdk)
     thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
     thread.start()
     _started[sdk] = thread

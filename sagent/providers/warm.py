@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
+from sagent.lib import deferred_import
+
 _C = TypeVar("_C")
 
 
@@ -27,7 +29,15 @@ class SdkClient(Generic[_C]):
         self._client: _C | None = None
 
     def get(self) -> _C:
-        """The client, built now if nobody built it yet; the builder's error (a missing key) is raised here."""
+        """The client, built now if nobody built it yet; the builder's error (a missing key) is raised here.
+
+        A caller asks for it to make a request: from then on, the parts of the SDK that the start-up left
+        for later (`sagent.lib.deferred_import`) are loaded in the background."""
+        client = self._get()
+        deferred_import.finish_in_background()
+        return client
+
+    def _get(self) -> _C:
         with self._lock:
             if self._client is None:
                 self._client = self._build()
@@ -40,7 +50,7 @@ class SdkClient(Generic[_C]):
 
         def work() -> None:
             with contextlib.suppress(Exception):
-                client = self.get()
+                client = self._get()
                 if then is not None:
                     then(client)
             for name in modules:

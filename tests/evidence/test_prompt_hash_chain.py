@@ -1,14 +1,14 @@
-"""The prompt hash is taken message by message, the state after a conversation's earlier messages kept for
-its next request: each hash must still equal the hash of the whole request encoded at once, whatever
-happens to the history between requests (it grows, is compacted or rewound, a result is cleared, two
-conversations take turns, a lone surrogate forces the ASCII form)."""
+"""An agent's prompt hashes are taken message by message, the state after its earlier messages kept for the
+next request: each hash must still equal the hash of the whole request encoded at once, whatever happens to
+the history between requests (it grows, is compacted or rewound, a result is cleared, two conversations
+take turns, the system prompt changes, a lone surrogate forces the ASCII form)."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
 
-from sagent.evidence.manifest import NOT_SENT, _unnumbered, prompt_hashes
+from sagent.evidence.manifest import NOT_SENT, PromptHasher, _unnumbered
 from sagent.lib.json import canonical_json
 from sagent.types import (
     AssistantMessage,
@@ -44,6 +44,14 @@ def rounds(count: int, tag: str = "") -> list[Message]:
 
 def request(history: list[Message], system: str = "Be brief.") -> ModelRequest:
     return ModelRequest(system, tuple(history), TOOLS)
+
+
+_hasher = PromptHasher()
+
+
+def prompt_hashes(request: ModelRequest) -> tuple[str, str]:
+    """The hashes as an agent's manifests take them: one hasher, request after request."""
+    return _hasher.hashes(request)
 
 
 def test_each_request_of_a_growing_session_hashes_as_the_whole() -> None:
