@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import operator
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -40,7 +41,9 @@ if TYPE_CHECKING:
 class RequestGate:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
-        self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
+        # The last request's messages as given and as scrubbed (the same object where there was nothing to replace).
+        self._given: tuple[Message, ...] = ()
+        self._clean: list[Message] = []
         # The last request's system prompt and tools, and the same scrubbed.
         self._plain: tuple[str | None, tuple[ToolSpec, ...] | None, str, tuple[ToolSpec, ...]] = (None, None, "", ())
         # The manifests' prompt hashes, at the cost of what a request adds: one for the agent's own requests,
@@ -49,21 +52,26 @@ class RequestGate:
 
     def _scrubbed(self, request: ModelRequest) -> ModelRequest:
         """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
-        did not already carry: the history grows by a few messages a round, so a round costs little."""
-        known, clean, messages = self._clean, {}, []
-        for message in request.messages:
-            if known.get(id(message)) is not message:
-                message = scrub_deep(message)
-            clean[id(message)] = message
-            messages.append(message)
-        self._clean = clean
+        did not already carry: the history grows by a few messages a round, so a round costs little. A
+        message scrubbed once gives the same scrubbed object in every later request, so what the providers
+        keep by message (their converted history) holds for it too."""
+        given, count = request.messages, len(self._given)
+        if len(given) >= count and all(map(operator.is_, given, self._given)):
+            messages = self._clean + [scrub_deep(m) for m in given[count:]]
+        else:
+            known = {id(m): (m, c) for m, c in zip(self._given, self._clean, strict=True)}
+            messages = []
+            for message in given:
+                hit = known.get(id(message))
+                messages.append(hit[1] if hit is not None and hit[0] is message else scrub_deep(message))
+        self._given, self._clean = given, messages
         if request.system != self._plain[0] or request.tools != self._plain[1]:
             # The system prompt and the tools rarely change from round to round: walked once, and the request
             # carries the very objects of the last one, so what is derived from them downstream (their hash,
             # their encoding) is derived once too, not each round.
             self._plain = (request.system, request.tools, scrub_deep(request.system), scrub_deep(request.tools))
         system, tools = self._plain[2], self._plain[3]
-        same = all(a is b for a, b in zip(messages, request.messages, strict=True))
+        same = all(map(operator.is_, messages, request.messages))
         if same and system is request.system and tools is request.tools:
             return request
         return replace(request, system=system, tools=tools, messages=tuple(messages))

@@ -10,6 +10,7 @@ reuse the request's beginning across that move: a window trades cache reuse for 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from sagent.types import Message, PeerMessage, TextPart, ToolResult, UserMessage
@@ -32,13 +33,20 @@ def windowed(history: Sequence[Message], turns: int | None) -> tuple[Message, ..
         return tuple(history)
     left_out = sum(1 for s in starts if s < cut)
     first = history[cut]
+    if isinstance(first, UserMessage):
+        first = _noted(first, left_out)
+    return (first, *history[cut + 1 :])
+
+
+@functools.lru_cache(maxsize=32)
+def _noted(first: UserMessage, left_out: int) -> UserMessage:
+    """`first` with the note on what the window leaves out: the same object from request to request while
+    the window holds still, so what a provider converted of the request before still holds for it."""
     note = TextPart(
         f"[{left_out} earlier turn{'s' if left_out != 1 else ''} of this session are not shown (a history window "
         "of the last turns is on); they are kept in the session log, and the Recall tool searches them]\n\n"
     )
-    if isinstance(first, UserMessage):
-        first = UserMessage((note, *first.content), typed=first.typed)
-    return (first, *history[cut + 1 :])
+    return UserMessage((note, *first.content), typed=first.typed)
 
 
 def _safe_cut(history: Sequence[Message], starts: list[int], index: int) -> int:

@@ -14,15 +14,15 @@ this model keeps the client-side tool from then on.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta, ToolCallDelta
 from sagent.providers import prefetch
+from sagent.providers.anthropic_history import CACHE, PROVIDER, HistoryCache, convert_history
+from sagent.providers.anthropic_history import tool_id as tool_id  # an Anthropic id for any call id, named here too
 from sagent.providers.base import (
     AuthenticationError,
     Model,
@@ -38,31 +38,24 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.message_cache import ENCODER
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
-    ImagePart,
-    Message,
     ModelRequest,
-    PeerMessage,
     ServerAdvisor,
     ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
     ToolCall,
-    ToolResult,
     Usage,
-    UserMessage,
 )
 
-PROVIDER = "anthropic"
-CACHE = {"type": "ephemeral"}
 ADVISOR_TOOL = "advisor_20260301"
 ADVISOR_BETA = "advisor-tool-2026-03-01"
 ADVISOR_MIN_TOKENS = 1024  # the smallest `max_tokens` the advisor tool takes
-_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "stop_sequence": "end_turn",
@@ -71,13 +64,6 @@ _STOP: dict[str, StopReason] = {
     "refusal": "refusal",
     "pause_turn": "end_turn",
 }
-
-
-def tool_id(call_id: str) -> str:
-    """An id Anthropic accepts; ids from other providers are mapped the same way every time."""
-    if _VALID_ID.match(call_id):
-        return call_id
-    return "toolu_" + hashlib.sha256(call_id.encode()).hexdigest()[:24]
 
 
 LONG_CONTEXT_BETA = "context-1m-2025-08-07"
@@ -126,6 +112,7 @@ class AnthropicModel(Model):
         self._timeout = timeout
         self._idle_timeout = idle_timeout
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history = HistoryCache()
         self.advisor_refused: str | None = None
         """Why the endpoint refused the server-side advisor (the client-side tool is used since), or None."""
 
@@ -175,9 +162,12 @@ class AnthropicModel(Model):
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """The Messages API request body for a provider-neutral request."""
+        server_tools = self.server_advisor(request) is not None
+        return self._params(request, convert_history(request.messages, server_tools=server_tools))
+
+    def _params(self, request: ModelRequest, messages: object) -> dict[str, Any]:
         max_tokens = request.max_tokens or self._max_tokens or 16_000
         advisor = self.server_advisor(request)
-        messages = convert_history(request.messages, server_tools=advisor is not None)
         params: dict[str, Any] = {"model": self._api_model, "messages": messages}
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
@@ -212,8 +202,19 @@ class AnthropicModel(Model):
         params["max_tokens"] = max_tokens
         return params
 
-    def _body(self, request: ModelRequest) -> dict[str, Any]:
-        return {**self.build_params(request), "stream": True}
+    def _body(self, request: ModelRequest) -> bytes:
+        """The request body as sent: `{**build_params(request), "stream": True}` encoded as JSON, the
+        conversation's part of it encoded a message at a time over the session (see `HistoryCache`)."""
+        server_tools = self.server_advisor(request) is not None
+        params = self._params(request, _MESSAGES)
+        items = []
+        for key, value in {**params, "stream": True}.items():
+            if value is _MESSAGES:
+                text = self._history.json(request.messages, server_tools=server_tools)
+            else:
+                text = ENCODER.encode(value)
+            items.append(f"{ENCODER.encode(key)}:{text}")
+        return ("{" + ",".join(items) + "}").encode("utf-8")
 
     def _betas(self, advisor: bool) -> tuple[str, ...]:
         """The beta features a request asks for: the advisor tool, the 1M-token context (`+1m`)."""
@@ -243,11 +244,11 @@ class AnthropicModel(Model):
             raise map_error(error, endpoint_of(client, self._base_url), self._idle_timeout) from error
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_MESSAGES = object()  # where the conversation's JSON goes in a body
 
 
-async def _post_stream(client: Any, body: dict[str, Any], betas: tuple[str, ...] = ()) -> Any:
-    """`client.messages.create(**body)` as a stream, with the body sent as the JSON encoded here; with
+async def _post_stream(client: Any, body: bytes, betas: tuple[str, ...] = ()) -> Any:
+    """`client.messages.create(**body)` as a stream, with `body` the JSON encoded here; with
     `betas`, as `client.beta.messages.create` with those beta features.
 
     `messages.create` walks and copies the whole body (the conversation) before encoding it, on every
@@ -260,7 +261,7 @@ async def _post_stream(client: Any, body: dict[str, Any], betas: tuple[str, ...]
 
     return await client.post(
         "/v1/messages",
-        content=_ENCODER.encode(body).encode("utf-8"),
+        content=body,
         cast_to=Message,
         options={"headers": {"anthropic-beta": ",".join(betas)}} if betas else {},
         stream=True,
@@ -421,80 +422,6 @@ def _tool_call(block: dict[str, Any]) -> ToolCall:
     if not isinstance(arguments, dict):
         return ToolCall(block["id"], block["name"], {}, invalid_arguments=raw)
     return ToolCall(block["id"], block["name"], arguments)
-
-
-# ------------------------------------------------------------------------------------------- history
-
-
-def _user_blocks(message: UserMessage | PeerMessage | ToolResult) -> list[dict[str, Any]]:
-    if isinstance(message, PeerMessage):
-        return [{"type": "text", "text": f"[message from {message.sender}]\n{message.text}"}]
-    content = [_content_block(p) for p in message.content]
-    if isinstance(message, ToolResult):
-        return [
-            {
-                "type": "tool_result",
-                "tool_use_id": tool_id(message.call_id),
-                "content": content or [{"type": "text", "text": "(no output)"}],
-                "is_error": message.is_error,
-            }
-        ]
-    return content
-
-
-def _content_block(part: TextPart | ImagePart) -> dict[str, Any]:
-    if isinstance(part, ImagePart):
-        return {
-            "type": "image",
-            "source": {"type": "base64", "media_type": part.media_type, "data": part.data},
-        }
-    return {"type": "text", "text": part.text or " "}
-
-
-def _assistant_blocks(message: AssistantMessage, server_tools: bool) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for part in message.content:
-        if isinstance(part, ServerToolPart):
-            # Anthropic's own blocks go back as they came while the request offers the tool; otherwise
-            # (or from another provider) what the tool said is plain text.
-            if server_tools and part.provider == PROVIDER:
-                blocks.extend(json.loads(part.blocks))
-            elif part.note:
-                blocks.append({"type": "text", "text": part.note})
-        elif isinstance(part, ThinkingPart):
-            if part.provider == PROVIDER and part.redacted:
-                blocks.append({"type": "redacted_thinking", "data": part.signature})
-            elif part.provider == PROVIDER and part.signature:
-                blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
-            elif part.text:  # another provider's reasoning: Anthropic cannot verify it, so it becomes text
-                blocks.append({"type": "text", "text": f"<thinking>{part.text}</thinking>"})
-        elif isinstance(part, TextPart):
-            if part.text:
-                blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ToolCall):
-            blocks.append({"type": "tool_use", "id": tool_id(part.id), "name": part.name, "input": part.arguments})
-    return blocks or [{"type": "text", "text": "(no content)"}]
-
-
-def convert_history(history: tuple[Message, ...], *, server_tools: bool = False) -> list[dict[str, Any]]:
-    """Messages API turns: consecutive user-side messages (tool results, user and peer text) merge into one
-    user turn, as the API requires alternation. The last two user turns get cache breakpoints. With
-    `server_tools` (the request offers the advisor tool), earlier consultations go back as their blocks."""
-    turns: list[dict[str, Any]] = []
-    for message in history:
-        role = "assistant" if isinstance(message, AssistantMessage) else "user"
-        if isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message, server_tools)
-        else:
-            blocks = _user_blocks(message)
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].extend(blocks)
-        else:
-            turns.append({"role": role, "content": list(blocks)})
-    user_turns = [t for t in turns if t["role"] == "user"]
-    for turn in user_turns[-2:]:
-        turn["content"][-1] = {**turn["content"][-1], "cache_control": CACHE}
-    return turns
 
 
 # -------------------------------------------------------------------------------------------- errors

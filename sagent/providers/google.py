@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -31,25 +32,21 @@ from sagent.providers.faults import (
     classify_or_raise,
     idle_limited,
 )
+from sagent.providers.google_history import PROVIDER as PROVIDER  # the provider name, named here too
+from sagent.providers.google_history import HistoryCache, encode_body
+from sagent.providers.google_history import convert_history as convert_history  # the history as Gemini takes it
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
     AssistantMessage,
-    ImagePart,
-    Message,
     ModelRequest,
-    PeerMessage,
-    ServerToolPart,
     StopReason,
     TextPart,
     ThinkingPart,
     ToolCall,
-    ToolResult,
     Usage,
-    UserMessage,
 )
 
-PROVIDER = "google"
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 
@@ -181,7 +178,8 @@ class GoogleModel(Model):
             # google-genai sends its request timeout to the server as the whole request's deadline and
             # uses it for every read, so the idle limit is kept here, between chunks, instead.
             async with asyncio.timeout(self._idle_timeout):
-                chunks = await client.aio._api_client.async_request_streamed("post", _path(self._name), body)
+                data = encode_body(body, self._history.json(body["contents"]))
+                chunks = await _request_streamed(client.aio._api_client, _path(self._name), data)
             async for event in _Assembler(self._name).feed(idle_limited(_json(chunks), self._idle_timeout)):
                 yield event
         except ProviderError:
@@ -197,6 +195,26 @@ class GoogleModel(Model):
                     provider=PROVIDER,
                 ) from error
             raise map_error(error, endpoint, self._idle_timeout) from error
+
+
+async def _request_streamed(api: Any, path: str, data: bytes) -> Any:
+    """`api.async_request_streamed("post", path, body)` with the body given as the JSON bytes google-genai
+    would make of it (`data`): the client encoded the whole conversation again for every request. The
+    chunks come as there: one `HttpResponse` each, an error chunk raised as its `APIError`."""
+    from google.genai import errors
+    from google.genai.types import HttpResponse
+
+    request = dataclasses.replace(api._build_request("post", path, {}), data=data)
+    response = await api._async_request(http_request=request, stream=True)
+
+    async def chunks() -> AsyncIterator[Any]:  # `response` by that name: `_Held` finds it there
+        async for chunk in response:
+            dump = json.dumps(chunk)
+            if dump.startswith('{"error":'):
+                await errors.APIError.raise_error_async(chunk.get("error", {}).get("code"), chunk, response)
+            yield HttpResponse(headers=response.headers, body=dump)
+
+    return chunks()
 
 
 class _Held:
@@ -421,109 +439,3 @@ def _retry_after(error: Any) -> float | None:
 
 
 # ------------------------------------------------------------------------------------------- history
-
-
-# Parts are built in the JSON the SDK would send for them (as `google.genai` encodes bytes: URL-safe base64).
-
-
-def _wire_bytes(standard_base64: str) -> str:
-    return base64.urlsafe_b64encode(base64.b64decode(standard_base64)).decode("ascii")
-
-
-def _parts_of_user(message: UserMessage | PeerMessage | ToolResult) -> list[dict[str, Any]]:
-    if isinstance(message, PeerMessage):
-        return [{"text": f"[message from {message.sender}]\n{message.text}"}]
-    images: list[dict[str, Any]] = [
-        {"inlineData": {"mime_type": p.media_type, "data": _wire_bytes(p.data)}}
-        for p in message.content
-        if isinstance(p, ImagePart)
-    ]
-    if isinstance(message, ToolResult):
-        key = "error" if message.is_error else "output"
-        response = {"id": message.call_id, "name": message.name, "response": {key: message.text or "(no output)"}}
-        return [{"functionResponse": response}, *images]
-    texts: list[dict[str, Any]] = [{"text": p.text} for p in message.content if isinstance(p, TextPart)]
-    return texts + images
-
-
-def _signed(part: dict[str, Any], signature: str | None) -> dict[str, Any]:
-    if signature is not None:
-        part["thoughtSignature"] = signature
-    return part
-
-
-def _parts_of_assistant(message: AssistantMessage) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    pending: str | None = None  # a signature waiting for the part it belongs to
-    for part in message.content:
-        if isinstance(part, ThinkingPart):
-            if part.provider == PROVIDER and not part.text and part.signature:
-                pending = _wire_bytes(part.signature)
-            elif part.provider == PROVIDER:
-                signature = _wire_bytes(part.signature) if part.signature else None
-                out.append(_signed({"text": part.text, "thought": True}, signature))
-            elif part.text:  # another provider's reasoning: Gemini cannot use it, so it becomes text
-                out.append({"text": f"<thinking>{part.text}</thinking>"})
-            continue
-        if isinstance(part, ServerToolPart):  # another provider's server-side tool: what it said, as text
-            if part.note:
-                out.append({"text": part.note})
-            continue
-        if isinstance(part, TextPart):
-            if not part.text:
-                continue
-            new = _signed({"text": part.text}, pending)
-        else:  # a ToolCall: thinking went on above
-            new = _signed({"functionCall": {"id": part.id, "name": part.name, "args": part.arguments}}, pending)
-        out.append(new)
-        pending = None
-    if pending is not None:  # a signature that came last belongs with the last part
-        if out and "thoughtSignature" not in out[-1]:
-            out[-1]["thoughtSignature"] = pending
-        else:
-            out.append({"text": "", "thoughtSignature": pending})
-    return out or [{"text": "(no content)"}]
-
-
-def _parts(message: Message) -> tuple[str, list[dict[str, Any]]]:
-    if isinstance(message, AssistantMessage):
-        return "model", _parts_of_assistant(message)
-    return "user", _parts_of_user(message)
-
-
-class HistoryCache:
-    """Each message's converted parts, kept while the message is in the history: messages are frozen, so a
-    round converts only the ones it added."""
-
-    def __init__(self) -> None:
-        self._parts: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
-
-    def convert(self, history: tuple[Message, ...]) -> list[dict[str, Any]]:
-        """`convert_history(history)`, from the parts converted before where the same message comes again."""
-        kept: dict[int, tuple[Message, tuple[str, list[dict[str, Any]]]]] = {}
-        converted = []
-        for message in history:
-            hit = self._parts.get(id(message))
-            entry = hit if hit is not None and hit[0] is message else (message, _parts(message))
-            kept[id(message)] = entry
-            converted.append(entry[1])
-        self._parts = kept
-        return _contents(converted)
-
-
-def _contents(converted: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
-    contents: list[dict[str, Any]] = []
-    for role, parts in converted:
-        if not parts:
-            continue
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": list(parts)})  # a copy: the cached list stays as it is
-    return contents
-
-
-def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Gemini contents, as the JSON the API takes: consecutive user-side messages (tool results, user and
-    peer text) merge into one user turn, so each turn's function responses answer its calls together."""
-    return _contents([_parts(message) for message in history])

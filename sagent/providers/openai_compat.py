@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -23,6 +24,7 @@ from sagent.providers.faults import (
     classify_or_raise,
     endpoint_of,
 )
+from sagent.providers.message_cache import ENCODER, MessageCache, encode_body
 from sagent.providers.warm import SdkClient
 from sagent.redaction import remember_secret
 from sagent.types import (
@@ -83,6 +85,9 @@ class OpenAICompatModel(Model):
         self.supports_tool_choice = supports_tool_choice
         self._extra_body = extra_body
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history = MessageCache(_Entry.of)
+        self._joined = _Joined()
+        self._sent: list[dict[str, Any]] | None = None  # the last messages `build_params` made
 
     @property
     def provider(self) -> str:
@@ -118,7 +123,8 @@ class OpenAICompatModel(Model):
 
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
-        messages += convert_history(request.messages)
+        messages += self._joined.messages(self._history.each(request.messages))
+        self._sent = messages
         params: dict[str, Any] = {
             "model": self._name,
             "messages": messages,
@@ -153,12 +159,12 @@ class OpenAICompatModel(Model):
         client = self._sdk()
         try:
             try:
-                chunks = await client.chat.completions.create(**as_sent(params))
+                chunks = await _post_chat(client, self._body(params))
             except Exception as error:
                 if "tool_choice" in params and "tool_choice" in str(error) and _status(error) == 400:
                     self.supports_tool_choice = False  # this server refuses it; do not send it again
                     params.pop("tool_choice")
-                    chunks = await client.chat.completions.create(**as_sent(params))
+                    chunks = await _post_chat(client, self._body(params))
                 else:
                     raise
             async for event in self._assemble(chunks):
@@ -167,6 +173,18 @@ class OpenAICompatModel(Model):
             raise
         except Exception as error:
             raise map_openai_error(error, self._provider, endpoint_of(client), self._idle_timeout) from error
+
+    def _body(self, params: dict[str, Any]) -> bytes:
+        """`params` as the SDK's `create` would send them (`as_sent`), encoded here: the conversation's part
+        from each message's JSON encoded once, when `params` carries the messages `build_params` made last
+        and no images were moved after their tool results."""
+        body = as_sent(params)
+        wire = {"model": body["model"], "stream": body["stream"], **body["extra_body"]}
+        sent, text = self._sent, self._joined.text
+        if sent is None or params.get("messages") is not sent or text is None:
+            return ENCODER.encode(wire).encode("utf-8")
+        texts = [ENCODER.encode(sent[0])] if sent and sent[0]["role"] == "system" else []
+        return encode_body(wire, "messages", "[" + ",".join([*texts, *([text] if text else [])]) + "]")
 
     async def _assemble(self, chunks: Any) -> AsyncIterator[ModelEvent]:
         text, thinking = [], []
@@ -218,6 +236,68 @@ def http_client(timeout: Any, base_url: str | None) -> Any:
 
     tls = prefetch.tls_context("openai", base_url)
     return openai.DefaultAsyncHttpxClient(timeout=timeout, verify=tls) if tls is not None else None
+
+
+async def _post_chat(client: Any, body: bytes) -> Any:
+    """`client.chat.completions.create(...)` as a stream, through the SDK's `post` as `create` sends it (the
+    same path, auth, headers, errors and chunk objects), with `body` the JSON encoded by the caller."""
+    from openai import AsyncStream
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    return await client.post(
+        "/chat/completions",
+        content=body,
+        cast_to=ChatCompletion,
+        options={"security": {"bearer_auth": True}, "headers": {"Content-Type": "application/json"}},
+        stream=True,
+        stream_cls=AsyncStream[ChatCompletionChunk],
+    )
+
+
+class _Joined:
+    """The chat messages of the last history and their JSON, extended when the next history only adds
+    messages: a round joins and encodes only what it added. Images of tool results (moved after them as a
+    user message) make it join the whole history again, and leave the JSON to be encoded whole."""
+
+    def __init__(self) -> None:
+        self._entries: list[_Entry] = []
+        self._plain: list[dict[str, Any]] = []
+        self.text: str | None = ""  # the messages' JSON, comma-separated; None when images were moved
+
+    def messages(self, entries: list[_Entry]) -> list[dict[str, Any]]:
+        """`join_messages` of the entries (a list the caller may not change)."""
+        known = self._entries
+        grown = len(entries) >= len(known) and all(map(operator.is_, entries, known))
+        new = entries[len(known) :]
+        if grown and self.text is not None and not any(e.images for e in new):
+            self._plain = self._plain + [e.entry for e in new]
+            self.text = ",".join([self.text, *(e.text for e in new)] if self.text else [e.text for e in new])
+        else:
+            self._plain = join_messages([(e.entry, e.images) for e in entries])
+            clean = not any(e.images for e in entries)
+            self.text = ",".join(e.text for e in entries) if clean else None
+        self._entries = entries
+        return self._plain
+
+
+class _Entry:
+    """One message's chat message, the images of a tool result, and the message's JSON once asked for."""
+
+    __slots__ = ("_text", "entry", "images")
+
+    def __init__(self, entry: dict[str, Any], images: tuple[ImagePart, ...]) -> None:
+        self.entry, self.images = entry, images
+        self._text: str | None = None
+
+    @classmethod
+    def of(cls, message: Message) -> _Entry:
+        return cls(*message_entry(message))
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = ENCODER.encode(self.entry)
+        return self._text
 
 
 def as_sent(params: dict[str, Any]) -> dict[str, Any]:
@@ -301,36 +381,45 @@ def _user_content(parts: tuple[TextPart | ImagePart, ...]) -> str | list[dict[st
 
 
 def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Chat messages for the history."""
+    return join_messages([message_entry(m) for m in history])
+
+
+def message_entry(message: Message) -> tuple[dict[str, Any], tuple[ImagePart, ...]]:
+    """One message's chat message, and the images of a tool result (tool messages carry text only)."""
+    if isinstance(message, AssistantMessage):
+        notes = [p.note for p in message.content if isinstance(p, ServerToolPart) and p.note]
+        text = "\n\n".join([*notes, message.text]) if notes else message.text
+        entry: dict[str, Any] = {"role": "assistant", "content": text}  # "" not null: llama.cpp needs it
+        if message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": call_id(c.id),
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                }
+                for c in message.tool_calls
+            ]
+        return entry, ()
+    if isinstance(message, ToolResult):
+        entry = {"role": "tool", "tool_call_id": call_id(message.call_id), "content": message.text or "(no output)"}
+        return entry, tuple(p for p in message.content if isinstance(p, ImagePart))
+    if isinstance(message, PeerMessage):
+        return {"role": "user", "content": f"[message from {message.sender}]\n{message.text}"}, ()
+    return {"role": "user", "content": _user_content(message.content)}, ()
+
+
+def join_messages(entries: list[tuple[dict[str, Any], tuple[ImagePart, ...]]]) -> list[dict[str, Any]]:
+    """The messages' chat messages in order, the images of a run of tool results following it as one user
+    message."""
     out: list[dict[str, Any]] = []
-    # Tool messages carry text only: the images of a run of tool results follow it as one user message.
     images: list[ImagePart] = []
-    for message in history:
-        if images and not isinstance(message, ToolResult):
+    for entry, found in entries:
+        if images and entry["role"] != "tool":
             out.append({"role": "user", "content": _user_content(tuple(images))})
             images = []
-        if isinstance(message, AssistantMessage):
-            notes = [p.note for p in message.content if isinstance(p, ServerToolPart) and p.note]
-            text = "\n\n".join([*notes, message.text]) if notes else message.text
-            entry: dict[str, Any] = {"role": "assistant", "content": text}  # "" not null: llama.cpp needs it
-            if message.tool_calls:
-                entry["tool_calls"] = [
-                    {
-                        "id": call_id(c.id),
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
-                    }
-                    for c in message.tool_calls
-                ]
-            out.append(entry)
-        elif isinstance(message, ToolResult):
-            out.append(
-                {"role": "tool", "tool_call_id": call_id(message.call_id), "content": message.text or "(no output)"}
-            )
-            images += [p for p in message.content if isinstance(p, ImagePart)]
-        elif isinstance(message, PeerMessage):
-            out.append({"role": "user", "content": f"[message from {message.sender}]\n{message.text}"})
-        else:
-            out.append({"role": "user", "content": _user_content(message.content)})
+        out.append(entry)
+        images += found
     if images:
         out.append({"role": "user", "content": _user_content(tuple(images))})
     return out

@@ -18,6 +18,7 @@ from sagent.events import ModelEvent, ResponseComplete, TextDelta, ThinkingDelta
 from sagent.providers.base import Model, ProviderError, error_for_status
 from sagent.providers.catalog import lookup
 from sagent.providers.faults import DEFAULT_IDLE_TIMEOUT, StreamCutError, endpoint_of
+from sagent.providers.message_cache import ItemCache, encode_body
 from sagent.providers.openai_compat import (
     call_id,
     http_client,
@@ -78,6 +79,7 @@ class OpenAIModel(Model):
         # Reasoning parameters are refused by models that do not reason; unknown models get them only on request.
         self._reasoning = reasoning if reasoning is not None else bool(info and info.thinking)
         self._client: SdkClient[Any] = SdkClient(self._build_client)
+        self._history = ItemCache(message_items)
 
     @property
     def provider(self) -> str:
@@ -120,7 +122,7 @@ class OpenAIModel(Model):
         """The Responses API request body for a provider-neutral request."""
         params: dict[str, Any] = {
             "model": self._name,
-            "input": convert_history(request.messages),
+            "input": self._history.items(request.messages),
             "stream": True,
             "store": False,
         }
@@ -168,7 +170,8 @@ class OpenAIModel(Model):
         SDK's errors mapped; `watch`, when given, sees each of the SDK's raw events first."""
         client = self._sdk()
         try:
-            events = await _post_stream(client, params)
+            body = encode_body(params, "input", self._history.json(params["input"]))
+            events = await _post_stream(client, body)
             try:
                 async for event in _Assembler(self._name).feed(events if watch is None else _watched(events, watch)):
                     yield event
@@ -338,33 +341,33 @@ def _output_text(text: str) -> dict[str, Any]:
 def convert_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     """Responses input items. Images in tool results follow the output as a user message, since a
     `function_call_output` carries text."""
-    items: list[dict[str, Any]] = []
-    for message in history:
-        if isinstance(message, AssistantMessage):
-            items += _assistant_items(message)
-        elif isinstance(message, ToolResult):
-            output = message.text or "(no output)"
-            if message.is_error:
-                output = f"Error: {output}"
-            items.append({"type": "function_call_output", "call_id": call_id(message.call_id), "output": output})
-            images = tuple(p for p in message.content if isinstance(p, ImagePart))
-            if images:
-                items.append({"role": "user", "content": _user_content(images)})
-        elif isinstance(message, PeerMessage):
-            items.append(
-                {
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": f"[message from {message.sender}]\n{message.text}"}],
-                }
-            )
-        else:
-            items.append({"role": "user", "content": _user_content(message.content)})
-    return items
+    return [item for message in history for item in message_items(message)]
 
 
-async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
+def message_items(message: Message) -> list[dict[str, Any]]:
+    """The input items of one message (see `convert_history`)."""
+    if isinstance(message, AssistantMessage):
+        return _assistant_items(message)
+    if isinstance(message, ToolResult):
+        output = message.text or "(no output)"
+        if message.is_error:
+            output = f"Error: {output}"
+        items: list[dict[str, Any]] = [
+            {"type": "function_call_output", "call_id": call_id(message.call_id), "output": output}
+        ]
+        images = tuple(p for p in message.content if isinstance(p, ImagePart))
+        if images:
+            items.append({"role": "user", "content": _user_content(images)})
+        return items
+    if isinstance(message, PeerMessage):
+        text = f"[message from {message.sender}]\n{message.text}"
+        return [{"role": "user", "content": [{"type": "input_text", "text": text}]}]
+    return [{"role": "user", "content": _user_content(message.content)}]
+
+
+async def _post_stream(client: Any, body: bytes) -> Any:
     """`client.responses.create(**params)` as a stream, through the SDK's `post` as `create` sends it (the
-    same path, auth, headers and errors), with the body encoded here and the events left as the JSON
+    same path, auth, headers and errors), with `body` the params' JSON and the events left as the JSON
     objects the API sent (`AsyncStream[object]`). `create` would walk the body against its declarations,
     and build a pydantic model for every event (the response's large schema included): most of a tool
     round's time, for fields sagent reads once."""
@@ -372,7 +375,7 @@ async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
 
     return await client.post(
         "/responses",
-        content=_ENCODER.encode(params).encode("utf-8"),
+        content=body,
         cast_to=object,  # the response is a stream: its events are what is read
         options={"security": {"bearer_auth": True}, "headers": {"Content-Type": "application/json"}},
         stream=True,
@@ -380,7 +383,6 @@ async def _post_stream(client: Any, params: dict[str, Any]) -> Any:
     )
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 END_WAIT = 1.0  # seconds the rest of a stream may take to end once its response is complete
 
 

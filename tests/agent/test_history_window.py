@@ -65,3 +65,16 @@ async def test_recall_finds_the_turns_the_window_left_out(tmp_path: Path) -> Non
     assert "zanzibar" not in str(model.requests[-2].messages[0])  # out of sight...
     result = next(m for m in agent.history if isinstance(m, ToolResult))
     assert "[zanzibar]" in result.text and "no past session" not in result.text  # ...but found in the log
+
+
+def test_the_noted_first_message_is_the_same_object_while_the_window_holds_still() -> None:
+    """Providers keep what they converted by message: a first message rebuilt every round would have the
+    whole windowed history converted again every round."""
+    call = ToolCall("c1", "Read", {"path": "a"})
+    history: list = [_user("one"), AssistantMessage((TextPart("done one"),)), _user("two")]
+    first = windowed(history, 1)[0]
+    history += [AssistantMessage((call,)), ToolResult.of(call, "A")]
+    assert windowed(history, 1)[0] is first and "1 earlier turn" in first.text
+    history += [AssistantMessage((TextPart("done two"),)), _user("three")]
+    moved = windowed(history, 1)[0]
+    assert moved is not first and moved.text.endswith("three") and "2 earlier turns" in moved.text
