@@ -1,11 +1,13 @@
-"""Which MCP tools each request carries, and `McpToolSearch`, which loads the others on demand.
+"""Which on-demand tools each request carries, and `ToolSearch`, which loads the others.
 
-Every tool's schema rides in every request, at the head of the cached prefix. A few MCP tools are offered
-as they are; past `DIRECT_TOOLS` tools or `DIRECT_BYTES` of schemas (three servers of twenty tools are far
-past it) they are not sent: the model finds the few it needs with `McpToolSearch`, which loads them for
-the rest of the session. A tool once offered stays offered, so the tool list only grows, at its end, once
-per change (a server connecting, a tool loaded, a server's tools/list_changed): the cached prefix breaks at
-most once for each.
+Every tool's schema rides in every request, at the head of the cached prefix. So the rarely used built-in
+tools (`sagent.tools.ON_DEMAND`, when the CLI runs its default tool set) are not sent: `ToolSearch` names
+them in one line of its description and loads them, and a call by name runs one and offers it from then
+on. MCP tools are offered as they are while few; past `DIRECT_TOOLS` tools or `DIRECT_BYTES` of schemas
+(three servers of twenty tools are far past it) the model finds them the same way. A tool once offered
+stays offered, so the tool list only grows, at its end, once per change (a server connecting, a tool
+loaded, a server's tools/list_changed): the cached prefix breaks at most once for each. The agent itself
+has every built-in tool all along (sub-agents pick from them, permissions and hooks see them).
 
 `McpHook` applies the list to the agent before each request. In the REPL it never waits for a server: a
 server still starting adds its tools to a later request, and the first request goes out at once. A headless
