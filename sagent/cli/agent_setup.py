@@ -89,7 +89,7 @@ def on_demand(
     """The tools and the hook that offer tools on demand: with the default tool set (no `--tools`), the
     rarely used built-in tools (`sagent.tools.ON_DEMAND`, less those `--offer-tools` names) are loaded by
     ToolSearch or by a call of their name, as the MCP servers' tools are; the agent still has every tool."""
-    from sagent.mcp.search import McpCatalog, McpHook, ToolSearch
+    from sagent.mcp.search import ToolSearch, on_demand
 
     names = {cls.name for cls in ON_DEMAND} - _always_offered(args)
     deferred = [t for t in tools if t.name in names] if getattr(args, "tools", None) is None else []
@@ -101,8 +101,8 @@ def on_demand(
         return mcp.tools, (mcp.hook,)
     if not deferred:
         return (), ()
-    catalog = McpCatalog(deferred=deferred)
-    return (ToolSearch(catalog),), (McpHook(catalog),)
+    made, hook = on_demand(deferred)
+    return (made[-1],), (hook,)
 
 
 def _always_offered(args: argparse.Namespace) -> set[str]:

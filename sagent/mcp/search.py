@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,7 @@ from sagent.events import Event, MessageAdded, SessionStarted
 from sagent.mcp.client import McpServers
 from sagent.mcp.tools import McpTool, tool_name
 from sagent.tools.base import AnyOrder, Tool, ToolContext, ToolError, ToolOutput
-from sagent.types import ModelRequest, ToolCall
+from sagent.types import AssistantMessage, ModelRequest, ToolCall
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -179,6 +179,18 @@ def _arguments(tool: Tool) -> str:
     return f" (arguments: {', '.join(names)})" if names else ""
 
 
+def on_demand(tools: Sequence[Tool], names: Iterable[str] | None = None) -> tuple[list[Tool], McpHook]:
+    """`tools` with ToolSearch added, and the hook to give the agent with them, so that those of `tools`
+    named in `names` (by default the built-in tools of `sagent.tools.ON_DEMAND`) are offered on demand, as
+    the CLI offers them: `tools, hook = on_demand(builtin_tools()); Agent(model, tools=tools, hooks=[hook])`.
+    """
+    from sagent.tools import ON_DEMAND
+
+    wanted = set(names) if names is not None else {cls.name for cls in ON_DEMAND}
+    catalog = McpCatalog(deferred=[t for t in tools if t.name in wanted])
+    return [*tools, ToolSearch(catalog)], McpHook(catalog)
+
+
 class McpHook(Hook):
     """Gives each request the tools offered now: the agent's tools less those offered on demand, then the
     on-demand ones this agent has loaded, in the order it loaded them (so the list only grows, at its end).
@@ -199,6 +211,14 @@ class McpHook(Hook):
         # sagent's own start-up.
         if self.servers.connections and not isinstance(event, SessionStarted | MessageAdded):
             self.servers.start()
+        if isinstance(event, SessionStarted) and event.resumed and self._searches(agent):
+            # A session continued: the on-demand tools its history called are offered again from its first
+            # request, as they were when it stopped.
+            loaded = agent.context.loaded
+            for message in agent.history:
+                for call in message.tool_calls if isinstance(message, AssistantMessage) else ():
+                    if call.name in self.catalog.deferred and call.name not in loaded:
+                        loaded.append(call.name)
 
     async def ready(self, agent: Agent) -> None:
         """With `wait_first`, before the agent's first run: start the servers, wait for them (each at most

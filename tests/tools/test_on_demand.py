@@ -11,20 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from sagent.agent.agent import Agent
-from sagent.mcp.search import McpCatalog, McpHook, ToolSearch
+from sagent.mcp.search import on_demand
 from sagent.providers.scripted import RoutedModel, ScriptedModel, text_turn, tool_turn
 from sagent.tools import ON_DEMAND, builtin_tools
-from sagent.types import ToolResult
+from sagent.types import AssistantMessage, ToolCall, ToolResult, UserMessage
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 
 DEFERRED = {cls.name for cls in ON_DEMAND}
 
 
-def on_demand_agent(model: Any, tmp_path: Path) -> Agent:
+def on_demand_agent(model: Any, tmp_path: Path, history: list[Any] | None = None) -> Agent:
     """An agent wired as the CLI wires one: every built-in tool, the rarely used ones on demand."""
-    tools = builtin_tools()
-    catalog = McpCatalog(deferred=[t for t in tools if t.name in DEFERRED])
-    return Agent(model, tools=[*tools, ToolSearch(catalog)], hooks=[McpHook(catalog)], cwd=tmp_path)
+    tools, hook = on_demand(builtin_tools())
+    return Agent(model, tools=tools, hooks=[hook], cwd=tmp_path, history=history or [])
 
 
 def names(request: Any) -> list[str]:
@@ -123,3 +122,14 @@ def test_offer_tools_keeps_a_tool_in_every_request_and_tools_offers_exactly_its_
     assert [t["name"] for t in bodies[0]["tools"]] == ["Read", "Recall"]
     out, _ = run_cli(tmp_path, [], "--offer-tools", "Nope")
     assert out.returncode == 2 and "--offer-tools: unknown tool(s) Nope" in out.stderr
+
+
+async def test_a_continued_session_is_offered_again_the_on_demand_tools_its_history_called(tmp_path: Path) -> None:
+    call = ToolCall("call_1", "Recall", {"query": "scale"})
+    history = [UserMessage.of("look back"), AssistantMessage((call,)), ToolResult.of(call, "no match")]
+    model = ScriptedModel([text_turn("done")])
+    agent = on_demand_agent(model, tmp_path, history)
+    await agent.ask("go on")
+    await agent.aclose()
+    offered = names(model.requests[0])
+    assert offered[-1] == "Recall" and "Memory" not in offered
