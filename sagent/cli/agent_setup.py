@@ -52,7 +52,7 @@ def agent_settings(
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
     tools = with_skills(tools, cwd)
     perms = _permission_settings(args, cwd, tools, settings_from)
-    searches, offers = on_demand(args, tools, mcp)
+    searches, offers = on_demand_parts(args, tools, mcp, perms.permissions)
     settings = AgentSettings(
         system=system,
         tools=(*perms.tools, *(t for t in searches if t not in perms.tools)),
@@ -83,15 +83,18 @@ def agent_settings(
     return settings
 
 
-def on_demand(
-    args: argparse.Namespace, tools: list[Tool], mcp: McpRun | None
+def on_demand_parts(
+    args: argparse.Namespace, tools: list[Tool], mcp: McpRun | None, permissions: Permissions | None
 ) -> tuple[tuple[Tool, ...], tuple[Hook, ...]]:
     """The tools and the hook that offer tools on demand: with the default tool set (no `--tools`), the
-    rarely used built-in tools (`sagent.tools.ON_DEMAND`, less those `--offer-tools` names) are loaded by
-    ToolSearch or by a call of their name, as the MCP servers' tools are; the agent still has every tool."""
+    rarely used built-in tools (`sagent.tools.ON_DEMAND`, less those `--offer-tools` names and those a deny
+    rule refuses outright, which are never offered) are loaded by ToolSearch or by a call of their name, as
+    the MCP servers' tools are; the agent still has every tool."""
     from sagent.mcp.search import ToolSearch, on_demand
 
     names = {cls.name for cls in ON_DEMAND} - _always_offered(args)
+    if permissions is not None:
+        names = {n for n in names if not any(rule.kind == "any" for rule in permissions.rules_for(n)[0])}
     deferred = [t for t in tools if t.name in names] if getattr(args, "tools", None) is None else []
     if mcp is not None:
         mcp.hook.catalog.defer(deferred)

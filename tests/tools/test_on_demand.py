@@ -120,6 +120,9 @@ def test_offer_tools_keeps_a_tool_in_every_request_and_tools_offers_exactly_its_
     out, bodies = run_cli(tmp_path, [text_response("hi")], "--tools", "Read,Recall")
     assert out.returncode == 0, out.stderr
     assert [t["name"] for t in bodies[0]["tools"]] == ["Read", "Recall"]
+    out, bodies = run_cli(tmp_path, [text_response("hi")], "--disallowed-tools", "WebFetch")
+    search = next(t for t in bodies[0]["tools"] if t["name"] == "ToolSearch")
+    assert "WebFetch" not in search["description"] and "WebSearch" in search["description"]  # never offered
     out, _ = run_cli(tmp_path, [], "--offer-tools", "Nope")
     assert out.returncode == 2 and "--offer-tools: unknown tool(s) Nope" in out.stderr
 
