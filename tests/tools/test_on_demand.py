@@ -99,6 +99,12 @@ def run_cli(tmp_path: Path, steps: list[Any], *flags: str) -> tuple[subprocess.C
 
 
 def test_the_cli_defers_the_rare_tools_and_an_allowed_tools_rule_lets_one_run_unasked(tmp_path: Path) -> None:
+    settings = tmp_path / "config" / "sagent" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"permissions": {"headlessDefault": "deny"}}))  # what would ask is refused
+    steps = [tool_use_response([("Memory", {"fact": "tests run with uv run pytest"})]), text_response("kept")]
+    out, bodies = run_cli(tmp_path, steps)
+    assert bodies[1]["messages"][-1]["content"][0]["is_error"]  # Memory asks, and nobody is there
     steps = [tool_use_response([("Memory", {"fact": "tests run with uv run pytest"})]), text_response("kept")]
     out, bodies = run_cli(tmp_path, steps, "--allowed-tools", "Memory")
     assert out.returncode == 0, out.stderr
