@@ -167,7 +167,8 @@ class ToolSearch(AnyOrder):
             if c.state != "connected"
         ]
         if not lines:
-            return "\n".join(["no tool matches; try other words", *problems])
+            names = f" (built-in tools on demand: {', '.join(self.catalog.deferred)})" if self.catalog.deferred else ""
+            return "\n".join([f"no tool matches; try other words{names}", *problems])
         return "\n".join(["loaded, callable from your next step:", *lines, *problems])
 
 

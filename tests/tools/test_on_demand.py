@@ -142,3 +142,13 @@ async def test_a_continued_session_is_offered_again_the_on_demand_tools_its_hist
     await agent.aclose()
     offered = names(model.requests[0])
     assert offered[-1] == "Recall" and "Memory" not in offered
+
+
+async def test_a_search_that_finds_nothing_names_the_tools_on_demand(tmp_path: Path) -> None:
+    from sagent.tools.base import ToolContext
+
+    tools, _ = on_demand(builtin_tools())
+    ctx = ToolContext(cwd=tmp_path)
+    answer = await tools[-1].run({"query": "quantum teleport"}, ctx)
+    assert isinstance(answer, str) and answer.startswith("no tool matches") and "WebFetch" in answer
+    assert ctx.loaded == []
