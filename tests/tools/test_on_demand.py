@@ -51,6 +51,7 @@ async def test_a_search_loads_a_tool_at_the_end_of_the_next_request_and_a_call_b
     assert all(name in description for name in DEFERRED)
     assert second == [*first, "Recall"]  # the list only grew, at its end
     assert third == second
+    assert model.requests[2].tools is model.requests[1].tools  # unchanged: the same objects, encoded once
     assert fourth == [*first, "Recall", "Jobs"]
     results = [m for m in agent.history if isinstance(m, ToolResult)]
     assert "Recall:" in results[0].text and not any(r.is_error for r in results)
