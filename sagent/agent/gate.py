@@ -28,10 +28,10 @@ from sagent.agent.pricing import require_price_in_tree
 from sagent.agent.tokens import estimate_request
 from sagent.encoding import scrub_deep
 from sagent.events import ModelEvent, ResponseComplete, Retrying, TextDelta, ThinkingDelta, ToolCallDelta
-from sagent.evidence.manifest import manifest_record
+from sagent.evidence.manifest import PromptHasher, manifest_record
 from sagent.providers.base import ContextTooLongError, Model, ProviderConnectionError, stream_with_retry
 from sagent.providers.catalog import request_cost
-from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, Usage
+from sagent.types import ZERO_USD, AssistantMessage, Cost, Message, ModelRequest, ToolSpec, Usage
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -41,6 +41,11 @@ class RequestGate:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self._clean: dict[int, Message] = {}  # messages of the last request that held no lone surrogate
+        # The last request's system prompt and tools, and the same scrubbed.
+        self._plain: tuple[str | None, tuple[ToolSpec, ...] | None, str, tuple[ToolSpec, ...]] = (None, None, "", ())
+        # The manifests' prompt hashes, at the cost of what a request adds: one for the agent's own requests,
+        # one for its asides (a summary, a tool's question), so neither starts the other's from scratch.
+        self._hashers = {True: PromptHasher(), False: PromptHasher()}
 
     def _scrubbed(self, request: ModelRequest) -> ModelRequest:
         """`request` with lone surrogates replaced (`scrub_deep`), walking only the messages the last request
@@ -52,7 +57,12 @@ class RequestGate:
             clean[id(message)] = message
             messages.append(message)
         self._clean = clean
-        system, tools = scrub_deep(request.system), scrub_deep(request.tools)
+        if request.system != self._plain[0] or request.tools != self._plain[1]:
+            # The system prompt and the tools rarely change from round to round: walked once, and the request
+            # carries the very objects of the last one, so what is derived from them downstream (their hash,
+            # their encoding) is derived once too, not each round.
+            self._plain = (request.system, request.tools, scrub_deep(request.system), scrub_deep(request.tools))
+        system, tools = self._plain[2], self._plain[3]
         same = all(a is b for a, b in zip(messages, request.messages, strict=True))
         if same and system is request.system and tools is request.tools:
             return request
@@ -107,7 +117,9 @@ class RequestGate:
             if refused is not None:
                 raise BudgetExceededError(refused, provider=model.provider)
         # What is asked, logged before it is sent (the run manifest).
-        self.agent.session.append(manifest_record(model.provider, model.name, request, own=own))
+        self.agent.session.append(
+            manifest_record(model.provider, model.name, request, own=own, hasher=self._hashers[own])
+        )
         cost.reserve(held)
         streamed = 0  # characters of the response so far, for a response cut off by a stop
         complete = False

@@ -11,6 +11,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from sagent.lib.git import run_git
+
 FOLDER = Path(".sagent") / "worktrees"
 """Where, in the repository, the sub-agents' worktrees are made."""
 BRANCH_PREFIX = "sagent/"
@@ -23,15 +25,7 @@ class WorktreeError(Exception):
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        return run_git(folder, *args, timeout=_GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError) as error:
         raise WorktreeError(f"git could not run: {error}") from None
 

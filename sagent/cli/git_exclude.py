@@ -13,21 +13,15 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from sagent.lib.git import run_git
+
 _GIT_TIMEOUT_S = 5
 
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     """Run git in `folder`; None when git is missing or does not answer."""
     try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        return run_git(folder, *args, timeout=_GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return None
 

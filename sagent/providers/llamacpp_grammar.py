@@ -15,6 +15,7 @@ the last result, which is what lets a small model answer about the results inste
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -78,6 +79,19 @@ def repeat_start(text: str, window: int = REPEAT_WINDOW, after: int = 0) -> int 
         if text.find(text[end - window : end], 0, end - window) != -1:
             return end - window
     return None
+
+
+_DANGLING_FENCE = re.compile(r"(```|~~~)[\w.+-]*[ \t]*\n?$")
+
+
+def dangling_fence(text: str) -> int | None:
+    """Where a code fence the answer opened at its very end, with nothing in it, starts (the answer cut
+    there reads whole), or None. A small model's answer often stops right after opening one: shown, it
+    leaves the terminal in a code block that never closes."""
+    found = _DANGLING_FENCE.search(text)
+    if found is None or text.count(found.group(1)) % 2 == 0:  # an even count: the last fence closes a block
+        return None
+    return len(text[: found.start()].rstrip())
 
 
 def example_arguments(tool: ToolSpec) -> dict[str, object]:
@@ -198,6 +212,10 @@ class GrammarToolModel(TextToolModel):
                 yield event
                 continue
             end = cut if cut is not None else len(shown)
+            if holding:
+                dangling = dangling_fence(shown[:end])
+                if dangling is not None and dangling >= emitted:  # still held back: never shown
+                    cut = end = dangling
             if end > emitted:
                 yield TextDelta(shown[emitted:end])
             message = event.message
@@ -220,4 +238,12 @@ class GrammarToolModel(TextToolModel):
         return replace(message, content=tuple(parts), stop_reason=stop), parsed.calls
 
 
-__all__ = ["CLOSE", "EMBEDDED_POLICY", "GrammarToolModel", "TurnPolicy", "local_protocol_prompt", "repeat_start"]
+__all__ = [
+    "CLOSE",
+    "EMBEDDED_POLICY",
+    "GrammarToolModel",
+    "TurnPolicy",
+    "dangling_fence",
+    "local_protocol_prompt",
+    "repeat_start",
+]

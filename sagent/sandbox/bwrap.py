@@ -7,6 +7,7 @@ how tests, and users who want to see it, get the "cannot start" path.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -38,10 +39,17 @@ HIDDEN_VARIABLES = (
 
 
 def bwrap_path() -> str | None:
+    """The bubblewrap program: `SAGENT_BWRAP` when set, else `bwrap` on PATH (looked up once per PATH, as
+    every Bash call asks)."""
     chosen = os.environ.get("SAGENT_BWRAP")
     if chosen is not None:
         return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
-    return shutil.which("bwrap")
+    return _bwrap_on(os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=8)
+def _bwrap_on(path: str | None) -> str | None:
+    return shutil.which("bwrap", path=path)
 
 
 def unavailable() -> str | None:

@@ -83,10 +83,11 @@ class Bash(AnyOrder):
         record = None
         if ctx.session_dir is not None:
             records = ctx.session_dir / RECORDS
-            # What a dead run of this session left that no resumed call accounted for (a background call):
-            # it ends now, before this call starts.
-            await asyncio.to_thread(end_leftovers, records, None)
-            record = await asyncio.to_thread(write_record, records, token, command)
+            # What a dead run of this session left that no resumed call accounted for (a background call)
+            # ends before this process's first call in the session starts; one trip to a thread does both.
+            sweep = records not in _swept
+            _swept.add(records)
+            record = await asyncio.to_thread(_note_call, records, token, command, sweep)
         capture = Capture(lambda: ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt")
         # Our own pipe, not asyncio's: the call ends when bash exits, not when the last holder of its
         # stdout (a daemon) closes it.
@@ -145,6 +146,17 @@ class Bash(AnyOrder):
             f"{len(pids)} process{'es' if len(pids) > 1 else ''} it had started (pid {listed}) "
             "were still running and were killed when the session resumed."
         )
+
+
+_swept: set[Path] = set()
+"""The session folders whose dead runs' leftovers this process has ended: a dead run leaves none later."""
+
+
+def _note_call(records: Path, token: str, command: str, sweep: bool) -> Path | None:
+    """Record that a call runs (`write_record`), after ending a dead run's leftovers when `sweep`."""
+    if sweep:
+        end_leftovers(records, None)
+    return write_record(records, token, command)
 
 
 async def _in_editor(editor: Editor, command: str, timeout: float, ctx: ToolContext) -> str:

@@ -85,8 +85,8 @@ def fault_529() -> Fault:
     return Fault(529, "overloaded_error", "Overloaded")
 
 
-def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
-    """The event sequence the real API streams for `reply`."""
+def sse_events(reply: Reply, model: str, message_id: str = "msg_fake01") -> list[tuple[str, dict[str, Any]]]:
+    """The event sequence the real API streams for `reply`, as message `message_id`."""
     usage = reply.usage
     start_usage = {k: v for k, v in usage.items() if k != "output_tokens"} | {"output_tokens": 1}
     events: list[tuple[str, dict[str, Any]]] = [
@@ -95,7 +95,7 @@ def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
             {
                 "type": "message_start",
                 "message": {
-                    "id": "msg_fake01",
+                    "id": message_id,
                     "type": "message",
                     "role": "assistant",
                     "model": model,
@@ -179,6 +179,9 @@ class FakeAnthropic(FakeServer):
         empty = JSONReply(500, _error_body("api_error", "fake: no scripted response left"))
         self.cache = cache
         self.advisor_pairs = advisor_pairs
+        self.streamed = 0
+        """Messages streamed so far: each has an id of its own (msg_fake01, msg_fake02...), as from the API,
+        for clients that join streamed pieces into one message by its id."""
         super().__init__(steps, self._render, empty, scripts=scripts, route=route)
 
     def _render(self, step: Step | JSONReply | Stream, request: dict[str, Any]) -> JSONReply | Stream:
@@ -198,7 +201,11 @@ class FakeAnthropic(FakeServer):
             usage = self.cache.usage(request["body"]) | {"output_tokens": step.usage.get("output_tokens", 0)}
             step = replace(step, usage=usage)
             request["usage"] = usage
-        return Stream(sse_events(step, request["body"].get("model", "claude")), step.cut_after, step.delay)
+        with self._lock:
+            self.streamed += 1
+            message_id = f"msg_fake{self.streamed:02d}"
+        events = sse_events(step, request["body"].get("model", "claude"), message_id)
+        return Stream(events, step.cut_after, step.delay)
 
 
 def _advisor_refusal(request: dict[str, Any], pairs: set[tuple[str, str]] | None) -> str | None:

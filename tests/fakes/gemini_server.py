@@ -8,7 +8,8 @@ API's own camelCase part objects) are streamed over several chunks, or a `Fault`
 The same steps answer the Interactions API (POST .../interactions, streamed), rendered as its SSE events
 (`interaction.created`, `step.start` / `step.delta` / `step.stop` per step, `interaction.completed`): each
 interaction is named `int_fakeNN`, NN counting the interactions requested; a lost one is a scripted
-`Fault(404, "Interaction 'int_fake01' not found.")`.
+`Fault(404, "Interaction 'int_fake01' not found.")`. A plain `:generateContent` (not streamed, as the
+Gemini CLI's side requests are) gets the whole reply as one JSON response.
 """
 
 from __future__ import annotations
@@ -136,7 +137,12 @@ class FakeGemini(FakeServer):
         if "responseJsonSchema" in config and config.get("responseMimeType") != "application/json":
             return _fault(Fault(400, "responseJsonSchema needs responseMimeType application/json"))
         model = request["path"].split("/models/")[-1].split(":")[0]
-        return Stream([(None, c) for c in stream_chunks(step, model)], step.cut_after)
+        chunks = stream_chunks(step, model)
+        if ":generateContent" in request["path"]:  # not streamed: the chunks' parts in one response
+            parts = [p for c in chunks for p in c["candidates"][0].get("content", {}).get("parts", [])]
+            candidate = {**chunks[-1]["candidates"][0], "content": {"role": "model", "parts": parts}}
+            return JSONReply(200, {**chunks[-1], "candidates": [candidate]})
+        return Stream([(None, c) for c in chunks], step.cut_after)
 
 
 def interaction_events(reply: GeminiReply, interaction_id: str) -> list[dict[str, Any]]:

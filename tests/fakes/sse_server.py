@@ -3,7 +3,9 @@
 A fake renders each step to either a `JSONReply` (a fault, or any plain JSON answer) or a `Stream` of SSE
 events. Every request is recorded as `{"path", "headers", "body"}`. With no step left, the server answers
 500 so a test that runs out fails loudly instead of hanging. A record also holds `arrived` and `answered`,
-the `time.perf_counter()` at which the request was read and its response fully sent, for benchmarks.
+the `time.perf_counter()` at which the request was read and its response fully sent, and `size`, the bytes
+of its body as sent, for benchmarks. A GET (a client asking for a model list, say) takes no step: it is
+recorded in `gets` and answered 404 with a JSON error.
 
 Transport faults work for every provider's fake: wrap any step in `Faulty(step, ...)` to change how its
 stream is sent (chunked and cut, paused, reset), or script `Drop()` for a connection reset before any
@@ -86,6 +88,7 @@ class FakeServer:
         self.scripts = {key: list(value) for key, value in (scripts or {}).items()}
         self.route = route
         self.requests: list[dict[str, Any]] = []
+        self.gets: list[dict[str, Any]] = []
         # Keep connections open between streamed answers (chunked bodies), as the real APIs do; off by
         # default, so every stream ends with the connection (the transport-fault tests rely on that).
         self.keep_alive = False
@@ -110,6 +113,7 @@ class FakeServer:
                 arrived = time.perf_counter()  # the whole request is in; parsing it is the fake's own time
                 body = json.loads(raw or b"{}")
                 request = {"path": self.path, "headers": dict(self.headers), "body": body, "arrived": arrived}
+                request["size"] = len(raw)
                 request["peer"] = self.client_address[1]  # the client's port: one per connection
                 with fake._lock:
                     fake.requests.append(request)
@@ -131,6 +135,11 @@ class FakeServer:
                 else:
                     self._send_stream(reply)
                 request["answered"] = time.perf_counter()
+
+            def do_GET(self) -> None:
+                with fake._lock:
+                    fake.gets.append({"path": self.path, "headers": dict(self.headers), "arrived": time.perf_counter()})
+                self._send_json(JSONReply(404, {"error": {"message": f"fake: no GET {self.path}", "code": 404}}))
 
             def _send_json(self, reply: JSONReply) -> None:
                 payload = json.dumps(reply.body).encode()

@@ -14,7 +14,13 @@ import pytest
 from sagent.events import ResponseComplete, TextDelta, ToolCallDelta
 from sagent.providers import llamacpp
 from sagent.providers.llamacpp import LlamaCppModel
-from sagent.providers.llamacpp_grammar import EMBEDDED_POLICY, GrammarToolModel, TurnPolicy, repeat_start
+from sagent.providers.llamacpp_grammar import (
+    EMBEDDED_POLICY,
+    GrammarToolModel,
+    TurnPolicy,
+    dangling_fence,
+    repeat_start,
+)
 from sagent.providers.llamacpp_tools import NativeToolsModel, tool_mode_from_env
 from sagent.providers.text_tools import TextToolModel, parse_text_calls
 from sagent.providers.tool_grammar import turn_grammar
@@ -367,3 +373,35 @@ def test_the_quick_start_on_this_repository_answers_without_going_round_in_circl
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", answer) if len(s.strip()) > 30]
     repeated = {s: sentences.count(s) for s in sentences if sentences.count(s) > 2}
     assert not repeated, answer
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("It holds README.md and tests.\n```python3", "It holds README.md and tests."),
+        ("The files are listed below: ```", "The files are listed below:"),
+        ("Run it:\n```sh\nmake\n```\n", None),  # a block opened and closed: the answer is whole
+        ("Run it:\n```sh\nmake", None),  # a block with something in it is kept as the model wrote it
+        ("Plain words.", None),
+    ],
+)
+def test_a_code_fence_opened_at_the_very_end_of_an_answer_is_found(text: str, kept: str | None) -> None:
+    at = dangling_fence(text)
+    assert (None if at is None else text[:at]) == kept
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_the_embedded_models_answer_does_not_end_in_a_fence_it_opened(streamed: bool) -> None:
+    answer = "This project is sagent: a README.md, a pyproject.toml and the sagent package.\n\n```python3"
+    reply = text_chunks(answer) if streamed else (200, whole(answer))
+    with FakeChat([reply]) as fake:
+        model = GrammarToolModel(
+            NativeToolsModel("m", base_url=fake.url, api_key="x", whole=not streamed), EMBEDDED_POLICY
+        )
+        call = ToolCall("c1", "List", {})
+        history = (UserMessage.of(PROMPT), AssistantMessage((call,)), ToolResult.of(call, "README.md\nsagent/"))
+        events = await _run(model, ModelRequest("You are sagent.", history, TOOLS))
+        await model.inner.aclose()
+    kept = "This project is sagent: a README.md, a pyproject.toml and the sagent package."
+    assert events[-1].message.text == kept
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == kept  # what the screen showed
