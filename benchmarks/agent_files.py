@@ -2,11 +2,12 @@
 context (`sagent.agent.tokens.estimate_request`), with the real coding prompt and every built-in tool, the
 rarely used ones offered on demand as the CLI offers them (`sagent.tools.ON_DEMAND`, through ToolSearch):
 
-- the main agent's request with no agent files (target: at most MAIN_TARGET tokens, half of the 4,551 it was
+- the main agent's request with no agent files (target: at most MAIN_TARGET tokens, a quarter of the 4,551 it was
   when every tool's schema rode in every request),
 
 - the main agent's request with and without three agent files (target: more by no more than the agent list
-  AgentSpawn's description and schema gain),
+  AgentSpawn's description and schema gain, and AgentSpawn's own schema: offered on demand without agent
+  files, it is in every request with them, as its description is where the model learns of them),
 - a sub-agent's first request when spawned from an agent file, against a plain AgentSpawn today (target: no
   more than the plain one, beyond the agent list), for a file that names its tools and one that does not.
 
@@ -32,7 +33,7 @@ from sagent.tools import ON_DEMAND, AgentSpawn, builtin_tools
 from sagent.tools.runtime import AgentDefinition
 from sagent.types import ModelRequest
 
-MAIN_TARGET = 4_551 // 2
+MAIN_TARGET = 4_551 // 4
 
 AGENTS = (
     AgentDefinition(
@@ -88,11 +89,19 @@ def agent_list_tokens(agents: tuple[AgentDefinition, ...]) -> int:
     return estimate_text(added) + estimate_text(field)
 
 
+def spawn_tokens() -> int:
+    """What AgentSpawn's own schema (name, description, arguments) adds to a request that offers it."""
+    plain = AgentSpawn()
+    return estimate_text(json.dumps([plain.name, plain.description, plain.input_schema]))
+
+
 def main() -> int:
     missed = 0
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
-        listed = agent_list_tokens(AGENTS)
+        # With agent files AgentSpawn is offered in every request (its description lists them); without,
+        # it is offered on demand: the files add the agent list and AgentSpawn's own schema.
+        listed = agent_list_tokens(AGENTS) + spawn_tokens()
         today = first_requests((), {"prompt": "review app.py"}, cwd)
         with_files = first_requests(AGENTS, {"prompt": "review app.py", "agent": "reviewer"}, cwd)
         all_tools = first_requests(AGENTS, {"prompt": "explain app.py", "agent": "explorer"}, cwd)
@@ -103,7 +112,8 @@ def main() -> int:
             estimate_request(with_files["main"]),
             estimate_request(today["main"]) + listed,
         ),
-        ("  of which the agent list", listed, None),
+        ("  of which the agent list", agent_list_tokens(AGENTS), None),
+        ("  and AgentSpawn's schema, offered with agent files", spawn_tokens(), None),
         ("sub-agent's request, plain AgentSpawn (today)", estimate_request(today["kid"]), None),
         (
             "sub-agent's request, agent file naming its tools",

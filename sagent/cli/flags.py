@@ -157,8 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument(
         "--offer-tools",
         metavar="NAMES",
-        help="comma-separated built-in tools to offer in every request, not on demand (default: the web, paper, "
-        "memory, job and agent-control tools are loaded by ToolSearch when needed)",
+        help="comma-separated built-in tools to offer in every request, not on demand (default: the sub-agent, "
+        "task-list, web, paper, memory, job and agent-control tools are loaded by ToolSearch when needed)",
     )
     agent.add_argument(
         "--allow-host",

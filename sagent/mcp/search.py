@@ -59,8 +59,10 @@ class McpCatalog:
         self._built: dict[str, tuple[int, list[McpTool]]] = {}
 
     def defer(self, tools: Sequence[Tool]) -> None:
-        """Offer `tools` (built-in tools of the agent) on demand; a tool of the same name is replaced."""
-        self.deferred.update((t.name, t) for t in tools)
+        """Offer `tools` (built-in tools of the agent) on demand; a tool of the same name is replaced. An
+        AgentSpawn that knows agents defined in files is not deferred: its description is where the model
+        learns of them."""
+        self.deferred.update((t.name, t) for t in tools if not getattr(t, "agents", None))
 
     def all_tools(self) -> list[McpTool]:
         """Every tool of the servers, in the configured order of servers, names made unique. A server that
@@ -135,14 +137,14 @@ class ToolSearch(AnyOrder):
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "keywords, or select:NAME,NAME"},
-                "max_results": {"type": "integer", "description": f"default {MAX_RESULTS}"},
+                "max_results": {"type": "integer", "default": MAX_RESULTS},
             },
             "required": ["query"],
         }
 
     def name_servers(self) -> None:
         """Name the deferred tools and the servers in the description (again, after a change)."""
-        parts = ["Load tools not listed yet, by keywords or `select:NAME,NAME`; they are callable from your next step."]
+        parts = ["Loads tools not listed yet, by keywords or `select:NAME,NAME`, callable from your next step."]
         if self.catalog.deferred:
             parts.append(f"Built-in: {', '.join(self.catalog.deferred)}.")
         servers = ", ".join(self.catalog.servers.connections)

@@ -189,7 +189,7 @@ class Read(_FileTool):
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "absolute, or relative to the working directory"},
+            "path": {"type": "string"},
             "offset": {"type": "integer", "description": "first line, from 1", "default": 1},
             "limit": {"type": "integer", "default": DEFAULT_LIMIT},
             "pages": {"type": "string", "description": 'PDF pages: "3", "2-5", "7-" (default: all)'},

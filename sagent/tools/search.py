@@ -158,7 +158,7 @@ class Glob(AnyOrder):
         "type": "object",
         "properties": {
             "pattern": {"type": "string"},
-            "path": {"type": "string", "description": "default: working directory"},
+            "path": {"type": "string", "description": "a folder"},
         },
         "required": ["pattern"],
     }
@@ -314,15 +314,15 @@ class Grep(AnyOrder):
     name = "Grep"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Search file contents by regular expression (Python's and ripgrep's common syntax), skipping .git, "
-        ".gitignored and binary files. output_mode: files_with_matches (default), content (path:line:text, "
-        "`context` lines around), count."
+        "Search file contents by regex (Python's and ripgrep's common syntax), skipping .git, .gitignored and "
+        "binary files. output_mode: files_with_matches (default), content (path:line:text, `context` lines "
+        "around), count."
     )
     input_schema = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string"},
-            "path": {"type": "string", "description": "folder or file (default: working directory)"},
+            "path": {"type": "string", "description": "a folder or file"},
             "glob": {"type": "string", "description": "file names, e.g. *.py"},
             "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"]},
             "case_insensitive": {"type": "boolean", "default": False},
@@ -442,7 +442,7 @@ class List(AnyOrder):
     description = "List a folder (folders end with /, files show their size), skipping .gitignored entries."
     input_schema = {
         "type": "object",
-        "properties": {"path": {"type": "string", "description": "default: working directory"}},
+        "properties": {"path": {"type": "string"}},
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:

@@ -37,12 +37,12 @@ class Bash(AnyOrder):
     name = "Bash"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Run a bash command; the working directory persists (a `cd` stays). stdout and stderr come together, "
-        f"with the exit code when not 0. Timeout {DEFAULT_TIMEOUT} s, at most {MAX_TIMEOUT}; then the command "
-        "and its children are killed. Every process it starts (even with `&`, `nohup`, `setsid`) ends with "
-        "the call: no servers or daemons meant to outlive it. No standard input: nothing interactive. Output "
-        f"over {MAX_OUTPUT:,} characters keeps head and tail, the whole saved to a file it names. Sandboxed: "
-        "writes only in the project, /tmp and $TMPDIR, no network, credentials such as ~/.ssh hidden."
+        "Run a bash command; the working directory persists. stdout and stderr come together, with the exit "
+        f"code when not 0. Timeout {DEFAULT_TIMEOUT} s, at most {MAX_TIMEOUT}, then it and its children are "
+        "killed. Every process it starts (even with `&`, `nohup`, `setsid`) ends with the call: no daemons. No "
+        f"standard input: nothing interactive. Output over {MAX_OUTPUT:,} characters keeps head and tail, the "
+        "whole saved to a file it names. Sandboxed: writes only in the project, /tmp and $TMPDIR, no network, "
+        "credentials such as ~/.ssh hidden."
     )
     input_schema = {
         "type": "object",
@@ -52,8 +52,8 @@ class Bash(AnyOrder):
             "description": {"type": "string", "description": "a few words for the user"},
             "dangerouslyDisableSandbox": {
                 "type": "boolean",
-                "description": "run outside the sandbox, the user asked first: only when it failed in the "
-                "sandbox for want of access it really needs",
+                "description": "outside the sandbox, the user asked first: only when the sandbox denied "
+                "access it really needs",
                 "default": False,
             },
         },

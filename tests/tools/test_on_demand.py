@@ -46,7 +46,7 @@ async def test_a_search_loads_a_tool_at_the_end_of_the_next_request_and_a_call_b
     await agent.aclose()
     first, second, third, fourth = (names(r) for r in model.requests)
     assert not DEFERRED & set(first)
-    assert {"Read", "Edit", "Bash", "AgentSpawn", "ToolSearch"} <= set(first)
+    assert {"Read", "Edit", "Bash", "ToolSearch"} <= set(first)
     description = next(t.description for t in model.requests[0].tools if t.name == "ToolSearch")
     assert all(name in description for name in DEFERRED)
     assert second == [*first, "Recall"]  # the list only grew, at its end
@@ -153,3 +153,18 @@ async def test_a_search_that_finds_nothing_names_the_tools_on_demand(tmp_path: P
     answer = await tools[-1].run({"query": "quantum teleport"}, ctx)
     assert isinstance(answer, str) and answer.startswith("no tool matches") and "WebFetch" in answer
     assert ctx.loaded == []
+
+
+async def test_an_agent_spawn_that_knows_agents_defined_in_files_stays_offered(tmp_path: Path) -> None:
+    from sagent.tools import AgentSpawn
+    from sagent.tools.runtime import AgentDefinition
+
+    reviewer = AgentDefinition("reviewer", "Reviews a change.", "You review code.")
+    tools = [AgentSpawn([reviewer]) if t.name == "AgentSpawn" else t for t in builtin_tools()]
+    tools, hook = on_demand(tools)
+    model = ScriptedModel([text_turn("done")])
+    agent = Agent(model, tools=tools, hooks=[hook], cwd=tmp_path)
+    await agent.ask("go")
+    await agent.aclose()
+    offered = {t.name: t for t in model.requests[0].tools}
+    assert "reviewer" in offered["AgentSpawn"].description and "TodoWrite" not in offered
