@@ -244,7 +244,9 @@ class McpHook(Hook):
             return request  # a sub-agent given a list of tools without the search: only those tools
         self._offer(agent)
         loaded = agent.context.loaded
-        on_demand = {*self.catalog.deferred, *(n for n, t in agent.tools.items() if isinstance(t, McpTool))}
+        # An AgentSpawn given agents since (a Claude Agent SDK program's) is offered: it lists them.
+        deferred = (n for n in self.catalog.deferred if not getattr(agent.tools.get(n), "agents", None))
+        on_demand = {*deferred, *(n for n, t in agent.tools.items() if isinstance(t, McpTool))}
         offered = {n: t for n, t in agent.tools.items() if n not in on_demand}
         offered.update((n, agent.tools[n]) for n in loaded if n in agent.tools)
         present = {t.name for t in request.tools}  # a hook before this one may have taken a tool away

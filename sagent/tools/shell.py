@@ -52,7 +52,7 @@ class Bash(AnyOrder):
             "description": {"type": "string", "description": "a few words for the user"},
             "dangerouslyDisableSandbox": {
                 "type": "boolean",
-                "description": "outside the sandbox, the user asked first: only when the sandbox denied "
+                "description": "outside the sandbox, the user asked first: only when the sandbox blocked "
                 "access it really needs",
                 "default": False,
             },
