@@ -154,6 +154,14 @@ def main() -> int:
         print(f"{'context before compaction → after':<52} {f.before_compaction:>9,} → {f.after_compaction:,} tokens")
         share = 100 * f.after_compaction_cached_share
         results.append(report("input read from cache, first request after it", share, "%", 50, at_least=True))
+        from benchmarks.session_cost import CACHED_SHARE_TARGET, COST_TARGET_USD, session_figures
+        from benchmarks.session_cost import ROUNDS as SESSION_ROUNDS
+
+        s = session_figures()
+        name = f"{SESSION_ROUNDS}-round sagent -p session, Sonnet prices: cost"
+        results.append(report(name, 100 * s.cost_usd, "¢", 100 * COST_TARGET_USD))
+        share, target = 100 * s.cached_share_from_request_3, 100 * CACHED_SHARE_TARGET
+        results.append(report("  input read from cache, request 3 on", share, "%", target, at_least=True))
         from benchmarks.permissions import TARGET_MS, permission_check_costs
 
         for name, ms in permission_check_costs().items():

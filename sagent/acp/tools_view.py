@@ -28,7 +28,7 @@ KINDS: dict[str, ToolKind] = {
     "Glob": "search",
     "Grep": "search",
     "Recall": "search",
-    "McpToolSearch": "search",
+    "ToolSearch": "search",
     "PaperSearch": "search",
     "Edit": "edit",
     "Write": "edit",

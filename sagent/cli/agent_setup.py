@@ -20,11 +20,13 @@ from sagent.cli.agent_files_setup import agent_file_tools
 from sagent.encoding import scrub
 from sagent.providers.base import Model
 from sagent.providers.registry import build_model, choose, infer_provider
+from sagent.tools import ON_DEMAND
 from sagent.tools.base import Tool
 
 if TYPE_CHECKING:
     from sagent.advisor import Advisor
     from sagent.agent.agent import Agent
+    from sagent.mcp.setup import McpRun
     from sagent.permissions.policy import Permissions
     from sagent.sandbox.policy import SandboxPolicy
 
@@ -50,9 +52,10 @@ def agent_settings(
     mcp = getattr(args, "mcp", None)  # the MCP servers' search and resource tools, and their hook
     tools = with_skills(tools, cwd)
     perms = _permission_settings(args, cwd, tools, settings_from)
+    searches, offers = on_demand_parts(args, tools, mcp, perms.permissions)
     settings = AgentSettings(
         system=system,
-        tools=(*perms.tools, *(t for t in mcp.tools if t not in perms.tools)) if mcp else perms.tools,
+        tools=(*perms.tools, *(t for t in searches if t not in perms.tools)),
         max_tool_rounds=args.max_tool_rounds,
         max_budget_usd=args.max_budget_usd,
         max_subscription_tokens=getattr(args, "max_subscription_tokens", None),
@@ -70,13 +73,53 @@ def agent_settings(
         allow_providers=_allowed_providers(args),
         # The user's hooks first, so the permission check sees a call as a hook rewrote it; the file
         # checkpoints (for /rewind) last, so they keep the file the call writes as it finally runs.
-        hooks=(*user_hooks(args, cwd), *perms.hooks, *((mcp.hook,) if mcp else ()), FileCheckpoints()),
+        # The tools offered on demand before the permission hook, which takes away the tools it refuses.
+        hooks=(*user_hooks(args, cwd), *offers, *perms.hooks, FileCheckpoints()),
         permissions=perms.permissions,
         approver=perms.approver,
         advisor=advisor_of(args, model) if model is not None else None,
         sandbox=_sandbox(args, perms.tools, settings_from),
     )
     return settings
+
+
+def on_demand_parts(
+    args: argparse.Namespace, tools: list[Tool], mcp: McpRun | None, permissions: Permissions | None
+) -> tuple[tuple[Tool, ...], tuple[Hook, ...]]:
+    """The tools and the hook that offer tools on demand: with the default tool set (no `--tools`), the
+    rarely used built-in tools (`sagent.tools.ON_DEMAND`, less those `--offer-tools` names and those a deny
+    rule refuses outright, which are never offered) are loaded by ToolSearch or by a call of their name, as
+    the MCP servers' tools are; the agent still has every tool."""
+    from sagent.mcp.search import ToolSearch, on_demand
+
+    names = {cls.name for cls in ON_DEMAND} - _always_offered(args)
+    if permissions is not None:
+        names = {n for n in names if not any(rule.kind == "any" for rule in permissions.rules_for(n)[0])}
+    deferred = [t for t in tools if t.name in names] if getattr(args, "tools", None) is None else []
+    if mcp is not None:
+        mcp.hook.catalog.defer(deferred)
+        for tool in mcp.tools:
+            if isinstance(tool, ToolSearch):
+                tool.name_servers()
+        return mcp.tools, (mcp.hook,)
+    if not deferred:
+        return (), ()
+    made, hook = on_demand(deferred)
+    return (made[-1],), (hook,)
+
+
+def _always_offered(args: argparse.Namespace) -> set[str]:
+    """The tool names `--offer-tools` (the settings' `offerTools`) names; a UsageError for an unknown one."""
+    from sagent.tools import BUILTIN
+
+    names = {n.strip() for n in (getattr(args, "offer_tools", None) or "").split(",") if n.strip()}
+    unknown = sorted(names - {cls.name for cls in BUILTIN})
+    if unknown:
+        raise UsageError(
+            f"--offer-tools: unknown tool(s) {', '.join(unknown)}; the tools are: "
+            f"{', '.join(cls.name for cls in BUILTIN)}"
+        )
+    return names
 
 
 def system_prompt(args: argparse.Namespace, cwd: Path, system: str | None, append: str | None) -> str:

@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--tools", metavar="NAMES", help="comma-separated tool names, or 'none' (default: all built-in tools)"
     )
     agent.add_argument(
+        "--offer-tools",
+        metavar="NAMES",
+        help="comma-separated built-in tools to offer in every request, not on demand (default: the sub-agent, "
+        "task-list, web, paper, memory, job and agent-control tools are loaded by ToolSearch when needed)",
+    )
+    agent.add_argument(
         "--allow-host",
         action="append",
         metavar="HOST",

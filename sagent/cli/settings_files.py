@@ -59,6 +59,7 @@ KEYS: dict[str, Key] = {
         Key("thinkingBudget", "integer", "thinking_budget", "extended thinking tokens (--thinking-budget)"),
         Key("effort", "string", "effort", "reasoning effort (--effort)"),
         Key("tools", "names", "tools", "the tool names; [] for none (--tools)"),
+        Key("offerTools", "names", "offer_tools", "tools offered in every request, not on demand (--offer-tools)"),
         Key("compactAt", "compact", "compact_at", "a fraction, 'off', or a list like the repeated --compact-at"),
         Key("resumeMode", "string", "resume_mode", "auto, resume or replay (--resume-mode)"),
         Key("history", "integer", "history_turns", "send only the last N turns to the model (--history)"),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sagent.lib.words import quantity
 from sagent.mcp.client import McpServers
 from sagent.mcp.config import ServerConfig
-from sagent.mcp.search import McpCatalog, McpHook, McpToolSearch
+from sagent.mcp.search import McpCatalog, McpHook, ToolSearch
 from sagent.mcp.tools import ListMcpResources, McpTool, ReadMcpResource, block_content, tool_name
 from sagent.tools.base import Tool, ToolError
 from sagent.types import TextPart
@@ -43,7 +43,7 @@ def mcp_run(
         return None
     servers = McpServers(configs, cwd, report)
     catalog = McpCatalog(servers)
-    tools: tuple[Tool, ...] = (McpToolSearch(catalog), ListMcpResources(servers), ReadMcpResource(servers))
+    tools: tuple[Tool, ...] = (ToolSearch(catalog), ListMcpResources(servers), ReadMcpResource(servers))
     return McpRun(servers, tools, McpHook(catalog, wait_first=wait_first))
 
 
@@ -61,8 +61,13 @@ def add_servers(
             if config.name not in servers.connections:
                 servers.add(config, cwd)
         for tool in agent.settings.tools:
-            if isinstance(tool, McpToolSearch) and tool.catalog.servers is servers:
+            if isinstance(tool, ToolSearch) and tool.catalog.servers is servers:
                 tool.name_servers()
+        if not any(isinstance(t, ListMcpResources) for t in agent.settings.tools):  # its first servers
+            added = (ListMcpResources(servers), ReadMcpResource(servers))
+            agent.configure(tools=(*agent.settings.tools, *added))
+            for tool in added:
+                agent.tools.setdefault(tool.name, tool)
         return None
     run = mcp_run(configs, cwd, report, wait_first=wait_first)
     if run is None:
@@ -105,7 +110,7 @@ def status_lines(servers: McpServers | None, agent: Agent | None = None) -> list
         lines.append(f"  prompts: {', '.join('/' + p for p in prompts)}")
     if agent is not None:
         offered = [name for name, tool in agent.tools.items() if isinstance(tool, McpTool)]
-        lines.append(f"  tools offered to the model: {', '.join(offered) or 'none yet (McpToolSearch loads them)'}")
+        lines.append(f"  tools offered to the model: {', '.join(offered) or 'none yet (ToolSearch loads them)'}")
     return lines
 
 

@@ -36,6 +36,10 @@ FLEET = (AgentSpawn, AgentSend, AgentSelf, Jobs)  # sub-agents, messages, self-t
 MEMORY = (Memory, Recall)  # facts kept for later sessions, and the past sessions searched
 TASKS = (TodoWrite,)  # the task list the agent keeps while it works
 BUILTIN = CORE + TASKS + WEB + MEMORY + FLEET
+ON_DEMAND = (AgentSpawn, TodoWrite, *WEB, *MEMORY, AgentSend, AgentSelf, Jobs)
+"""The built-in tools a coding task rarely needs: the CLI offers them on demand (ToolSearch loads one, a call
+by name runs it), so their schemas do not ride in every request. The coding prompt names AgentSpawn and
+TodoWrite; an AgentSpawn that knows agents defined in files stays offered (its description lists them)."""
 BY_CATALOG = (Skill,)  # built here without their catalog: the CLI gives them theirs (sagent.cli.agent_setup)
 
 __all__ = [
@@ -44,6 +48,7 @@ __all__ = [
     "CORE",
     "FLEET",
     "MEMORY",
+    "ON_DEMAND",
     "PAPERS",
     "TASKS",
     "WEB",

@@ -27,42 +27,26 @@ class AgentSpawn(_AgentTool):
     name = "AgentSpawn"
     spawns_agents = True
     description = (
-        "Start a sub-agent on a task. It works with its own context and returns only what matters, so use it "
-        "for work that can be done on its own: exploring a part of the code, a review, a second opinion, a "
-        "long side task. Several AgentSpawn calls in one response run concurrently. Settings not given are "
-        "inherited from you (model, tools, system prompt). One-shot (the default): the call waits and "
-        "returns the sub-agent's final answer. persistent=true: the sub-agent keeps running under its label, "
-        "the call returns at once, peers can message it with AgentSend, and it reports to you each time it "
-        "goes idle. Give the sub-agent everything it needs in the prompt: it does not see your conversation."
+        "Start a sub-agent, with a context of its own, on work it can do alone (explore code, review, a side "
+        "task): it returns only what matters. Calls in one response run concurrently; settings not given are "
+        "yours. One-shot: the call returns its final answer. persistent: it keeps running under its label, "
+        "the call returns at once, AgentSend messages it, and it reports each time it goes idle."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "prompt": {"type": "string", "description": "the task, complete and self-contained"},
-            "label": {"type": "string", "description": "a short unique name, for messages (e.g. 'tests')"},
-            "system": {"type": "string", "description": "a system prompt instead of yours"},
-            "provider": {"type": "string", "description": "a provider name (anthropic, openai, google, ...)"},
-            "model": {"type": "string", "description": "a model id (its provider is inferred from the id)"},
-            "tools": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "the tools it may use, a subset of yours",
-            },
-            "max_tool_rounds": {"type": "integer", "description": "stop it after this many tool rounds"},
-            "max_depth": {"type": "integer", "description": "how many levels of sub-agents it may start below it"},
-            "advisor": {
-                "type": "string",
-                "description": "a stronger model it may consult (a model id), or 'none'; default: yours",
-            },
-            "capsules": {
-                "type": "integer",
-                "description": "carry your last N handoffs (tasks, answers, messages) ahead of the prompt; 0: none",
-            },
-            "persistent": {"type": "boolean", "description": "keep it running after its first answer"},
-            "on": {
-                "type": "string",
-                "description": "fleets on NATS only: a serve process's label to run it on, or 'any' (one-shot)",
-            },
+            "prompt": {"type": "string", "description": "the whole task: it does not see your conversation"},
+            "label": {"type": "string", "description": "a short unique name"},
+            "system": {"type": "string", "description": "instead of your system prompt"},
+            "provider": {"type": "string"},
+            "model": {"type": "string"},
+            "tools": {"type": "array", "items": {"type": "string"}, "description": "a subset of yours"},
+            "max_tool_rounds": {"type": "integer"},
+            "max_depth": {"type": "integer", "description": "levels of sub-agents below it"},
+            "advisor": {"type": "string", "description": "a model id it may consult, or 'none'"},
+            "capsules": {"type": "integer", "description": "carry your last N handoffs ahead of the prompt"},
+            "persistent": {"type": "boolean"},
+            "on": {"type": "string", "description": "NATS fleets: a serve process's label, or 'any'"},
         },
         "required": ["prompt"],
     }

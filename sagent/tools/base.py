@@ -93,6 +93,9 @@ class ToolContext:
     # Whether a Bash call may leave the sandbox (`dangerouslyDisableSandbox`): only where a permission policy
     # puts that call to its question (an agent with one). Elsewhere the argument is ignored.
     may_leave_sandbox: bool = False
+    # The tools offered on demand that this agent has loaded (found with ToolSearch, or called by name), in
+    # the order it loaded them: its requests carry them at the end of its tools.
+    loaded: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.roots:

@@ -182,22 +182,17 @@ class Read(_FileTool):
     name = "Read"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Read a text file. Returns numbered lines (number, tab, text), 2000 lines from `offset` by default "
-        f"and at most about {MAX_OUTPUT:,} characters (the end says where to go on); lines longer than "
-        f"{MAX_LINE} characters are cut. Read a file before you Write over it or Edit it. "
-        'A PDF gives the text of its pages with page numbers (`pages` picks them, e.g. "1-5"). An image '
-        "(PNG, JPEG, GIF, WebP) is shown to you when your model accepts images."
+        f"Read a file: numbered lines (number, tab, text), {DEFAULT_LIMIT} from `offset`, at most about "
+        f"{MAX_OUTPUT:,} characters (the end says how to go on); lines over {MAX_LINE} characters are cut. "
+        "Read a file before you Edit it or Write over it. A PDF gives its pages' text; an image is shown to you."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "the file, absolute or relative to the working directory",
-            },
-            "offset": {"type": "integer", "description": "the first line to read, from 1", "default": 1},
-            "limit": {"type": "integer", "description": "how many lines", "default": DEFAULT_LIMIT},
-            "pages": {"type": "string", "description": 'PDF pages: "3", "2-5", "2,4-6" or "7-" (default: all)'},
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "description": "first line, from 1", "default": 1},
+            "limit": {"type": "integer", "default": DEFAULT_LIMIT},
+            "pages": {"type": "string", "description": 'PDF pages: "3", "2-5", "7-" (default: all)'},
         },
         "required": ["path"],
     }
@@ -393,14 +388,14 @@ class Write(_FileTool):
     name = "Write"
     writes_files = True  # sagent keeps a checkpoint of the file before each call (`/rewind`)
     description = (
-        "Create a file, or overwrite one you have read in this session and that has not changed since. "
-        "Parent folders are created. Prefer Edit for changes to an existing file."
+        "Create a file, or overwrite one you have read (unchanged since); parent folders are created. Prefer "
+        "Edit for changes."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "the file to write"},
-            "content": {"type": "string", "description": "the whole new content"},
+            "path": {"type": "string"},
+            "content": {"type": "string", "description": "the whole file"},
         },
         "required": ["path", "content"],
     }
@@ -440,16 +435,16 @@ class Edit(_FileTool):
     name = "Edit"
     writes_files = True  # sagent keeps a checkpoint of the file before each call (`/rewind`)
     description = (
-        "Replace exact text in a file you have read: `old_string` must occur exactly once (add surrounding "
-        "lines to make it unique) unless `replace_all` is true. Returns a diff of the change."
+        "Replace exact text in a file you have read: `old_string` must occur once (add lines around it to make "
+        "it unique) unless `replace_all`. Returns a diff."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "the file to edit"},
-            "old_string": {"type": "string", "description": "the exact text to replace, whitespace included"},
-            "new_string": {"type": "string", "description": "the replacement"},
-            "replace_all": {"type": "boolean", "description": "replace every occurrence", "default": False},
+            "path": {"type": "string"},
+            "old_string": {"type": "string", "description": "exact, whitespace included"},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean", "default": False},
         },
         "required": ["path", "old_string", "new_string"],
     }

@@ -152,14 +152,13 @@ class Glob(AnyOrder):
     name = "Glob"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Find files by glob pattern (`**/*.py`, `src/*.ts`), newest first, skipping .git and .gitignored "
-        f"files. At most {MAX_RESULTS} paths."
+        f"Find files by glob (`**/*.py`), newest first, skipping .git and .gitignored files; at most {MAX_RESULTS}."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "a glob; ** matches any folders"},
-            "path": {"type": "string", "description": "the folder to search (default: working directory)"},
+            "pattern": {"type": "string"},
+            "path": {"type": "string", "description": "a folder"},
         },
         "required": ["pattern"],
     }
@@ -315,16 +314,16 @@ class Grep(AnyOrder):
     name = "Grep"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Search file contents with a regular expression (the common subset of Python and ripgrep syntax). "
-        "output_mode: files_with_matches (default), content (path:line:text, with `context` lines), or "
-        "count. Skips .git, .gitignored and binary files."
+        "Search file contents by regex (Python's and ripgrep's common syntax), skipping .git, .gitignored and "
+        "binary files. output_mode: files_with_matches (default), content (path:line:text, `context` lines "
+        "around), count."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "the regular expression"},
-            "path": {"type": "string", "description": "a folder or file (default: working directory)"},
-            "glob": {"type": "string", "description": "only files whose name matches, e.g. *.py"},
+            "pattern": {"type": "string"},
+            "path": {"type": "string", "description": "a folder or file"},
+            "glob": {"type": "string", "description": "file names, e.g. *.py"},
             "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"]},
             "case_insensitive": {"type": "boolean", "default": False},
         },
@@ -440,10 +439,10 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, nocase: bool, scr
 class List(AnyOrder):
     name = "List"
     reproducible = True  # its output can be had again: compaction may prune it
-    description = "List a folder's entries (folders end with /, files show their size), skipping .gitignored ones."
+    description = "List a folder (folders end with /, files show their size), skipping .gitignored entries."
     input_schema = {
         "type": "object",
-        "properties": {"path": {"type": "string", "description": "the folder (default: working directory)"}},
+        "properties": {"path": {"type": "string"}},
     }
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> str:

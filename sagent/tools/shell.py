@@ -37,26 +37,23 @@ class Bash(AnyOrder):
     name = "Bash"
     reproducible = True  # its output can be had again: compaction may prune it
     description = (
-        "Run a bash command. The working directory persists between calls (a `cd` stays). stdout and "
-        f"stderr come back together, with the exit code when it is not 0. Timeout {DEFAULT_TIMEOUT} s by "
-        f"default, at most {MAX_TIMEOUT} s (larger values are refused); on timeout the command and all its "
-        "children are killed. Every process the command starts (even with `&`, `nohup` or `setsid`) is ended "
-        f"when the call ends: do not start servers or daemons meant to outlive it. Output over {MAX_OUTPUT:,} "
-        "characters keeps its head and tail, and the full text is saved to a file whose path is given. No "
-        "standard input: do not start interactive programs. Commands run in a sandbox: by default they may "
-        "write only in the project, /tmp and $TMPDIR, and have no network; credentials such as ~/.ssh are "
-        "hidden."
+        "Run a bash command; the working directory persists. stdout and stderr come together, with the exit "
+        f"code when not 0. Timeout {DEFAULT_TIMEOUT} s, at most {MAX_TIMEOUT}, then it and its children are "
+        "killed. Every process it starts (even with `&`, `nohup`, `setsid`) ends with the call: no daemons. No "
+        f"standard input: nothing interactive. Output over {MAX_OUTPUT:,} characters keeps head and tail, the "
+        "whole saved to a file it names. Sandboxed: writes only in the project, /tmp and $TMPDIR, no network, "
+        "credentials such as ~/.ssh hidden."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "command": {"type": "string", "description": "the command line"},
+            "command": {"type": "string"},
             "timeout": {"type": "integer", "description": "seconds, 1 to 600", "default": DEFAULT_TIMEOUT},
-            "description": {"type": "string", "description": "a few words on what it does, for the user"},
+            "description": {"type": "string", "description": "a few words for the user"},
             "dangerouslyDisableSandbox": {
                 "type": "boolean",
-                "description": "run this command outside the sandbox; the user is asked first. Only when it "
-                "failed in the sandbox for want of access it really needs",
+                "description": "outside the sandbox, the user asked first: only when the sandbox blocked "
+                "access it really needs",
                 "default": False,
             },
         },

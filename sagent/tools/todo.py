@@ -17,9 +17,8 @@ class TodoWrite(AnyOrder):
     name = "TodoWrite"
     may_background = False  # it takes no time: nothing to move to the background
     description = (
-        "Keep a task list for work of 3+ steps or several tasks (not for one quick step). Each call sends the "
-        "whole list, replacing the last. Mark an item in_progress before starting it, one at a time, and "
-        "completed as soon as it is done."
+        "A task list for work of 3+ steps (not one quick step); each call sends the whole list. Mark one item "
+        "in_progress before you start it, completed as soon as it is done."
     )
     input_schema = {
         "type": "object",

@@ -61,7 +61,7 @@ def test_a_headless_run_uses_a_project_server_and_reports_one_that_fails(
         },
     )
     steps = [
-        tool_use_response([("McpToolSearch", {"query": "echo"})]),
+        tool_use_response([("ToolSearch", {"query": "echo"})]),
         tool_use_response([("mcp__basic__echo", {"text": "through MCP"})]),
         text_response("done"),
     ]
@@ -74,7 +74,7 @@ def test_a_headless_run_uses_a_project_server_and_reports_one_that_fails(
     results = [r["message"]["content"][0] for r in map(json.loads, out.stdout.splitlines()) if r["type"] == "user"]
     assert results[-1]["content"] == "echo: through MCP" and not results[-1]["is_error"]
     first = [t["name"] for t in bodies[0]["tools"]]
-    assert {"McpToolSearch", "ListMcpResources", "ReadMcpResource"} <= set(first)
+    assert {"ToolSearch", "ListMcpResources", "ReadMcpResource"} <= set(first)
     assert "mcp__basic__echo" in first  # the run waited for its servers: their tools are in the first request
 
 

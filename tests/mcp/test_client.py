@@ -53,7 +53,7 @@ async def test_tools_load_lazily_and_map_text_images_structured_content_and_erro
     run = run_with([stdio("basic", "basic")], tmp_path)
     model = ScriptedModel(
         [
-            tool_turn(("McpToolSearch", {"query": "add numbers"})),
+            tool_turn(("ToolSearch", {"query": "add numbers"})),
             tool_turn(
                 ("mcp__basic__add", {"a": 2, "b": 40}),
                 ("mcp__basic__pixel", {}),
@@ -68,7 +68,7 @@ async def test_tools_load_lazily_and_map_text_images_structured_content_and_erro
     finally:
         await run.servers.aclose()
     results = {f.result.name.removeprefix("mcp__basic__"): f.result for f in finished}  # in the order they end
-    search, add, pixel, weather, fail = (results[n] for n in ("McpToolSearch", "add", "pixel", "weather", "fail"))
+    search, add, pixel, weather, fail = (results[n] for n in ("ToolSearch", "add", "pixel", "weather", "fail"))
     assert "mcp__basic__add" in search.text and not search.is_error
     assert add.text == "42" and not add.is_error
     assert pixel.text == "a pixel" and any(isinstance(p, ImagePart) for p in pixel.content)
@@ -76,7 +76,7 @@ async def test_tools_load_lazily_and_map_text_images_structured_content_and_erro
     assert fail.is_error
     # The first request went out with the search and resource tools only; the server's few tools were
     # then offered as they are, after them, in the server's order.
-    assert offered(model, 0) == ["McpToolSearch", "ListMcpResources", "ReadMcpResource"]
+    assert offered(model, 0) == ["ToolSearch", "ListMcpResources", "ReadMcpResource"]
     later = offered(model, 1)
     assert later[:3] == offered(model, 0)
     assert later[3:] == [f"mcp__basic__{n}" for n in ("add", "echo", "pixel", "weather", "fail", "grow")]
@@ -176,7 +176,7 @@ async def test_a_huge_result_is_capped_and_saved_whole(tmp_path: Path) -> None:
     run = run_with([stdio("huge", "huge")], tmp_path)
     model = ScriptedModel(
         [
-            tool_turn(("McpToolSearch", {"query": "select:mcp__huge__dump"})),
+            tool_turn(("ToolSearch", {"query": "select:mcp__huge__dump"})),
             tool_turn(("mcp__huge__dump", {})),
             text_turn("ok"),
         ]
@@ -196,7 +196,7 @@ async def test_tool_names_that_collide_with_builtins_stay_apart(tmp_path: Path) 
     run = run_with([stdio("collide", "collide")], tmp_path)
     model = ScriptedModel(
         [
-            tool_turn(("McpToolSearch", {"query": "read"})),
+            tool_turn(("ToolSearch", {"query": "read"})),
             tool_turn(("Read", {"path": "a.txt"}), ("mcp__collide__Read", {"path": "a.txt"})),
             text_turn("ok"),
         ]
@@ -218,9 +218,9 @@ async def test_a_tool_list_change_is_appended_once_keeping_the_prefix(tmp_path: 
     run = run_with([stdio("basic", "basic")], tmp_path)
     model = ScriptedModel(
         [
-            tool_turn(("McpToolSearch", {"query": "grow"})),
+            tool_turn(("ToolSearch", {"query": "grow"})),
             tool_turn(("mcp__basic__grow", {})),
-            tool_turn(("McpToolSearch", {"query": "select:mcp__basic__double"})),
+            tool_turn(("ToolSearch", {"query": "select:mcp__basic__double"})),
             tool_turn(("mcp__basic__double", {"x": 21})),
             text_turn("ok"),
         ]
@@ -238,7 +238,7 @@ async def test_many_tools_are_found_by_search_instead_of_riding_in_every_request
     run = run_with([stdio(f"s{i}", "many:20") for i in range(3)], tmp_path)
     model = ScriptedModel(
         [
-            tool_turn(("McpToolSearch", {"query": "tool_07", "max_results": 2})),
+            tool_turn(("ToolSearch", {"query": "tool_07", "max_results": 2})),
             tool_turn(("mcp__s1__tool_07", {"query": "x"})),
             text_turn("ok"),
         ]
@@ -280,7 +280,7 @@ async def test_permission_hooks_see_mcp_calls_as_any_other(tmp_path: Path) -> No
     run = run_with([stdio("basic", "basic")], tmp_path)
     model = ScriptedModel(
         [
-            tool_turn(("McpToolSearch", {"query": "echo"})),
+            tool_turn(("ToolSearch", {"query": "echo"})),
             tool_turn(("mcp__basic__echo", {"text": "hi"})),
             text_turn("ok"),
         ]

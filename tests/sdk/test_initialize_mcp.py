@@ -25,7 +25,7 @@ def test_the_servers_become_the_agents_own(tmp_path: Path) -> None:
     assert servers is not None and servers_of(a) is servers
     config = servers.connections["helper"].config
     assert (config.command, config.args, config.env) == ("python", ("server.py",), {"TOKEN": "secret"})
-    assert "McpToolSearch" in a.tools  # the MCP tools of a run with servers
+    assert "ToolSearch" in a.tools  # the MCP tools of a run with servers
 
 
 def test_servers_join_those_the_agent_has(tmp_path: Path) -> None:

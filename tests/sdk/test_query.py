@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ResultMessage, SystemMessage, TextBlock, query
 
+from sagent.tools import ON_DEMAND
 from tests.sdk.harness import PROVIDERS, Provider, cli, sent_text
 
 
@@ -102,4 +103,5 @@ async def test_a_tool_the_program_disallows_is_not_offered(project: Path, tmp_pa
     assert "Grep" not in offered and "Bash" in offered and "Read" in offered  # a rule for some calls keeps Bash
     init = messages[0]
     assert isinstance(init, SystemMessage) and "Grep" not in init.data["tools"] and "Bash" in init.data["tools"]
-    assert sorted(init.data["tools"]) == sorted(offered)  # what the init lists is what the model is offered
+    # What the init lists is what the model is offered, and the tools it loads on demand (sagent.tools.ON_DEMAND)
+    assert sorted(init.data["tools"]) == sorted([*offered, *(cls.name for cls in ON_DEMAND)])

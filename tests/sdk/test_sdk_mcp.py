@@ -233,7 +233,7 @@ async def test_servers_named_in_initialize_join_the_runs_other_servers(tmp_path:
     agent = Agent(model, tools=list(run.tools), hooks=(run.hook,), cwd=tmp_path)
     assert attach_sdk_servers(agent, ["gate", "calc"], sdk.requester) is None  # closed with the run's servers
     assert list(run.servers.connections) == ["calc", "gate"]  # calc is not added twice
-    assert "(calc, gate)" in agent.tools["McpToolSearch"].description
+    assert "(calc, gate)" in agent.tools["ToolSearch"].description
     try:
         finished = [e async for e in agent.run("go") if isinstance(e, ToolFinished)]
     finally:

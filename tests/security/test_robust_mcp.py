@@ -36,7 +36,7 @@ def run_with(config: ServerConfig, tmp_path: Path) -> McpRun:
     return run
 
 
-LOAD = tool_turn(("McpToolSearch", {"query": "select:mcp__h__poke,mcp__h__other"}))
+LOAD = tool_turn(("ToolSearch", {"query": "select:mcp__h__poke,mcp__h__other"}))
 
 
 async def results(run: McpRun, steps: list, tmp_path: Path, session: SessionLog | None = None) -> list[ToolResult]:

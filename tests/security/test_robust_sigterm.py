@@ -82,7 +82,7 @@ def test_sigterm_ends_a_run_waiting_on_an_mcp_server_that_never_answers(tmp_path
     server_env = {"HOSTILE_PIDS": str(tmp_path / "pids"), "HOSTILE_CALLED": str(tmp_path / "called")}
     settings = {"mcpServers": {"h": {"command": sys.executable, "args": [HOSTILE, "hang"], "env": server_env}}}
     steps = [
-        tool_use_response([("McpToolSearch", {"query": "select:mcp__h__poke"})]),
+        tool_use_response([("ToolSearch", {"query": "select:mcp__h__poke"})]),
         tool_use_response([("mcp__h__poke", {})]),
         text_response("never reached"),
     ]
@@ -124,7 +124,7 @@ def test_sigterm_ends_a_run_reading_a_100_mb_mcp_result(tmp_path: Path) -> None:
     server_env = {"HOSTILE_PIDS": str(tmp_path / "pids"), "HOSTILE_CALLED": str(tmp_path / "called")}
     huge = {"command": sys.executable, "args": [HOSTILE, "huge", "100000000"], "env": server_env}
     steps = [
-        tool_use_response([("McpToolSearch", {"query": "select:mcp__h__poke"})]),
+        tool_use_response([("ToolSearch", {"query": "select:mcp__h__poke"})]),
         tool_use_response([("mcp__h__poke", {})]),
         text_response("read it"),
     ]

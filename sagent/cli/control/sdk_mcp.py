@@ -3,7 +3,7 @@
 An application passes `create_sdk_mcp_server(...)` in its options; the SDK names it on the command line as
 `--mcp-config '{"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}}'` and serves it in its own process.
 sagent's MCP client reaches it like any server (its tools are `mcp__calc__add`, permission rules and the
-deferred McpToolSearch apply, a headless run offers them from its first request), over a transport that
+deferred ToolSearch apply, a headless run offers them from its first request), over a transport that
 sends each JSON-RPC message as a control request and reads the server's reply from the answer:
 
     {"subtype": "mcp_message", "server_name": "calc", "message": {"jsonrpc": "2.0", ...}}
