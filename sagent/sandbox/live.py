@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -117,7 +118,11 @@ class LiveSandbox:
         with self._lock:
             self._calls[call.id] = call
             self.claims = max(self.claims - 1, 0)
-        message = {"op": "run", "id": call.id, "argv": argv, "cwd": str(cwd), "env": self.environment(env)}
+        environment = self.environment(env)
+        message = {"op": "run", "id": call.id, "argv": argv, "cwd": str(cwd), "env": environment}
+        program = _program(argv[0], environment.get("PATH"))
+        if program is not None:  # found once here, not on each call in the sandbox (its PATH walked cold)
+            message["program"] = program
         try:
             with self._lock:
                 send(self._sock, message, [output])
@@ -251,6 +256,13 @@ def _remove_orphans() -> None:
             continue
         if pid_text.isdigit() and _owner_line(int(pid_text)) != owner_line:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+@functools.lru_cache(maxsize=32)
+def _program(name: str, path: str | None) -> str | None:
+    """Where `name` is on `path` (the sandbox sees the same files, read-only), or None to leave it to the
+    sandbox to find (and report)."""
+    return shutil.which(name, path=path) if "/" not in name else None
 
 
 def _number(value: object) -> int:

@@ -9,8 +9,9 @@ Each command runs in a PID namespace of its own, made ahead of time: a *helper* 
 a PID namespace (`unshare`) and forks the namespace's process 1 (`init`), which waits for the call, starts
 its bash, and reaps orphans. Whatever the command starts (`&`, `nohup`, `setsid`, a double fork, `env -i`)
 is in that namespace, and when init returns (bash exited, or the call is ended) the kernel kills all of it:
-nothing of a call outlives it. A namespace serves one call; the next one is made while the current call
-runs, so its forks are not paid by the call.
+nothing of a call outlives it. A namespace serves one call; the next one is made when a call ends (while
+sagent reads the result and the model thinks), so its forks are neither paid by a call nor compete with the
+command's start on the CPU; a call that starts while another runs makes its own at once.
 
 With PROXY_SOCKET, the sandbox has no network but its loopback: a listener on 127.0.0.1 (its port is
 reported in the `ready` message) carries each connection to sagent's domain proxy through that socket.
@@ -129,7 +130,7 @@ def init(sock: socket.socket) -> None:
             (os.POSIX_SPAWN_DUP2, fds[0], 2),
         ]
         pid = os.posix_spawn(
-            _find(argv[0], env.get("PATH", os.defpath)),
+            str(request.get("program") or _find(argv[0], env.get("PATH", os.defpath))),
             argv,
             env,
             file_actions=actions,
@@ -263,8 +264,9 @@ def main(argv: list[str]) -> int:
         threading.Thread(target=_bridge, args=(listener, argv[2]), daemon=True).start()
     keep = {control.fileno()}
     calls: dict[object, tuple[int, socket.socket]] = {}
-    warm = _fork_helper(keep)
-    first, _ = receive(warm[1])
+    first_helper = _fork_helper(keep)
+    warm: tuple[int, socket.socket] | None = first_helper
+    first, _ = receive(first_helper[1])
     if first is None or first.get("op") != "warm":
         send(control, first or {"op": "broken", "message": "the sandbox's first helper died"})
         return 1
@@ -276,12 +278,14 @@ def main(argv: list[str]) -> int:
                 if key.data is None:
                     message, fds = receive(control)
                     if message is None:
-                        for pid, _sock in [warm, *calls.values()]:
+                        for pid, _sock in [*([warm] if warm else []), *calls.values()]:
                             with contextlib.suppress(ProcessLookupError):
                                 os.kill(pid, signal.SIGKILL)
                         return 0
                     call = message.get("id")
                     if message.get("op") == "run":
+                        if warm is None:  # calls side by side: this one makes its namespace now
+                            warm = _fork_helper(keep)
                         pid, sock = warm
                         send(sock, message, fds)
                         for fd in fds:
@@ -289,7 +293,7 @@ def main(argv: list[str]) -> int:
                         calls[call] = (pid, sock)
                         selector.register(sock, selectors.EVENT_READ, call)
                         keep.add(sock.fileno())
-                        warm = _fork_helper(keep)
+                        warm = None
                     elif message.get("op") == "end" and call in calls:
                         with contextlib.suppress(OSError):
                             send(calls[call][1], message)
@@ -312,6 +316,8 @@ def main(argv: list[str]) -> int:
                     sock.close()
                     os.waitpid(pid, 0)
                     del calls[call]
+                    if warm is None:  # the next call's namespace, made while sagent and the model go on
+                        warm = _fork_helper(keep)
 
 
 if __name__ == "__main__":
