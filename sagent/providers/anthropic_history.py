@@ -44,14 +44,18 @@ def _user_blocks(message: UserMessage | PeerMessage | ToolResult) -> list[dict[s
         return [{"type": "text", "text": f"[message from {message.sender}]\n{message.text}"}]
     content = [_content_block(p) for p in message.content]
     if isinstance(message, ToolResult):
-        return [
-            {
-                "type": "tool_result",
-                "tool_use_id": tool_id(message.call_id),
-                "content": content or [{"type": "text", "text": "(no output)"}],
-                "is_error": message.is_error,
-            }
-        ]
+        # A result of one text goes as a string, and `is_error` only when it is one (false is the default):
+        # the same result in fewer bytes, which every later request of the session carries again.
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id(message.call_id)}
+        if not content:
+            result["content"] = "(no output)"
+        elif len(content) == 1 and content[0]["type"] == "text":
+            result["content"] = content[0]["text"]
+        else:
+            result["content"] = content
+        if message.is_error:
+            result["is_error"] = True
+        return [result]
     return content
 
 

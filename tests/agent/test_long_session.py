@@ -35,8 +35,9 @@ def texts(body: dict[str, Any]) -> list[str]:
         for block in message["content"]:
             if block.get("type") == "text":
                 out.append(block["text"])
-            elif block.get("type") == "tool_result":
-                out += [b.get("text", "") for b in block["content"]]
+            elif block.get("type") == "tool_result":  # its content: a string, or a list of blocks
+                content = block["content"]
+                out += [content] if isinstance(content, str) else [b.get("text", "") for b in content]
     return out
 
 

@@ -17,7 +17,17 @@ from sagent.providers.base import (
     RetryPolicy,
     stream_with_retry,
 )
-from sagent.types import AssistantMessage, ModelRequest, ThinkingPart, ToolCall, ToolResult, ToolSpec, UserMessage
+from sagent.types import (
+    AssistantMessage,
+    ImagePart,
+    ModelRequest,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    UserMessage,
+)
 from tests.fakes.anthropic_server import (
     FakeAnthropic,
     Fault,
@@ -184,6 +194,18 @@ def test_history_merges_tool_results_remaps_ids_and_degrades_foreign_thinking() 
     merged = turns[2]["content"]
     assert [b["type"] for b in merged] == ["tool_result", "tool_result", "text"]
     assert merged[0]["tool_use_id"] == assistant[1]["id"] and merged[1]["is_error"] is True
+    # A result of one text goes as a plain string, and `is_error` only when true: fewer bytes in every request.
+    assert merged[0]["content"] == "one" and "is_error" not in merged[0] and merged[1]["content"] == "two"
+
+
+def test_a_tool_result_with_an_image_keeps_its_blocks() -> None:
+    call = ToolCall("c1", "Read", {"path": "shot.png"})
+    result = ToolResult(call.id, "Read", (TextPart("the screenshot"), ImagePart("aGk=", "image/png")))
+    (turn,) = convert_history((result,))
+    (block,) = turn["content"]
+    assert [b["type"] for b in block["content"]] == ["text", "image"] and "is_error" not in block
+    (empty,) = convert_history((ToolResult(call.id, "Read", ()),))[0]["content"]
+    assert empty["content"] == "(no output)"
 
 
 def test_importing_the_provider_does_not_import_the_sdk() -> None:
