@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from sagent.agent.calls import SPAWN_TOOL, backgroundable, is_named
@@ -118,6 +118,9 @@ def _for_elsewhere(request: SpawnRequest, have: list[str]) -> SpawnRequest:
 class AgentTools:
     def __init__(self, agent: ToolsAgent) -> None:
         self.agent = agent
+
+    def tool_names(self) -> Collection[str]:
+        return self.agent.tools.keys()
 
     # -------------------------------------------------------------------------------------- peers
 

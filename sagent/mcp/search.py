@@ -161,6 +161,9 @@ class ToolSearch(AnyOrder):
             servers.start()
             await servers.settle(SEARCH_WAIT)
         found = self.catalog.search(query, max(1, int(arguments.get("max_results") or MAX_RESULTS)))
+        if ctx.runtime is not None:  # a sub-agent given some tools finds only built-in tools it has
+            have = ctx.runtime.tool_names()
+            found = [t for t in found if t.name not in self.catalog.deferred or t.name in have]
         ctx.loaded.extend(t.name for t in found if t.name in self.catalog.deferred and t.name not in ctx.loaded)
         lines = [f"{t.name}: {t.description.splitlines()[0][:200]}{_arguments(t)}" for t in found]
         problems = [

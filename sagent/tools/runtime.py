@@ -8,7 +8,7 @@ call it, so tools never import the agent. Every method answers in text for the m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -91,6 +91,10 @@ class SpawnRequest:
 
 
 class AgentRuntime(Protocol):
+    def tool_names(self) -> Collection[str]:
+        """The names of the tools this agent has (offered or on demand)."""
+        ...
+
     def peers(self) -> list[str]:
         """One line per agent this one can message: label, model, status."""
         ...

@@ -77,6 +77,24 @@ async def test_a_sub_agent_given_a_deferred_tool_by_name_is_offered_it(tmp_path:
     assert "Recall" not in names(model.requests("main")[0])
 
 
+async def test_a_sub_agent_finds_only_the_deferred_tools_it_was_given(tmp_path: Path) -> None:
+    model = RoutedModel(
+        {
+            "main": [
+                tool_turn(("AgentSpawn", {"prompt": "look", "label": "kid", "tools": ["Read", "ToolSearch"]})),
+                text_turn("ok"),
+            ],
+            "kid": [tool_turn(("ToolSearch", {"query": "select:Recall"})), text_turn("none")],
+        }
+    )
+    agent = on_demand_agent(model, tmp_path)
+    await agent.ask("go")
+    await agent.aclose()
+    kid = model.requests("kid")
+    answer = next(m for m in kid[1].messages if isinstance(m, ToolResult))
+    assert answer.text.startswith("no tool matches") and "Recall" not in names(kid[1])
+
+
 def sagent(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "sagent.cli.main", *args]
     return subprocess.run(
