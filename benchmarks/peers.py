@@ -18,7 +18,7 @@ network namespace holding only the loopback device (after npm installed what was
 update checks are switched off as each CLI documents. `--trace-network` runs each CLI once under strace
 and lists every address it tried to reach other than the loopback.
 
-Target: sagent's round gap below pi's in the same run (exit 1 when missed).
+Targets: sagent's round gap and its session's cost below pi's in the same run (exit 1 when one is missed).
 
     uv run python benchmarks/peers.py                     # everything
     uv run python benchmarks/peers.py --only sagent,pi    # some: sagent, pi, "claude code", codex, "gemini cli"
@@ -199,6 +199,7 @@ class Figures:
     side: str
     answer_ms: float
     cost: str = ""
+    cost_usd: float | None = None
 
 
 def home_of(peer: Peer) -> Path:
@@ -246,8 +247,9 @@ def figures(timed: list[Run], sampled: list[Run]) -> Figures:
     )
 
 
-def session_cost(peer: Peer, rounds: int) -> str:
-    """Cost, cache share and KB a request of one `rounds`-round session with the prompt cache simulated."""
+def session_cost(peer: Peer, rounds: int) -> tuple[str, float]:
+    """Cost, cache share and KB a request of one `rounds`-round session with the prompt cache simulated, and
+    the cost alone."""
     run = run_once(peer, home_of(peer), rounds, cache=True)
     cost = sum(cost_of(model, _usage(u)).total for model, u in run.usages)
     read = sum(u["cache_read_input_tokens"] for _, u in run.usages)
@@ -256,7 +258,7 @@ def session_cost(peer: Peer, rounds: int) -> str:
     )
     kb = statistics.mean(run.sizes) / 1000
     share = f"{read / total:.1%} of input read from cache"
-    return f"${cost:.3f} ({share}, {kb:.1f} KB a request, {len(run.sizes)} requests)"
+    return f"${cost:.3f} ({share}, {kb:.1f} KB a request, {len(run.sizes)} requests)", float(cost)
 
 
 def _usage(u: dict[str, int]) -> Usage:
@@ -401,7 +403,7 @@ def main() -> int:
             if isinstance(f, RunFailed):
                 raise f
             if peer.wire == "anthropic":
-                f.cost = session_cost(peer, args.session)
+                f.cost, f.cost_usd = session_cost(peer, args.session)
         except RunFailed as failed:
             print(f"skipped: {failed}")
             continue
@@ -441,12 +443,23 @@ def main() -> int:
     print("\n".join(commands))
     print()
     if "sagent" in measured and "pi" in measured:
-        ours, theirs = measured["sagent"].gap_ms, measured["pi"].gap_ms
-        ok = ours < theirs
-        print(f"sagent's round gap {ours:.1f} ms, target below pi's {theirs:.1f} ms: {'ok' if ok else 'MISSED'}")
-        return 0 if ok else 1
-    print("sagent's round gap against pi's: not checked (both must run)")
+        sagent, pi = measured["sagent"], measured["pi"]
+        gap_ok = sagent.gap_ms < pi.gap_ms
+        print(f"sagent's round gap {sagent.gap_ms:.1f} ms, target below pi's {pi.gap_ms:.1f} ms: {_verdict(gap_ok)}")
+        cost_ok = True
+        if sagent.cost_usd is not None and pi.cost_usd is not None:
+            cost_ok = sagent.cost_usd < pi.cost_usd
+            print(
+                f"sagent's {args.session}-round session ${sagent.cost_usd:.4f}, target below pi's "
+                f"${pi.cost_usd:.4f}: {_verdict(cost_ok)}"
+            )
+        return 0 if gap_ok and cost_ok else 1
+    print("sagent against pi: not checked (both must run)")
     return 0
+
+
+def _verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
 
 
 if __name__ == "__main__":
