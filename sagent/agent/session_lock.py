@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def open_locked(path: Path, *, create: bool) -> int:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise SessionBusy(path, _holder(path)) from None
+            raise SessionBusy(path, _holder_when_noted(path)) from None
     holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": datetime.now().astimezone().isoformat()}
     with contextlib.suppress(OSError):  # who holds it is for the message only; the flock is the lock
         temporary = _lock_file(path).with_suffix(f".{os.getpid()}.tmp")
@@ -53,6 +54,15 @@ def open_locked(path: Path, *, create: bool) -> int:
             json.dump(holder, f)
         os.replace(temporary, _lock_file(path))
     return fd
+
+
+def _holder_when_noted(path: Path, wait: float = 0.5) -> dict[str, Any]:
+    """The holder's note; a holder that has just taken the lock writes it a moment later, so an absent note
+    is waited for a little (at most `wait` seconds) before the message goes without it."""
+    deadline = time.monotonic() + wait
+    while not (holder := _holder(path)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return holder
 
 
 def _holder(path: Path) -> dict[str, Any]:

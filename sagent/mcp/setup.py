@@ -54,9 +54,13 @@ def add_servers(
     MCP servers when it has some, and are closed with them (None is returned); else the agent gets the
     MCP tools and hook of a run of its own, whose servers are returned for the caller to close. The
     servers' tools are offered from the next request (`wait_first`: it waits for them)."""
-    servers = servers_of(agent)
+    hook = _hook_of(agent)
+    servers = hook.servers if hook is not None else None
     cwd = agent.context.cwd
-    if servers is not None:
+    if hook is not None and servers is not None:
+        # The agent's hook (the one offering tools on demand, with or without servers so far) takes them, and
+        # waits for them before the first request when asked, as the hook of a run of their own would.
+        hook.wait_first = hook.wait_first or wait_first
         for config in configs:
             if config.name not in servers.connections:
                 servers.add(config, cwd)
@@ -88,10 +92,12 @@ async def ready(agent: Agent) -> None:
 
 def servers_of(agent: Agent) -> McpServers | None:
     """The MCP servers an agent was given (through its hook), or None."""
-    for hook in agent.settings.hooks:
-        if isinstance(hook, McpHook):
-            return hook.servers
-    return None
+    hook = _hook_of(agent)
+    return hook.servers if hook is not None else None
+
+
+def _hook_of(agent: Agent) -> McpHook | None:
+    return next((h for h in agent.settings.hooks if isinstance(h, McpHook)), None)
 
 
 def status_lines(servers: McpServers | None, agent: Agent | None = None) -> list[str]:

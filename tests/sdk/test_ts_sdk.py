@@ -221,7 +221,7 @@ def test_the_preset_keeps_sagents_prompt_and_appends_the_programs(
         run_program("system_prompt.mjs", provider, fake, project, tmp_path, SYSTEM_PROMPT=json.dumps(preset))
         system = system_text(fake.bodies()[0])
     assert system.startswith("You are sagent") and "Always answer like a pirate." in system
-    assert system.index("Always answer like a pirate.") > system.index("working directory:")
+    assert system.index("Always answer like a pirate.") > system.index("Working directory:")
 
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=str)

@@ -203,8 +203,10 @@ async def test_clear_errors_for_status_timeouts_size_and_names(tmp_path: Path) -
             with pytest.raises(ToolError) as error:
                 await fetch(WebFetch(fetcher), web.url + path, tmp_path)
             assert says in str(error.value), path
+        # Its own fetcher with time to spare: on a loaded machine the short timeout above could end it first.
+        roomy = Fetcher(allow_hosts=["127.0.0.1"], timeout=30, resolve=names({}))
         with pytest.raises(ToolError, match="over the 1,000-byte limit"):
-            await fetcher.get(f"{web.url}/huge", max_bytes=1000)
+            await roomy.get(f"{web.url}/huge", max_bytes=1000)
     with pytest.raises(ToolError, match=r"cannot resolve nowhere\.example"):
         await fetch(WebFetch(fetcher), "https://nowhere.example/", tmp_path)
 
