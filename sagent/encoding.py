@@ -46,12 +46,26 @@ def _deep(value: object) -> object:
         if all(nk is k and nv is v for (nk, nv), (k, v) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    names = _field_names(type(value))
+    if names:
         changes = {}
-        for item in dataclasses.fields(value):
-            old = getattr(value, item.name)
+        for name in names:
+            old = getattr(value, name)
             new = _deep(old)
             if new is not old:
-                changes[item.name] = new
-        return dataclasses.replace(value, **changes) if changes else value
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value  # type: ignore[type-var]
     return value
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The fields of a dataclass (none for any other class), found once per class: every streamed event is
+    walked, and `dataclasses.fields` builds its answer anew each time."""
+    names = _NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else ()
+        _NAMES[cls] = names
+    return names
