@@ -130,7 +130,8 @@ class SandboxRun:
     async def end(self, grace: float) -> None:
         from sagent.sandbox.live import SandboxFailure
 
-        self._live.end(self._call, grace)
+        if not self._call.exited.done():  # once bash has exited its namespace is gone: nothing to end
+            self._live.end(self._call, grace)
         with contextlib.suppress(SandboxFailure):
             await asyncio.shield(asyncio.wrap_future(self._call.exited))
 

@@ -80,14 +80,20 @@ class Bash(AnyOrder):
         # An EXIT trap records where the command ended up, even after `exit N`, without touching its output.
         script = f"trap 'pwd -P > \"{cwd_file}\"' EXIT\n{command}\n"
         token = new_token()
-        record = None
+        noting: asyncio.Future[Path | None] | None = None
         if ctx.session_dir is not None:
             records = ctx.session_dir / RECORDS
             # What a dead run of this session left that no resumed call accounted for (a background call)
             # ends before this process's first call in the session starts; one trip to a thread does both.
             sweep = records not in _swept
             _swept.add(records)
-            record = await asyncio.to_thread(_note_call, records, token, command, sweep)
+            noting = asyncio.ensure_future(asyncio.to_thread(_note_call, records, token, command, sweep))
+            if sweep or not launch.sandboxed:
+                # Outside the sandbox the record is what finds the call's processes after a kill -9: it is
+                # written before they start. In it, the call's PID namespace dies with sagent whatever the
+                # record says, so the record is written while the command starts.
+                await noting
+        record = None
         capture = Capture(lambda: ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt")
         # Our own pipe, not asyncio's: the call ends when bash exits, not when the last holder of its
         # stdout (a daemon) closes it.
@@ -96,6 +102,7 @@ class Bash(AnyOrder):
             proc = await launch.start(["bash", "-c", script], ctx.cwd, tagged_environment(token), write_end, token)
         except BaseException as error:
             os.close(read_end)
+            record = await noting if noting is not None else None
             if record is not None:
                 record.unlink(missing_ok=True)
             if isinstance(error, OSError) and launch.sandboxed:
@@ -103,6 +110,7 @@ class Bash(AnyOrder):
             raise
         finally:
             os.close(write_end)
+        record = await noting if noting is not None else None
         pump = asyncio.ensure_future(asyncio.to_thread(capture.pump, read_end))
         returncode = 0
         try:
