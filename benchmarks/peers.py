@@ -208,8 +208,8 @@ def home_of(peer: Peer) -> Path:
 
 def measure(peers: list[Peer], rounds: int, repeats: int) -> dict[str, Figures | RunFailed]:
     """Each CLI's figures (or why it failed). After a warm-up run of each (the file cache, bytecode, the CLI's
-    first-run files), the repeats go round the CLIs in turn, a timed run and a sampled one each, so that a
-    change in the machine's load falls on all of them alike."""
+    first-run files), the repeats go round the CLIs in turn, a timed run and a sampled one each, each repeat
+    from another CLI, so that a change in the machine's load falls on all of them alike."""
     timed: dict[str, list[Run]] = {}
     sampled: dict[str, list[Run]] = {}
     failed: dict[str, RunFailed] = {}
@@ -220,8 +220,10 @@ def measure(peers: list[Peer], rounds: int, repeats: int) -> dict[str, Figures |
             run_once(peer, home_of(peer), rounds)
         except RunFailed as why:
             failed[peer.name] = why
-    for _ in range(repeats):
-        for peer in peers:
+    for repeat in range(repeats):
+        # Each repeat starts with another CLI, so none always runs right after the same one (after the
+        # largest, the kernel may still be reclaiming its memory).
+        for peer in peers[repeat % len(peers) :] + peers[: repeat % len(peers)]:
             if peer.name in failed:
                 continue
             try:
