@@ -93,7 +93,6 @@ class Bash(AnyOrder):
                 # written before they start. In it, the call's PID namespace dies with sagent whatever the
                 # record says, so the record is written while the command starts.
                 await noting
-        record = None
         capture = Capture(lambda: ctx.spill_dir() / f"bash-{uuid.uuid4().hex[:12]}.txt")
         # Our own pipe, not asyncio's: the call ends when bash exits, not when the last holder of its
         # stdout (a daemon) closes it.
@@ -102,19 +101,18 @@ class Bash(AnyOrder):
             proc = await launch.start(["bash", "-c", script], ctx.cwd, tagged_environment(token), write_end, token)
         except BaseException as error:
             os.close(read_end)
-            record = await noting if noting is not None else None
-            if record is not None:
-                record.unlink(missing_ok=True)
+            _forget_record(noting)
             if isinstance(error, OSError) and launch.sandboxed:
                 raise ToolError(str(error)) from None
             raise
         finally:
             os.close(write_end)
-        record = await noting if noting is not None else None
         pump = asyncio.ensure_future(asyncio.to_thread(capture.pump, read_end))
         returncode = 0
         try:
             try:
+                if noting is not None:  # inside: an interrupt while it is written still ends the command
+                    await asyncio.shield(noting)
                 returncode = await asyncio.wait_for(proc.wait(), timeout)
             except TimeoutError:
                 await _finish(proc, pump, capture, KILL_GRACE)
@@ -129,8 +127,7 @@ class Bash(AnyOrder):
             # Whatever the command left running (`sleep 99 &`, a daemon) goes with it.
             await _finish(proc, pump, capture, 0.0)
         finally:
-            if record is not None:
-                record.unlink(missing_ok=True)
+            _forget_record(noting)
             with contextlib.suppress(OSError):
                 new_cwd = cwd_file.read_text().strip()
                 if new_cwd and Path(new_cwd).is_dir():
@@ -158,6 +155,19 @@ class Bash(AnyOrder):
 
 _swept: set[Path] = set()
 """The session folders whose dead runs' leftovers this process has ended: a dead run leaves none later."""
+
+
+def _forget_record(noting: asyncio.Future[Path | None] | None) -> None:
+    """Remove the call's record once it is written: now, or when a write still under way finishes."""
+
+    def remove(done: asyncio.Future[Path | None]) -> None:
+        if not done.cancelled() and done.exception() is None and (path := done.result()) is not None:
+            path.unlink(missing_ok=True)
+
+    if noting is not None and noting.done():
+        remove(noting)
+    elif noting is not None:
+        noting.add_done_callback(remove)
 
 
 def _note_call(records: Path, token: str, command: str, sweep: bool) -> Path | None:

@@ -93,6 +93,37 @@ async def test_cancelling_the_call_ends_every_process(ctx: ToolContext, tmp_path
         kill_marked(m)
 
 
+async def test_an_interrupt_while_the_calls_record_is_written_still_ends_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In the sandbox the record is written while the command starts; a slow disk keeps that write going.
+    import sagent.tools.shell as shell
+
+    ctx = ToolContext(cwd=tmp_path, session_dir=tmp_path / "session")
+    assert await Bash().run({"command": "true"}, ctx) == "(no output)"  # the session's first call: records swept
+    note = shell._note_call
+
+    def slow_note(*args: object) -> Path | None:
+        time.sleep(1.0)
+        return note(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shell, "_note_call", slow_note)
+    m = marker()
+    try:
+        task = asyncio.create_task(Bash().run({"command": f"sleep {m} &" + started(m) + "touch ready; sleep 300"}, ctx))
+        while not (tmp_path / "ready").exists():
+            assert not task.done()
+            await asyncio.sleep(0.02)
+        task.cancel()  # the record is still being written
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert none_left(m), with_marker(m)
+        await asyncio.sleep(1.2)  # the write finishes, and its record goes
+        assert not list((tmp_path / "session" / shell.RECORDS).glob("*.json"))
+    finally:
+        kill_marked(m)
+
+
 async def test_the_working_directory_and_exit_code_carry_over_as_without_the_sandbox(ctx: ToolContext) -> None:
     out = await Bash().run({"command": "mkdir -p a/b && cd a/b && echo $SAGENT_SANDBOX; exit 3"}, ctx)
     assert out == "workspace-write\nexit code 3"
