@@ -65,17 +65,7 @@ from sagent.snapshot import AgentSnapshot, AgentStatus
 from sagent.tasks import TaskList
 from sagent.tools.base import Tool, ToolContext
 from sagent.tools.runtime import SpawnRequest
-from sagent.types import (
-    AssistantMessage,
-    Effort,
-    Message,
-    ModelRequest,
-    PeerMessage,
-    ToolResult,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
+from sagent.types import AssistantMessage, Effort, Message, ModelRequest, PeerMessage, ToolResult, Usage, UserMessage
 
 USER = "user"  # the sender of messages a person sends to a sub-agent
 
@@ -140,7 +130,6 @@ class Agent:
         self._closed = False
         self._retired: list[Model] = []  # models switched away from, closed with the agent
         self._sinks: list[EventSink] = []  # this agent's own sinks beside the log (not inherited)
-        self._specs: tuple[ToolSpec, ...] = ()  # the tools the last request offered
         self._notices: list[HookNotice | AdvisorConsulted | TaskListChanged] = []  # for this agent's next event
         self.fleet.join(self)
 
@@ -570,15 +559,10 @@ class Agent:
 
     def request(self) -> ModelRequest:
         """The request the next model call sends (the history as it stands now)."""
-        specs = tuple(tool_specs(self.tools, self.context))
-        if specs != self._specs:
-            self._specs = specs
-        # Unchanged tools are the very objects of the last request, so what is derived from them (their
-        # encoding, their hash, their scrubbing) is derived once, not each round.
         return ModelRequest(
             system=self.system,
             messages=windowed(self.history, self.settings.history_turns),
-            tools=self._specs,
+            tools=tuple(tool_specs(self.tools, self.context)),
             max_tokens=self.max_tokens,
             thinking_budget=self.thinking_budget,
             effort=self.effort,

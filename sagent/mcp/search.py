@@ -32,7 +32,7 @@ from sagent.events import Event, MessageAdded, SessionStarted
 from sagent.mcp.client import McpServers
 from sagent.mcp.tools import McpTool, tool_name
 from sagent.tools.base import AnyOrder, Tool, ToolContext, ToolError, ToolOutput
-from sagent.types import AssistantMessage, ModelRequest, ToolCall, ToolSpec
+from sagent.types import AssistantMessage, ModelRequest, ToolCall
 
 if TYPE_CHECKING:
     from sagent.agent.agent import Agent
@@ -210,7 +210,6 @@ class McpHook(Hook):
         self.servers = catalog.servers
         self.wait_first = wait_first
         self._requests = 0
-        self._last: dict[int, tuple[ToolSpec, ...]] = {}  # by id(agent): the tools of its last request
 
     def on_event(self, agent: Agent, event: Event) -> None:
         # Started once the first request is out (its answer is streaming, or it failed): the servers'
@@ -254,16 +253,7 @@ class McpHook(Hook):
         offered.update((n, agent.tools[n]) for n in loaded if n in agent.tools)
         present = {t.name for t in request.tools}  # a hook before this one may have taken a tool away
         specs = tuple(s for s in tool_specs(offered, agent.context) if s.name in present or s.name in loaded)
-        # Unchanged, they are the very objects of this agent's last request: what is derived from them (their
-        # encoding, their hash) is derived once, not each round.
-        last = self._last.get(id(agent))
-        if last == specs:
-            specs = last
-        else:
-            if len(self._last) > 4096:  # agents come and go by the thousand in a fleet: start over
-                self._last.clear()
-            self._last[id(agent)] = specs
-        return replace(request, tools=specs)
+        return replace(request, tools=specs)  # unchanged, the request gate sends the last request's objects
 
     def _searches(self, agent: Agent) -> bool:
         return any(isinstance(t, ToolSearch) and t.catalog is self.catalog for t in agent.tools.values())
