@@ -44,12 +44,14 @@ def bwrap_path() -> str | None:
     chosen = os.environ.get("SAGENT_BWRAP")
     if chosen is not None:
         return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
-    return _bwrap_on(os.environ.get("PATH"))
+    return which_on("bwrap", os.environ.get("PATH"))
 
 
-@functools.lru_cache(maxsize=8)
-def _bwrap_on(path: str | None) -> str | None:
-    return shutil.which("bwrap", path=path)
+@functools.lru_cache(maxsize=32)
+def which_on(name: str, path: str | None) -> str | None:
+    """Where the program `name` is on `path` (`shutil.which`), looked up once for each: every Bash call asks
+    for bwrap, and for the program it runs in the sandbox."""
+    return shutil.which(name, path=path)
 
 
 def unavailable() -> str | None:

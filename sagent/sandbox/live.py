@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
-import functools
 import itertools
 import json
 import os
@@ -26,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sagent.sandbox.bwrap import HIDDEN_VARIABLES, bwrap_args, bwrap_path
+from sagent.sandbox.bwrap import HIDDEN_VARIABLES, bwrap_args, bwrap_path, which_on
 from sagent.sandbox.policy import SandboxPolicy
 from sagent.sandbox.supervisor import receive, send
 
@@ -120,8 +119,10 @@ class LiveSandbox:
             self.claims = max(self.claims - 1, 0)
         environment = self.environment(env)
         message = {"op": "run", "id": call.id, "argv": argv, "cwd": str(cwd), "env": environment}
-        program = _program(argv[0], environment.get("PATH"))
-        if program is not None:  # found once here, not on each call in the sandbox (its PATH walked cold)
+        # Found once here (the sandbox sees the same files, read-only), not on each call in the sandbox, its
+        # PATH walked by a cold process; a program not found is left to the sandbox to find and report.
+        program = which_on(argv[0], environment.get("PATH")) if "/" not in argv[0] else None
+        if program is not None:
             message["program"] = program
         try:
             with self._lock:
@@ -256,13 +257,6 @@ def _remove_orphans() -> None:
             continue
         if pid_text.isdigit() and _owner_line(int(pid_text)) != owner_line:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-@functools.lru_cache(maxsize=32)
-def _program(name: str, path: str | None) -> str | None:
-    """Where `name` is on `path` (the sandbox sees the same files, read-only), or None to leave it to the
-    sandbox to find (and report)."""
-    return shutil.which(name, path=path) if "/" not in name else None
 
 
 def _number(value: object) -> int:
