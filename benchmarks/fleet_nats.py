@@ -56,11 +56,11 @@ def host_agents(url: str, first: int, count: int) -> None:
         from sagent.providers.scripted import ScriptedModel
 
         bus = NatsBus(url, fleet="bench100")
-        before = _rss_mib()
+        before = rss_mib()
         agents = [
             Agent(ScriptedModel([]), fleet=Fleet(bus=bus), label=f"agent-{n}") for n in range(first, first + count)
         ]
-        print(f"{(_rss_mib() - before) / count:.3f}", flush=True)
+        print(f"{(rss_mib() - before) / count:.3f}", flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         for agent in agents:
             await agent.aclose()
@@ -69,7 +69,8 @@ def host_agents(url: str, first: int, count: int) -> None:
     asyncio.run(host())
 
 
-def _rss_mib() -> float:
+def rss_mib() -> float:
+    """This process's resident memory now, in MiB."""
     with open("/proc/self/status") as status:
         for line in status:
             if line.startswith("VmRSS:"):

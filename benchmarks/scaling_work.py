@@ -138,31 +138,25 @@ def host_fleet(url: str, count: int) -> None:
     the messages), and ends when it closes."""
 
     async def host() -> None:
+        from fleet_nats import rss_mib  # benchmarks/ is this script's folder
+
         from sagent import Agent, Fleet
         from sagent.fleet_nats.bus import NatsBus
         from sagent.providers.scripted import ScriptedModel, text_turn
 
         bus = NatsBus(url, fleet="scaling")
-        before = _rss_mib()
+        before = rss_mib()
         answers = [text_turn("noted") for _ in range(FLEET_MESSAGES)]
         agents = [Agent(ScriptedModel(list(answers)), fleet=Fleet(bus=bus), label=f"agent-{n}") for n in range(count)]
-        print(f"{(_rss_mib() - before) / count:.3f}", flush=True)
+        print(f"{(rss_mib() - before) / count:.3f}", flush=True)
         while await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
             await asyncio.sleep(0.5)  # the last answers
-            print(f"{(_rss_mib() - before) / count:.3f}", flush=True)
+            print(f"{(rss_mib() - before) / count:.3f}", flush=True)
         for agent in agents:
             await agent.aclose()
         bus.close()
 
     asyncio.run(host())
-
-
-def _rss_mib() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def fleet_rows() -> list[Row]:
