@@ -1,8 +1,13 @@
-"""Leaving the process quickly once a run is over.
+"""Leaving the process quickly once a run is over, and safely when it ends while an SDK is still loading.
 
 After a provider's SDK is imported, the interpreter's own teardown (clearing thousands of modules, running
 the garbage collector over their classes and pydantic models) takes about a third of a second, and
 writes nothing: every byte a run means to keep is already out of the process by then.
+
+The teardown is also unsafe while a background thread is inside an SDK's native code: a command that ends
+early (a wrong flag, while the provider's SDK is still being imported) would otherwise have the interpreter
+stop that daemon thread in the middle of a pydantic-core call, which aborts the process (status 134,
+"FATAL: exception not rethrown") instead of exiting with the command's own code. `leave` avoids both.
 """
 
 from __future__ import annotations
@@ -11,6 +16,44 @@ import atexit
 import os
 import sys
 import threading
+import time
+from typing import NoReturn
+
+# sagent's daemon threads that run an SDK's code (its import, its TLS context, its client): the ordinary
+# exit waits for them, since stopping one inside native code aborts the process.
+SDK_THREADS = ("sagent-prefetch", "sagent-tls", "sagent-warm", "sagent-finish-imports")
+SETTLE_SECONDS = 30.0  # at most this long; an import that takes longer is left to the interpreter
+
+
+def leave(code: int) -> NoReturn:
+    """End the `sagent` command with `code`: through `exit_now` when it can, else the ordinary exit once
+    the threads running SDK code have finished what they are doing."""
+    exit_now(code)
+    settle_sdk_threads()
+    sys.exit(code)
+
+
+def exit_code(stop: SystemExit) -> int:
+    """The status a `SystemExit` asks for, as the interpreter would exit with it (a message is written to
+    stderr and means 1)."""
+    if stop.code is None:
+        return 0
+    if isinstance(stop.code, int):
+        return stop.code
+    sys.stderr.write(f"{stop.code}\n")
+    return 1
+
+
+def settle_sdk_threads(timeout: float = SETTLE_SECONDS) -> None:
+    """Wait until no thread of `SDK_THREADS` is running: the background loading of what an SDK left for
+    later stops after the statement under way, the others finish (within `timeout` seconds in all)."""
+    from sagent.lib import deferred_import
+
+    deferred_import.stop()
+    end = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.daemon and thread.name in SDK_THREADS:
+            thread.join(max(end - time.monotonic(), 0))
 
 
 def exit_now(code: int) -> None:

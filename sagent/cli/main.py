@@ -263,12 +263,17 @@ def _clean_text_flags(args: argparse.Namespace) -> None:
 
 
 def entry() -> NoReturn:
-    """The `sagent` command: `main`, then an exit that skips the interpreter's teardown (see `exit_now`)."""
-    code = main(command=True)
-    from sagent.cli.exit import exit_now
+    """The `sagent` command: `main`, then an exit that skips the interpreter's teardown (see `leave`), also
+    when the command ends by `SystemExit` (argparse's usage errors)."""
+    try:
+        code = main(command=True)
+    except SystemExit as stop:
+        from sagent.cli.exit import exit_code
 
-    exit_now(code)
-    sys.exit(code)
+        code = exit_code(stop)
+    from sagent.cli.exit import leave
+
+    leave(code)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,7 @@ _pending: dict[str, types.ModuleType] = {}  # packages with statements still wai
 _roots: list[str] = []
 _finder: _Finder | None = None
 _finishing = threading.Event()
+_stopping = threading.Event()
 _DYNAMIC = {"locals", "globals", "vars", "__all__", "__name__", "__dict__", "eval", "exec"}
 _PLAN = "__sagent_deferred__"  # the key of a deferred package's plan in its namespace
 
@@ -123,6 +124,12 @@ def finish_in_background() -> None:
         return
     _finishing.set()
     threading.Thread(target=_finish_when_idle, name="sagent-finish-imports", daemon=True).start()
+
+
+def stop() -> None:
+    """Have the background thread of `finish_in_background` end after the statement it is running (the
+    process is about to exit: stopping it inside an SDK's native code would abort the process)."""
+    _stopping.set()
 
 
 # -------------------------------------------------------------------------------------------- the plan
@@ -311,7 +318,7 @@ def _complete(module: types.ModuleType) -> None:
 def _finish_when_idle() -> None:
     main = threading.main_thread().ident
     quiet_since: float | None = None
-    while True:
+    while not _stopping.is_set():
         frame = sys._current_frames().get(main) if main is not None else None
         if frame is None:
             return  # the main thread is over

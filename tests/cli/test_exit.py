@@ -91,3 +91,87 @@ def test_a_headless_run_keeps_its_whole_session_log_and_output(tmp_path: Path) -
     assert verified.returncode == 0, verified.stdout + verified.stderr
     log = logs[0].read_text()
     assert log.endswith("\n") and '"result"' in log.splitlines()[-1]
+
+
+# An SDK whose import runs, for FAKE_SDK_SECONDS, Python code called from pydantic-core's native code: the
+# interpreter's teardown stopping a thread in there aborts the process ("FATAL: exception not rethrown").
+SLOW_NATIVE_SDK = """
+import os, time
+from pydantic_core import SchemaValidator, core_schema
+
+def _check(value, info):
+    sum(range(200_000))
+    return value
+
+_validator = SchemaValidator(core_schema.with_info_plain_validator_function(_check))
+_end = time.monotonic() + float(os.environ["FAKE_SDK_SECONDS"])
+while time.monotonic() < _end:
+    _validator.validate_python(1)
+"""
+
+
+def slow_sdk_env(tmp_path: Path, seconds: float) -> dict[str, str]:
+    """An environment whose `mcp` (the SDK sagent imports first for AnthropicCLI) is `SLOW_NATIVE_SDK`."""
+    import os
+
+    package = tmp_path / "sdk" / "mcp"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(SLOW_NATIVE_SDK)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return env | {"PYTHONPATH": str(tmp_path / "sdk"), "FAKE_SDK_SECONDS": str(seconds)}
+
+
+def test_a_wrong_flag_while_the_sdk_is_still_loading_exits_2_at_once(tmp_path: Path) -> None:
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-m", "sagent", "--provider", "AnthropicCLI", "--auth", "token", "-p", "hi"],
+            cwd=tmp_path,
+            env=slow_sdk_env(tmp_path / str(_), 20),
+            capture_output=True,
+            text=True,
+            timeout=15,  # the SDK's import would take 20 s: the command does not wait for it
+        )
+        assert done.returncode == 2, done.stderr
+        assert "invalid choice: 'token'" in done.stderr and "FATAL" not in done.stderr
+
+
+def test_the_ordinary_exit_waits_for_an_sdk_import_under_way(tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import threading, time
+            from sagent.cli.exit import leave
+            from sagent.providers import prefetch
+
+            prefetch.start("AnthropicCLI")
+            time.sleep(0.3)  # the import is under way
+            threading.Thread(target=time.sleep, args=(0.2,)).start()  # not a daemon: exit_now returns
+            leave(3)
+            """
+        )
+    )
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=tmp_path,
+            env=slow_sdk_env(tmp_path / str(_), 1.5),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 3, done.stderr
+        assert "FATAL" not in done.stderr
+
+
+def test_an_exit_with_a_message_says_it_and_exits_1(tmp_path: Path) -> None:
+    done = run_script(
+        """
+        from sagent.cli.exit import exit_code, leave
+
+        leave(exit_code(SystemExit("sagent: cannot go on")))
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 1
+    assert done.stderr == "sagent: cannot go on\n"
