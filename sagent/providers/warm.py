@@ -8,6 +8,7 @@ session, the event loop) instead of delaying the first request.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import threading
@@ -17,6 +18,9 @@ from typing import Generic, TypeVar
 from sagent.lib import deferred_import
 
 _C = TypeVar("_C")
+
+_warming: list[threading.Thread] = []
+_WAIT_AT_EXIT = 30.0  # seconds an exit waits, at most, for a warm-up under way
 
 
 class SdkClient(Generic[_C]):
@@ -57,10 +61,20 @@ class SdkClient(Generic[_C]):
                 with contextlib.suppress(Exception):
                     importlib.import_module(name)
 
-        threading.Thread(target=work, name="sagent-warm", daemon=True).start()
+        thread = threading.Thread(target=work, name="sagent-warm", daemon=True)
+        _warming[:] = [t for t in _warming if t.is_alive()] + [thread]
+        thread.start()
 
     def take(self) -> _C | None:
         """The client built so far, forgotten here (the next `get()` builds a new one), for closing it."""
         with self._lock:
             client, self._client = self._client, None
             return client
+
+
+@atexit.register
+def _wait_for_warm_ups() -> None:
+    """At exit, wait for the warm-ups under way: the interpreter's teardown stopping a daemon thread inside
+    an SDK's native code aborts the process (a script that ends right after building an `Agent`)."""
+    for thread in list(_warming):
+        thread.join(_WAIT_AT_EXIT)
