@@ -306,12 +306,14 @@ def as_sent(params: dict[str, Any]) -> dict[str, Any]:
     Named arguments are walked and copied against the SDK's type declarations on every request, a cost
     that grows with the conversation (milliseconds a round in a long one); a body handed over as
     `extra_body` is merged as it is. The model and `stream` stay named (the SDK picks the stream's type by
-    `stream`), and a required `messages` is named empty, the body's list taking its place."""
+    `stream`), and a required `messages` is named empty, the body's list taking its place. An `extra_body`
+    in `params` is merged into the body, over the fields of the same name, as the SDK merges it."""
     body = dict(params)
+    extra = body.pop("extra_body", None) or {}
     named: dict[str, Any] = {"model": body.pop("model"), "stream": body.pop("stream", False)}
     if "messages" in body:
         named["messages"] = []
-    return {**named, "extra_body": body}
+    return {**named, "extra_body": {**body, **extra}}
 
 
 def openai_timeout(timeout: float, idle_timeout: float) -> Any:
