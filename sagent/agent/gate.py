@@ -84,7 +84,7 @@ class RequestGate:
         require_price_in_tree(model, agent.cost)  # an unpriced model under a budget: nothing is sent
         cached = 0
         if own:
-            tokens = agent.window.tokens()
+            tokens = agent.window.tokens(request)
             cached = agent.window.meter.cached_tokens()
         elif tokens is None:
             tokens = estimate_request(request)

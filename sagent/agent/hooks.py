@@ -14,6 +14,8 @@ them apart by `agent.label`.
 Where the loop calls them, in the order of one round:
 
 1. `before_request(agent, request)`: each request of the loop, just before it is sent.
+   `shape_request(agent, request)` says, without waiting, what it would change in the system prompt and
+   the tools: the agent measures its next request by it between requests.
 2. `after_response(agent, message)`: each response, once it has joined the history.
 3. `before_tool(agent, call)`: each tool call, before it runs: `ALLOW`, `Deny(reason)`, `Rewrite(args)` or
    `Ask(reason)` (the agent's `approver` decides: the REPL asks its user).
@@ -126,6 +128,14 @@ class Hook:
         question to a small model). Return the request to send: `request` itself, or a changed copy
         (`dataclasses.replace`). The next hook gets what this one returned. The budget and window checks
         apply to the request as the last hook returned it. An exception ends the run as an internal error."""
+        return request
+
+    def shape_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
+        """The request as `before_request` would change its system prompt and tools, worked out now, without
+        waiting and without side effects: how the agent measures its next request between requests (its
+        context gauge, `Agent.context_size()`, the estimate before a first response). A hook whose
+        `before_request` offers other tools, or another system prompt, says so here too (and its
+        `before_request` may return this)."""
         return request
 
     async def after_response(self, agent: Agent, message: AssistantMessage) -> None:

@@ -59,18 +59,27 @@ class ContextWindow:
         info = lookup(model.name)
         return info.context_window if info is not None else self.policy.window
 
-    def tokens(self) -> int:
-        """The size of the next request (without building it while the last report still holds)."""
+    def tokens(self, request: ModelRequest | None = None) -> int:
+        """The size of the next request (without building it while the last report still holds): `request`
+        when the caller has it as it will be sent, else `next_request()`."""
         known = self.meter.since_report(self.agent.history)
         if known is not None:
             return known
-        request = self.agent.request()
+        request = request or self.next_request()
         return self.meter.estimate(request.system, request.tools, self.agent.history)
 
     def size(self) -> ContextSize:
         """The next request by part: system prompt, tools, messages, tool results."""
-        request = self.agent.request()
+        request = self.next_request()
         return self.meter.measure(request.system, request.tools, self.agent.history, self.limit)
+
+    def next_request(self) -> ModelRequest:
+        """The agent's next request with the system prompt and the tools its hooks would send
+        (`Hook.shape_request`): the tools offered on demand and those a rule denies are not in it."""
+        request = self.agent.request()
+        for hook in self.agent.settings.hooks:
+            request = hook.shape_request(self.agent, request)
+        return request
 
     def observed(self, request: ModelRequest, usage: Usage) -> None:
         """A response to `request` arrived and joined the history."""
@@ -112,7 +121,7 @@ class ContextWindow:
             return
         for hook in self.agent.settings.hooks:
             await hook.before_compact(self.agent, trigger, focus)
-        request = self.agent.request()
+        request = self.next_request()
         before = self.meter.next_total(request.system, request.tools, history)  # the last count, if it holds
         keep = self.policy.recent_tokens(self.limit or before) if keep_recent else 0
         recent_from = recent_start(history, keep)
@@ -158,7 +167,7 @@ class ContextWindow:
         return threshold is not None and tokens > threshold * self.policy.after_prune
 
     def _tokens_of(self, history: Sequence[Message]) -> int:
-        request = self.agent.request()
+        request = self.next_request()
         return self.meter.estimate(request.system, request.tools, history)
 
     def _reproducible(self, name: str) -> bool:

@@ -242,9 +242,12 @@ class McpHook(Hook):
             if not self._requests and self.wait_first:
                 await self._wait_for_servers()
         self._requests += 1
+        self._offer(agent)
+        return self.shape_request(agent, request)  # unchanged, the request gate sends the last request's objects
+
+    def shape_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
         if not self._searches(agent):
             return request  # a sub-agent given a list of tools without the search: only those tools
-        self._offer(agent)
         loaded = agent.context.loaded
         # An AgentSpawn given agents since (a Claude Agent SDK program's) is offered: it lists them.
         deferred = (n for n in self.catalog.deferred if not getattr(agent.tools.get(n), "agents", None))
@@ -253,7 +256,7 @@ class McpHook(Hook):
         offered.update((n, agent.tools[n]) for n in loaded if n in agent.tools)
         present = {t.name for t in request.tools}  # a hook before this one may have taken a tool away
         specs = tuple(s for s in tool_specs(offered, agent.context) if s.name in present or s.name in loaded)
-        return replace(request, tools=specs)  # unchanged, the request gate sends the last request's objects
+        return replace(request, tools=specs)
 
     def _searches(self, agent: Agent) -> bool:
         return any(isinstance(t, ToolSearch) and t.catalog is self.catalog for t in agent.tools.values())

@@ -351,6 +351,9 @@ class PermissionHook(Hook):
             set_mode(agent, "default", "the approved plan")
 
     async def before_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
+        return self.shape_request(agent, request)
+
+    def shape_request(self, agent: Agent, request: ModelRequest) -> ModelRequest:
         denied = denied_tools(agent, [t.name for t in request.tools])
         if denied:  # a tool every call of which is refused is not offered: the model does not try it
             request = dataclasses.replace(request, tools=tuple(t for t in request.tools if t.name not in denied))

@@ -114,3 +114,19 @@ async def test_plan_mode_offers_exit_plan_mode_and_approval_leaves_it(tmp_path: 
     assert "ExitPlanMode" in [t.name for t in requests[0].tools] and "plan mode" in requests[0].system
     assert "ExitPlanMode" not in [t.name for t in requests[-1].tools] and "plan mode" not in requests[-1].system
     await agent.aclose()
+
+
+async def test_the_context_measure_leaves_out_a_tool_a_rule_denies_outright(tmp_path: Path) -> None:
+    """A tool every call of which is refused is not sent, so the agent's estimate of its next request
+    (before a response reports the size) does not count it either."""
+    from sagent.agent.tokens import estimate_tools
+
+    model = ScriptedModel([text_turn("ok")])
+    policy = Permissions.build(deny=["WebFetch", "Bash"], cwd=tmp_path)
+    agent = Agent(model, tools=builtin_tools(), cwd=tmp_path, permissions=policy, hooks=[PermissionHook()], sandbox=OFF)
+    size = agent.context_size()
+    await agent.ask("go")
+    await agent.aclose()
+    sent = model.requests[0]
+    assert not {"WebFetch", "Bash"} & {t.name for t in sent.tools}
+    assert size.tools == estimate_tools(sent.tools) < estimate_tools(agent.request().tools)

@@ -186,3 +186,19 @@ async def test_an_agent_spawn_that_knows_agents_defined_in_files_stays_offered(t
     await agent.aclose()
     offered = {t.name: t for t in model.requests[0].tools}
     assert "reviewer" in offered["AgentSpawn"].description and "TodoWrite" not in offered
+
+
+async def test_the_context_measure_counts_only_the_tools_a_request_offers(tmp_path: Path) -> None:
+    """Before any response reports the size (a session's start, a resumed one), the context gauge and
+    `context_size()` estimate the request as it will be sent: the tools offered on demand are not in it."""
+    from sagent.agent.tokens import estimate_text, estimate_tools
+
+    model = ScriptedModel([text_turn("done")])
+    agent = on_demand_agent(model, tmp_path)
+    every_tool = estimate_tools(agent.request().tools)
+    size, tokens = agent.context_size(), agent.context_tokens
+    await agent.ask("go")
+    await agent.aclose()
+    sent = model.requests[0]
+    assert size.tools == estimate_tools(sent.tools) < every_tool - 1_000
+    assert tokens == estimate_text(sent.system) + estimate_tools(sent.tools)
