@@ -200,12 +200,22 @@ class GoogleModel(Model):
 async def _request_streamed(api: Any, path: str, data: bytes) -> Any:
     """`api.async_request_streamed("post", path, body)` with the body given as the JSON bytes google-genai
     would make of it (`data`): the client encoded the whole conversation again for every request. The
-    chunks come as there: one `HttpResponse` each, an error chunk raised as its `APIError`."""
+    chunks come as there: one `HttpResponse` each, an error chunk raised as its `APIError`.
+
+    The bytes go through the API client's own request builder and sender, which are not public: a release
+    of google-genai without them (or with other parameters) gets the body through the public
+    `async_request_streamed` instead, encoded again by the SDK, and the requests are the same."""
     from google.genai import errors
     from google.genai.types import HttpResponse
 
-    request = dataclasses.replace(api._build_request("post", path, {}), data=data)
-    response = await api._async_request(http_request=request, stream=True)
+    build, send = getattr(api, "_build_request", None), getattr(api, "_async_request", None)
+    try:
+        if build is None or send is None:
+            raise TypeError("no request builder")
+        request = dataclasses.replace(build("post", path, {}), data=data)
+    except TypeError:
+        return await api.async_request_streamed("post", path, json.loads(data))
+    response = await send(http_request=request, stream=True)
 
     async def chunks() -> AsyncIterator[Any]:  # `response` by that name: `_Held` finds it there
         async for chunk in response:

@@ -3,6 +3,8 @@ prompts, and keys. The shared behaviour is in test_conformance.py."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sagent.events import ResponseComplete
@@ -140,3 +142,36 @@ async def test_fields_a_server_writes_in_snake_case_are_read_too() -> None:
 
     [done] = [e async for e in _Assembler("gemini-3-flash-preview").feed(chunks())]
     assert done.message.stop_reason == "refusal" and done.message.usage.input_tokens == 7
+
+
+@pytest.mark.parametrize("missing", ["_build_request", "_async_request"])
+async def test_a_google_genai_without_its_private_request_calls_sends_the_same_request(
+    monkeypatch: pytest.MonkeyPatch, missing: str
+) -> None:
+    """sagent hands google-genai the request's JSON through calls it does not make public; a release
+    without them still gets the same request, through the public `async_request_streamed`."""
+    import types
+
+    from google.genai import _api_client
+
+    request = ModelRequest("sys", (UserMessage.of("hi"),), max_tokens=500)
+    _, sent = await stream([gemini_text("ok")], request)
+    client = _api_client.BaseApiClient
+    private = getattr(client, missing)
+    public = client.async_request_streamed
+    used: list[dict] = []
+
+    async def released(self: Any, method: str, path: str, body: dict, options: Any = None) -> Any:
+        used.append(body)  # a release whose public call does its work without the private one
+        setattr(self, missing, types.MethodType(private, self))
+        try:
+            return await public(self, method, path, body, options)
+        finally:
+            delattr(self, missing)
+
+    monkeypatch.delattr(client, missing)
+    monkeypatch.setattr(client, "async_request_streamed", released)
+    again, sent_again = await stream([gemini_text("ok")], request)
+    assert len(used) == 1
+    assert sent_again[0]["body"] == sent[0]["body"] and sent_again[0]["path"] == sent[0]["path"]
+    assert isinstance(again[-1], ResponseComplete) and again[-1].message.text == "ok"
