@@ -7,7 +7,8 @@ writes nothing: every byte a run means to keep is already out of the process by 
 The teardown is also unsafe while a background thread is inside an SDK's native code: a command that ends
 early (a wrong flag, while the provider's SDK is still being imported) would otherwise have the interpreter
 stop that daemon thread in the middle of a pydantic-core call, which aborts the process (status 134,
-"FATAL: exception not rethrown") instead of exiting with the command's own code. `leave` avoids both.
+"FATAL: exception not rethrown") instead of exiting with the command's own code. `leave` avoids both:
+`os._exit` when nothing can be lost, else a teardown that waits for those threads first.
 """
 
 from __future__ import annotations
@@ -16,20 +17,13 @@ import atexit
 import os
 import sys
 import threading
-import time
 from typing import NoReturn
-
-# sagent's daemon threads that run an SDK's code (its import, its TLS context, its client): the ordinary
-# exit waits for them, since stopping one inside native code aborts the process.
-SDK_THREADS = ("sagent-prefetch", "sagent-tls", "sagent-warm", "sagent-finish-imports")
-SETTLE_SECONDS = 30.0  # at most this long; an import that takes longer is left to the interpreter
 
 
 def leave(code: int) -> NoReturn:
-    """End the `sagent` command with `code`: through `exit_now` when it can, else the ordinary exit once
-    the threads running SDK code have finished what they are doing."""
+    """End the `sagent` command with `code`: through `exit_now` when it can, else the ordinary exit, which
+    waits for the threads running SDK code first (`sagent.lib.sdk_threads`)."""
     exit_now(code)
-    settle_sdk_threads()
     sys.exit(code)
 
 
@@ -42,18 +36,6 @@ def exit_code(stop: SystemExit) -> int:
         return stop.code
     sys.stderr.write(f"{stop.code}\n")
     return 1
-
-
-def settle_sdk_threads(timeout: float = SETTLE_SECONDS) -> None:
-    """Wait until no thread of `SDK_THREADS` is running: the background loading of what an SDK left for
-    later stops after the statement under way, the others finish (within `timeout` seconds in all)."""
-    from sagent.lib import deferred_import
-
-    deferred_import.stop()
-    end = time.monotonic() + timeout
-    for thread in threading.enumerate():
-        if thread.daemon and thread.name in SDK_THREADS:
-            thread.join(max(end - time.monotonic(), 0))
 
 
 def exit_now(code: int) -> None:
@@ -77,10 +59,14 @@ def exit_now(code: int) -> None:
         return
     if not _flushed():
         return
+    from sagent.lib import sdk_threads
+
+    sdk_threads.leaving_now()  # no handler waits for a thread that os._exit ends anyway
     atexit._run_exitfuncs()
     atexit._clear()  # run once: if this returns below, the ordinary exit must not run them again
     if _flushed():  # what the handlers wrote
         os._exit(code)
+    sdk_threads.settle()  # the ordinary exit follows, without the handlers (they ran) that would wait
 
 
 def _flushed() -> bool:

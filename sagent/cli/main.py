@@ -264,13 +264,17 @@ def _clean_text_flags(args: argparse.Namespace) -> None:
 
 def entry() -> NoReturn:
     """The `sagent` command: `main`, then an exit that skips the interpreter's teardown (see `leave`), also
-    when the command ends by `SystemExit` (argparse's usage errors)."""
+    when the command ends by `SystemExit` (argparse's usage errors) or by Ctrl-C before a run has started
+    (status 130 and one line, not a traceback of whatever was being imported)."""
     try:
         code = main(command=True)
     except SystemExit as stop:
         from sagent.cli.exit import exit_code
 
         code = exit_code(stop)
+    except KeyboardInterrupt:
+        sys.stderr.write("sagent: interrupted\n")
+        code = 130
     from sagent.cli.exit import leave
 
     leave(code)

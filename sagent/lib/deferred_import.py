@@ -64,6 +64,8 @@ import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from sagent.lib import sdk_threads
+
 if TYPE_CHECKING:
     import ast
     import importlib.abc
@@ -75,7 +77,6 @@ _pending: dict[str, types.ModuleType] = {}  # packages with statements still wai
 _roots: list[str] = []
 _finder: _Finder | None = None
 _finishing = threading.Event()
-_stopping = threading.Event()
 _DYNAMIC = {"locals", "globals", "vars", "__all__", "__name__", "__dict__", "eval", "exec"}
 _PLAN = "__sagent_deferred__"  # the key of a deferred package's plan in its namespace
 
@@ -123,13 +124,7 @@ def finish_in_background() -> None:
     if _finishing.is_set() or not _roots:
         return
     _finishing.set()
-    threading.Thread(target=_finish_when_idle, name="sagent-finish-imports", daemon=True).start()
-
-
-def stop() -> None:
-    """Have the background thread of `finish_in_background` end after the statement it is running (the
-    process is about to exit: stopping it inside an SDK's native code would abort the process)."""
-    _stopping.set()
+    sdk_threads.start(_finish_when_idle, "sagent-finish-imports")  # it stops when the process settles them
 
 
 # -------------------------------------------------------------------------------------------- the plan
@@ -318,7 +313,7 @@ def _complete(module: types.ModuleType) -> None:
 def _finish_when_idle() -> None:
     main = threading.main_thread().ident
     quiet_since: float | None = None
-    while not _stopping.is_set():
+    while not sdk_threads.stopping.is_set():
         frame = sys._current_frames().get(main) if main is not None else None
         if frame is None:
             return  # the main thread is over

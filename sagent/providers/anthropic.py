@@ -221,7 +221,7 @@ class AnthropicModel(Model):
         return (*((ADVISOR_BETA,) if advisor else ()), *((LONG_CONTEXT_BETA,) if self._long_context else ()))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        client = self._sdk()
+        client = await self._client.aget()
         try:
             advisor = self.server_advisor(request) is not None
             try:

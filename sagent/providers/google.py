@@ -169,7 +169,7 @@ class GoogleModel(Model):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         chunks = None
         try:
-            client = self._sdk()
+            client = await self._client.aget()
             body = self.build_body(request)
             # The request goes through the SDK's API client (the key, the endpoint, the headers, the HTTP
             # stack, `errors.APIError` for an error status or an error in the stream), as JSON: its typed

@@ -124,7 +124,8 @@ class ResumingGoogleModel(GoogleModel):
         assembler = _Steps(self._name)
         events = None
         try:
-            interactions = self._sdk().aio.interactions  # built (and its modules imported) before the clock starts
+            # The client is built (and its modules imported) before the clock starts.
+            interactions = (await self._client.aget()).aio.interactions
             # google-genai uses its request timeout for the whole request: the idle limit is kept here.
             async with asyncio.timeout(self._idle_timeout):
                 events = await interactions.create(**params)

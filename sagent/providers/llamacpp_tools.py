@@ -101,7 +101,7 @@ class NativeToolsModel(OpenAICompatModel):
             return
         params["stream"] = False
         params.pop("stream_options", None)
-        client = self._sdk()
+        client = await self._client.aget()
         try:
             response = await client.chat.completions.create(**as_sent(params))
         except ProviderError:

@@ -156,7 +156,7 @@ class OpenAICompatModel(Model):
 
     async def stream_params(self, params: dict[str, Any]) -> AsyncIterator[ModelEvent]:
         """The streamed reply to a request body built by `build_params` (and perhaps changed since)."""
-        client = self._sdk()
+        client = await self._client.aget()
         try:
             try:
                 chunks = await _post_chat(client, self._body(params))

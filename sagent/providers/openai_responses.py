@@ -168,7 +168,7 @@ class OpenAIModel(Model):
     ) -> AsyncIterator[ModelEvent]:
         """Send one request of body `params` (as `build_params` makes it) and stream its events, with the
         SDK's errors mapped; `watch`, when given, sees each of the SDK's raw events first."""
-        client = self._sdk()
+        client = await self._client.aget()
         try:
             body = encode_body(params, "input", self._history.json(params["input"]))
             events = await _post_stream(client, body)

@@ -24,7 +24,7 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from sagent.lib import deferred_import, startup
+from sagent.lib import deferred_import, sdk_threads, startup
 
 if TYPE_CHECKING:
     import ssl
@@ -62,12 +62,11 @@ def start(provider: str, base_url: str | None = None) -> threading.Thread | None
     startup.expect("sdk")  # the collector stays paused until the import is over
     if sdk in DEFERRED and startup.paused():  # the command only: a library user's imports stay as they are
         deferred_import.defer(sdk)
-    thread = threading.Thread(target=_import, args=(sdk,), name="sagent-prefetch", daemon=True)
-    thread.start()
+    thread = sdk_threads.start(lambda: _import(sdk), "sagent-prefetch")
     _started[sdk] = thread
     if sdk in _TLS_SDKS and not plain_http(endpoint(sdk, base_url or spec.base_url)) and not _tls_started.is_set():
         _tls_started.set()
-        threading.Thread(target=_build_tls, name="sagent-tls", daemon=True).start()
+        sdk_threads.start(_build_tls, "sagent-tls")
     return thread
 
 

@@ -8,19 +8,16 @@ session, the event loop) instead of delaying the first request.
 
 from __future__ import annotations
 
-import atexit
+import asyncio
 import contextlib
 import importlib
 import threading
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
-from sagent.lib import deferred_import
+from sagent.lib import deferred_import, sdk_threads
 
 _C = TypeVar("_C")
-
-_warming: list[threading.Thread] = []
-_WAIT_AT_EXIT = 30.0  # seconds an exit waits, at most, for a warm-up under way
 
 
 class SdkClient(Generic[_C]):
@@ -40,6 +37,23 @@ class SdkClient(Generic[_C]):
         client = self._get()
         deferred_import.finish_in_background()
         return client
+
+    async def aget(self) -> _C:
+        """`get()` for a coroutine: while another thread builds the client (a warm-up waiting for the SDK's
+        import), the event loop goes on meanwhile (Ctrl-C, the REPL's screen, the other agents' work)."""
+        if self._client is None:
+            loop = asyncio.get_running_loop()
+            built = loop.create_future()
+
+            def build() -> None:
+                with contextlib.suppress(Exception):  # `get()` meets the builder's error again and raises it
+                    self._get()
+                with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
+                    loop.call_soon_threadsafe(_resolve, built)
+
+            sdk_threads.start(build, "sagent-warm")
+            await built
+        return self.get()
 
     def _get(self) -> _C:
         with self._lock:
@@ -61,20 +75,21 @@ class SdkClient(Generic[_C]):
                 with contextlib.suppress(Exception):
                     importlib.import_module(name)
 
-        thread = threading.Thread(target=work, name="sagent-warm", daemon=True)
-        _warming[:] = [t for t in _warming if t.is_alive()] + [thread]
-        thread.start()
+        sdk_threads.start(work, "sagent-warm")
 
     def take(self) -> _C | None:
-        """The client built so far, forgotten here (the next `get()` builds a new one), for closing it."""
-        with self._lock:
+        """The client built so far, forgotten here (the next `get()` builds a new one), for closing it. While
+        another thread is building one (waiting for the SDK's import), None at once rather than waiting on
+        the event loop: that client has no connection to close, and a later `get()` returns it."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
             client, self._client = self._client, None
             return client
+        finally:
+            self._lock.release()
 
 
-@atexit.register
-def _wait_for_warm_ups() -> None:
-    """At exit, wait for the warm-ups under way: the interpreter's teardown stopping a daemon thread inside
-    an SDK's native code aborts the process (a script that ends right after building an `Agent`)."""
-    for thread in list(_warming):
-        thread.join(_WAIT_AT_EXIT)
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_headless import env_for, records, run_sagent
 from tests.fakes.anthropic_server import FakeAnthropic, text_response, tool_use_response
 
@@ -175,3 +177,33 @@ def test_an_exit_with_a_message_says_it_and_exits_1(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr == "sagent: cannot go on\n"
+
+
+@pytest.mark.parametrize("after", [0.3, 1.0, 2.5])
+def test_ctrl_c_while_the_command_starts_exits_130_in_one_line(tmp_path: Path, after: float) -> None:
+    """Ctrl-C while the command starts, its provider's SDK still loading (the run, once up, waits for it to
+    build its client): one line and status 130, at once, whether it came during sagent's own imports or
+    the run's wait; not a traceback of the import under way, nor an abort of the thread running it."""
+    import os
+    import signal
+    import time
+
+    package = tmp_path / "sdk" / "anthropic"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(SLOW_NATIVE_SDK)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env |= {"PYTHONPATH": str(tmp_path / "sdk"), "FAKE_SDK_SECONDS": "30", "ANTHROPIC_API_KEY": "sk-test"}
+    env |= {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "XDG_DATA_HOME": str(tmp_path / "data")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sagent", "--provider", "anthropic", "-p", "hi"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(after)  # the SDK's import takes 30 s
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=15)
+    assert process.returncode == 130, err
+    assert err.startswith("sagent: interrupted") and err.count("\n") == 1 and out == ""
