@@ -48,20 +48,24 @@ def peer(url: str) -> None:
     asyncio.run(host())
 
 
-def host_agents(url: str, first: int, count: int) -> None:
-    """A process hosting `count` idle agents of the fleet: prints its RSS growth per agent, then waits."""
+def host_agents(url: str, first: int, count: int, fleet: str = "bench100", answers: int = 0) -> None:
+    """A process hosting `count` agents of `fleet` (scripted models that answer `answers` messages each at
+    once): prints the RSS each agent added once they are up, again at each line read from standard input
+    (after the messages), and ends when it closes."""
 
     async def host() -> None:
         from sagent import Agent, Fleet
-        from sagent.providers.scripted import ScriptedModel
+        from sagent.providers.scripted import ScriptedModel, text_turn
 
-        bus = NatsBus(url, fleet="bench100")
+        bus = NatsBus(url, fleet=fleet)
         before = rss_mib()
-        agents = [
-            Agent(ScriptedModel([]), fleet=Fleet(bus=bus), label=f"agent-{n}") for n in range(first, first + count)
-        ]
+        turns = [text_turn("noted") for _ in range(answers)]
+        labels = range(first, first + count)
+        agents = [Agent(ScriptedModel(list(turns)), fleet=Fleet(bus=bus), label=f"agent-{n}") for n in labels]
         print(f"{(rss_mib() - before) / count:.3f}", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        while await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
+            await asyncio.sleep(0.5)  # the last answers
+            print(f"{(rss_mib() - before) / count:.3f}", flush=True)
         for agent in agents:
             await agent.aclose()
         bus.close()

@@ -133,30 +133,11 @@ def files_rows(files: int = FILES) -> list[Row]:
 
 
 def host_fleet(url: str, count: int) -> None:
-    """A process hosting `count` agents of one fleet (scripted models that answer each message at once):
-    prints the RSS each agent added once they are up, again at each line read from standard input (after
-    the messages), and ends when it closes."""
+    """A process hosting `count` agents of one fleet that answer each message at once (see
+    `fleet_nats.host_agents`)."""
+    from fleet_nats import host_agents  # benchmarks/ is this script's folder
 
-    async def host() -> None:
-        from fleet_nats import rss_mib  # benchmarks/ is this script's folder
-
-        from sagent import Agent, Fleet
-        from sagent.fleet_nats.bus import NatsBus
-        from sagent.providers.scripted import ScriptedModel, text_turn
-
-        bus = NatsBus(url, fleet="scaling")
-        before = rss_mib()
-        answers = [text_turn("noted") for _ in range(FLEET_MESSAGES)]
-        agents = [Agent(ScriptedModel(list(answers)), fleet=Fleet(bus=bus), label=f"agent-{n}") for n in range(count)]
-        print(f"{(rss_mib() - before) / count:.3f}", flush=True)
-        while await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
-            await asyncio.sleep(0.5)  # the last answers
-            print(f"{(rss_mib() - before) / count:.3f}", flush=True)
-        for agent in agents:
-            await agent.aclose()
-        bus.close()
-
-    asyncio.run(host())
+    host_agents(url, 0, count, fleet="scaling", answers=FLEET_MESSAGES)
 
 
 def fleet_rows() -> list[Row]:
