@@ -14,7 +14,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from sagent.events import (
     ToolStarted,
     TurnFinished,
 )
+from sagent.lib import sdk_threads
 from sagent.providers.base import ProviderError
 from sagent.repl import approval, budget, stopping
 from sagent.repl import config_cmd as config_cmd  # registers /config
@@ -361,7 +361,8 @@ class Repl:
 
         self.app, self.input = build_application(self)
         notify.start(self)  # the terminal reports focus from now on
-        threading.Thread(target=_warm_up, args=(self.agent.model.provider,), daemon=True).start()
+        provider = self.agent.model.provider
+        sdk_threads.start(lambda: _warm_up(provider), "sagent-warm-up")  # waited for by a teardown, as SDK code
         self.commit(self.banner())
         _tell_local_progress(self)
         self.measure_context()
