@@ -41,6 +41,8 @@ TIMEOUT_S = 5.0
 MAX_OUTPUT_BYTES = 64 * 1024
 """Bytes of output read at most; a command printing more is stopped there."""
 MAX_LINE_CHARS = 2000
+DRAIN_S = 2.0
+"""How long the rest of a killed run's output is read, at most, before it is left unread."""
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _OTHER_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f]")
@@ -109,12 +111,22 @@ async def run_status_command(
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
+            # asyncio's `wait()` returns only once the output pipe is closed too, which a reader that stopped
+            # reading never sees: past its buffer's limit the pipe is no longer read, and the run would wait
+            # for ever. What is left is read to its end (the group is killed), for at most DRAIN_S.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(_drain(stdout), DRAIN_S)
+                await process.wait()
     if finished and process.returncode != 0:
         return ""
     if not finished and b"\n" not in out and len(out) < MAX_OUTPUT_BYTES:
         return ""  # killed at the time limit before it printed a whole line
     return first_line(bytes(out))
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(MAX_OUTPUT_BYTES):
+        pass
 
 
 class StatusCommand:

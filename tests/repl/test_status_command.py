@@ -50,6 +50,15 @@ async def test_runs_that_misbehave_give_a_line_or_nothing_and_leave_no_process(t
     assert await run_status_command(echo, json.dumps({"model": {"id": "m-1"}}).encode(), tmp_path) == "m-1"
 
 
+async def test_a_flood_cut_at_the_limit_never_leaves_the_run_waiting(tmp_path: Path) -> None:
+    """The run stops reading a flood at MAX_OUTPUT_BYTES and kills it; asyncio then waits for the output
+    pipe to close as well, which it never saw once the pipe was paused for a full buffer (a run that now
+    and then never ended, and the status row with it). Many runs, since it depended on timing."""
+    for _ in range(200):
+        flood = run_status_command("yes colour | head -c 5000000", b"{}", tmp_path)
+        assert await asyncio.wait_for(flood, 5) == "colour"
+
+
 def test_the_first_line_keeps_colours_and_drops_what_moves_the_cursor() -> None:
     out = b"\x1b[1;31mred\x1b[0m\tplain\x1b[2J\x1b]0;title\x07\r\nsecond"
     assert first_line(out) == "\x1b[1;31mred\x1b[0m plain"
