@@ -61,7 +61,10 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> An
 class Served:
     """One `sagent serve` process for `label`, its stderr collected as it comes."""
 
-    def __init__(self, nats: NatsServer, fleet: str, label: str, fake: FakeAnthropic, home: Path, *extra: str) -> None:
+    def __init__(
+        self, nats: NatsServer, fleet: str, label: str, fake: FakeAnthropic, home: Path, *extra: str, ends: bool = False
+    ) -> None:
+        """`ends`: the process may end as soon as it serves (a stop waits in its inbox)."""
         self.label = label
         self.fake = fake
         home.mkdir(parents=True, exist_ok=True)
@@ -73,7 +76,7 @@ class Served:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         wait_until(lambda: any("is serving" in line for line in self.lines) or self.process.poll() is not None, "serve")
-        assert self.process.poll() is None, self.stderr
+        assert ends or self.process.poll() is None, self.stderr
 
     def _read(self) -> None:
         assert self.process.stderr is not None

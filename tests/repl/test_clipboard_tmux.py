@@ -68,7 +68,9 @@ def test_ctrl_v_with_no_image_on_the_clipboard_says_so(tmp_path: Path) -> None:
     with FakeAnthropic([]) as fake:
         env = fake_clipboard(tmp_path, env_for(fake, tmp_path), None)
         with Tmux([], env, project) as term:
-            term.wait_for("Esc interrupts")
+            # The status bar, which the running app draws: before it has the terminal in raw mode, Ctrl+V
+            # is the line discipline's literal-next key and never reaches the REPL (the banner is earlier).
+            term.wait_for("default mode")
             term.press("C-v")
             term.wait_for("Ctrl+V: no image on the clipboard")
             assert fake.requests == []

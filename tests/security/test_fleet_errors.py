@@ -78,8 +78,9 @@ def test_fleet_stop_of_an_agent_that_is_down_says_the_stop_waits(nats: NatsServe
         stopped = fleet(nats, "f1", served.env, "stop", "lead")
         assert stopped.returncode == 0
         assert "lead is not running now; the stop waits in its inbox" in stopped.stdout
-        again = Served(nats, "f1", "lead", fake, tmp_path / "l")  # it comes back, reads the stop and goes
-        assert again.process.wait(WAIT) == 0
+        again = Served(nats, "f1", "lead", fake, tmp_path / "l", ends=True)  # it comes back, reads the stop, goes
+        assert again.process.wait(WAIT) == 0  # it ends by itself
+        again.stop()  # and the last of its stderr is read
     assert "lead was stopped and has left the fleet" in again.stderr
 
 
