@@ -106,8 +106,9 @@ def test_esc_stops_the_jobs_of_the_turn_and_their_results_start_no_new_turn(proj
         (project / "go").write_text("")  # the job would finish now, were it still running
         term.type("/jobs")
         term.press("Enter")
-        screen = term.wait_for("cancelled")
-        assert "job-1" in screen.split("/jobs")[-1], screen
+        # The listing's last line: "cancelled" alone is on the screen already, in the turn's notice.
+        listing = term.wait_for("/fg ID waits for one").split("› /jobs")[-1]
+        assert "job-1" in listing and "cancelled" in listing, listing
         time.sleep(1.5)
         assert len(fake.requests) == 2, [r["body"]["messages"][-1] for r in fake.requests]
 
