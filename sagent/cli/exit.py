@@ -50,8 +50,8 @@ def exit_now(code: int) -> None:
     - the `atexit` handlers run here as they would: ending the process groups of Bash calls left behind,
       stopping a local llama-server, removing temporary directories, flushing `logging`;
     - an ordinary exit waits for threads that are not daemons; if any is alive, this returns and the
-      ordinary exit waits for it. sagent's own threads (disk work, the SDK prefetch) are daemons, which an
-      ordinary exit abandons too.
+      ordinary exit waits for it (and, first, for the threads running SDK code: `sagent.lib.sdk_threads`).
+      sagent's own threads are daemons, which `os._exit` ends at once and safely.
     What is skipped is only the teardown of modules and objects, and their `__del__` methods: an SDK's
     HTTP client whose sockets the kernel closes with the process.
     """

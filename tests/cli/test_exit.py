@@ -112,11 +112,12 @@ while time.monotonic() < _end:
 """
 
 
-def slow_sdk_env(tmp_path: Path, seconds: float) -> dict[str, str]:
-    """An environment whose `mcp` (the SDK sagent imports first for AnthropicCLI) is `SLOW_NATIVE_SDK`."""
+def slow_sdk_env(tmp_path: Path, seconds: float, sdk: str = "mcp") -> dict[str, str]:
+    """An environment whose `sdk` package (by default `mcp`, the SDK sagent imports first for AnthropicCLI)
+    is `SLOW_NATIVE_SDK`, its import taking `seconds`."""
     import os
 
-    package = tmp_path / "sdk" / "mcp"
+    package = tmp_path / "sdk" / sdk
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(SLOW_NATIVE_SDK)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -184,15 +185,10 @@ def test_ctrl_c_while_the_command_starts_exits_130_in_one_line(tmp_path: Path, a
     """Ctrl-C while the command starts, its provider's SDK still loading (the run, once up, waits for it to
     build its client): one line and status 130, at once, whether it came during sagent's own imports or
     the run's wait; not a traceback of the import under way, nor an abort of the thread running it."""
-    import os
     import signal
     import time
 
-    package = tmp_path / "sdk" / "anthropic"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text(SLOW_NATIVE_SDK)
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env |= {"PYTHONPATH": str(tmp_path / "sdk"), "FAKE_SDK_SECONDS": "30", "ANTHROPIC_API_KEY": "sk-test"}
+    env = slow_sdk_env(tmp_path, 30, "anthropic") | {"ANTHROPIC_API_KEY": "sk-test"}
     env |= {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "XDG_DATA_HOME": str(tmp_path / "data")}
     process = subprocess.Popen(
         [sys.executable, "-m", "sagent", "--provider", "anthropic", "-p", "hi"],
